@@ -1,0 +1,50 @@
+package plan
+
+import (
+	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// Plan is the list of updates for one repository: the one value every
+// command shares.
+type Plan struct {
+	Updates  []Update  `json:"updates"`
+	Problems []Problem `json:"problems"`
+}
+
+// Update is one image moving from one tag to another. Every place in the
+// repository that holds that image at that tag is one of its locations.
+type Update struct {
+	Image     string          `json:"image"`
+	From      string          `json:"from"`
+	To        string          `json:"to"`
+	Type      string          `json:"type"` // major, minor, patch, digest or pin
+	Digest    string          `json:"digest,omitempty"`
+	Locations []scan.Location `json:"locations"`
+
+	// Changes are the edits that carry the update out, one per reference.
+	Changes []Change `json:"-"`
+	// Info describes the new image when it was fetched (for PR bodies).
+	Info *registry.Info `json:"-"`
+}
+
+// Change is one reference and the values to write into it.
+type Change struct {
+	Ref scan.Ref
+	Tag string
+	// Digest is written when non-empty; a reference that had no digest and
+	// does not ask for one keeps having none.
+	Digest string
+}
+
+// Problem is something that could not be handled: a file that could not be
+// read or parsed, a reference that could not be rewritten, or a lookup that
+// failed. It names the file and line it concerns.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+	// Failed is true for lookups that failed (registry errors) as opposed to
+	// problems in the user's files; they make the exit status 2.
+	Failed bool `json:"-"`
+}

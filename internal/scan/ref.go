@@ -1,0 +1,103 @@
+package scan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind says which construct an image reference was found in.
+type Kind string
+
+const (
+	KindImage     Kind = "image"     // a string value under an `image:` key
+	KindKustomize Kind = "kustomize" // a kustomization `images:` entry
+	KindHelm      Kind = "helm"      // a Helm-style `image: {registry, repository, tag}` map
+	KindMarker    Kind = "marker"    // a scalar whose line carries an `# imagebot:` marker
+)
+
+// Span is a half-open byte range [Start, End) in a file's original bytes.
+type Span struct{ Start, End int }
+
+// Len is the number of bytes the span covers.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Field is the place in a file that holds one part of a reference (its tag or
+// its digest). An empty span is an insertion point: when the part is absent
+// the rewriter inserts Prefix followed by the new text there.
+type Field struct {
+	Span   Span
+	Prefix string // text put before the value when it is inserted (":" or "@", or a new YAML line)
+	// Scalar is true when the span is a whole plain YAML scalar, so that the
+	// rewriter can quote a new value that YAML would otherwise read as a number.
+	Scalar bool
+	// OK is false when this part can neither be replaced nor inserted.
+	OK bool
+}
+
+// Location is where a reference stands: a file relative to the repository
+// root (slash-separated), and the 1-based line and column of its value.
+type Location struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"-"`
+}
+
+func (l Location) String() string {
+	if l.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Col)
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// Ref is one image reference at one place in one file.
+type Ref struct {
+	Location
+	Kind Kind
+	// Name is the repository as written, with its registry when one was
+	// written ("nginx", "ghcr.io/acme/api"); for kustomize it is newName when
+	// set. Image is the same name normalized as Docker does
+	// ("docker.io/library/nginx").
+	Name  string
+	Image string
+	// Tag and Digest are the current values as written; either may be "".
+	Tag    string
+	Digest string
+	// TagField and DigestField say where to write a new tag and digest.
+	TagField    Field
+	DigestField Field
+}
+
+func (r Ref) String() string {
+	s := r.Name
+	if r.Tag != "" {
+		s += ":" + r.Tag
+	}
+	if r.Digest != "" {
+		s += "@" + r.Digest
+	}
+	return s
+}
+
+// Problem is something in a user's file that imagebot could not handle. It
+// travels in the plan and prints as "file:line:col: message".
+type Problem struct {
+	Location
+	Err error
+}
+
+func (p Problem) Error() string { return p.Location.String() + ": " + p.Err.Error() }
+
+func (p Problem) Unwrap() error { return p.Err }
+
+// NormalizeName returns a repository name in Docker's canonical spelling:
+// "nginx" -> "docker.io/library/nginx", "index.docker.io/x/y" -> "docker.io/x/y".
+func NormalizeName(repo string) (string, error) {
+	return normalize(repo)
+}
+
+func trimDockerIO(s string) string {
+	if rest, ok := strings.CutPrefix(s, "index.docker.io/"); ok {
+		return "docker.io/" + rest
+	}
+	return s
+}
