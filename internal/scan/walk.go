@@ -1,0 +1,163 @@
+package scan
+
+import (
+	"fmt"
+	"strings"
+
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+type walker struct {
+	file     string
+	lines    *lines
+	seen     map[*kyaml.Node]bool // scalars already taken: an anchor is one location
+	refs     []Ref
+	problems []Problem
+}
+
+func (w *walker) problem(n *kyaml.Node, format string, args ...any) {
+	w.problems = append(w.problems, Problem{
+		Location: Location{File: w.file, Line: n.Line, Col: n.Column},
+		Err:      fmt.Errorf(format, args...),
+	})
+}
+
+// walk visits every node once. Aliases are not followed: the anchored node
+// is visited where it is defined, so a value shared through `*alias` or a
+// `<<:` merge is one location, edited once.
+func (w *walker) walk(n *kyaml.Node) {
+	switch n.Kind {
+	case kyaml.DocumentNode, kyaml.SequenceNode:
+		for _, c := range n.Content {
+			w.marker(c)
+			w.walk(c)
+		}
+	case kyaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch k.Value {
+			case "image":
+				w.image(v)
+			case "images":
+				w.kustomizeImages(v)
+			}
+			w.marker(v)
+			w.walk(v)
+		}
+	}
+}
+
+// image handles the value of an `image:` key: a reference string, or a
+// Helm-style map.
+func (w *walker) image(v *kyaml.Node) {
+	if v.Kind == kyaml.AliasNode && v.Alias != nil {
+		v = v.Alias // `image: *img` edits the anchored value, once
+	}
+	switch v.Kind {
+	case kyaml.ScalarNode:
+		w.refString(v, KindImage)
+	case kyaml.MappingNode:
+		w.helm(v)
+	}
+}
+
+// refString takes a scalar holding a whole reference ("nginx:1.25@sha256:...").
+func (w *walker) refString(v *kyaml.Node, kind Kind) {
+	if !isString(v) || w.seen[v] {
+		return
+	}
+	p, err := parseRef(v.Value)
+	if err != nil {
+		// Variables (${IMAGE}), empty values and prose are not references.
+		return
+	}
+	span, ok := w.span(v)
+	if !ok {
+		w.seen[v] = true
+		w.problem(v, "cannot locate %q in the file's bytes (escaped or multi-line scalar); left untouched", v.Value)
+		return
+	}
+	w.seen[v] = true
+	ref := Ref{
+		Location: Location{File: w.file, Line: v.Line, Col: v.Column},
+		Kind:     kind,
+		Name:     p.name,
+		Tag:      p.tag,
+		Digest:   p.digest,
+	}
+	ref.TagField, ref.DigestField = stringFields(span, p)
+	w.add(ref)
+}
+
+// stringFields places the tag and digest inside a reference string. An
+// absent part is an insertion point after the name (tag) or the tag (digest).
+func stringFields(span Span, p parsed) (tag, digest Field) {
+	end := span.Start + len(p.name)
+	tag = Field{Span: Span{end, end}, Prefix: ":", OK: true}
+	if p.tagStart >= 0 {
+		end = span.Start + p.tagStart + len(p.tag)
+		tag.Span = Span{span.Start + p.tagStart, end}
+	}
+	digest = Field{Span: Span{end, end}, Prefix: "@", OK: true}
+	if p.digestStart >= 0 {
+		digest.Span = Span{span.Start + p.digestStart, span.End}
+	}
+	return tag, digest
+}
+
+func (w *walker) add(r Ref) {
+	img, err := normalize(r.Name)
+	if err != nil {
+		return
+	}
+	r.Image = img
+	w.refs = append(w.refs, r)
+}
+
+// offset is where a node's text starts in the file (the opening quote for a
+// quoted scalar), or -1.
+func (w *walker) offset(n *kyaml.Node) int { return w.lines.offset(n.Line, n.Column) }
+
+// span returns the bytes of a scalar's value, inside any quotes, and checks
+// that they spell exactly the parsed value. A scalar whose text differs from
+// its value (escapes, folding over lines) is never edited.
+func (w *walker) span(n *kyaml.Node) (Span, bool) {
+	off := w.offset(n)
+	if off < 0 {
+		return Span{}, false
+	}
+	src, val := w.lines.src, n.Value
+	// yaml.v3 places a node at its anchor (&name) or tag (!!str) when it has
+	// one; the value follows after white space.
+	for off < len(src) && (src[off] == '&' || src[off] == '!') {
+		for off < len(src) && !isSpace(src[off]) {
+			off++
+		}
+		for off < len(src) && isSpace(src[off]) {
+			off++
+		}
+	}
+	var quote string
+	switch n.Style &^ kyaml.TaggedStyle {
+	case 0:
+	case kyaml.DoubleQuotedStyle:
+		quote = `"`
+	case kyaml.SingleQuotedStyle:
+		quote = `'`
+	default: // literal and folded block scalars
+		return Span{}, false
+	}
+	want := quote + val + quote
+	if off+len(want) > len(src) || string(src[off:off+len(want)]) != want {
+		return Span{}, false
+	}
+	return Span{off + len(quote), off + len(quote) + len(val)}, true
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// isString reports whether a scalar is a string that may hold a reference
+// (plain, quoted, or a number-looking tag such as 1.25).
+func isString(n *kyaml.Node) bool {
+	return n.Kind == kyaml.ScalarNode && n.Value != "" && !strings.ContainsAny(n.Value, "\n\r")
+}
