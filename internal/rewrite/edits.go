@@ -1,0 +1,88 @@
+package rewrite
+
+import (
+	"fmt"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/scan"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Edits returns the edits that make one reference hold c's tag and digest.
+func Edits(c plan.Change) ([]Edit, error) {
+	r := c.Ref
+	// Only text that is a tag or a digest may be written: nothing else can
+	// enter a user's file through a registry's tag listing.
+	if c.Tag != "" {
+		if _, err := name.NewTag("example.com/x:" + c.Tag); err != nil {
+			return nil, fmt.Errorf("refusing to write %q: not a valid tag", c.Tag)
+		}
+	}
+	if c.Digest != "" {
+		if _, err := name.NewDigest("example.com/x@" + c.Digest); err != nil {
+			return nil, fmt.Errorf("refusing to write %q: not a valid digest", c.Digest)
+		}
+	}
+	var edits []Edit
+	if c.Tag != "" && c.Tag != r.Tag {
+		e, err := fieldEdit(r.TagField, r.Tag, c.Tag)
+		if err != nil {
+			return nil, fmt.Errorf("cannot write tag %s: %w", c.Tag, err)
+		}
+		edits = append(edits, e)
+	}
+	if c.Digest != "" && c.Digest != r.Digest {
+		e, err := fieldEdit(r.DigestField, r.Digest, c.Digest)
+		if err != nil {
+			return nil, fmt.Errorf("cannot write digest of %s:%s: %w", r.Name, c.Tag, err)
+		}
+		edits = append(edits, e)
+	}
+	return edits, nil
+}
+
+func fieldEdit(f scan.Field, old, text string) (Edit, error) {
+	if !f.OK {
+		return Edit{}, fmt.Errorf("no place for it here (add a digest key by hand once)")
+	}
+	if old == "" && f.Span.Len() == 0 {
+		return Edit{Span: f.Span, Text: f.Prefix + text}, nil
+	}
+	if f.Scalar {
+		text = quote(old, text)
+	}
+	return Edit{Span: f.Span, Text: text}, nil
+}
+
+// quote double-quotes a new plain scalar that YAML would read as something
+// other than a string: `tag: 1.30` is the float 1.3 to Helm, which would
+// deploy the wrong tag. A plain integer replacing a plain integer stays plain,
+// as the file's author chose.
+func quote(old, text string) string {
+	nk := resolve(text)
+	if nk == "string" || (nk == "int" && resolve(old) == "int") {
+		return text
+	}
+	return `"` + text + `"`
+}
+
+// resolve names the YAML 1.2 type of a plain scalar.
+func resolve(plain string) string {
+	var m map[string]any
+	if err := kyaml.Unmarshal([]byte("v: "+plain), &m); err != nil {
+		return "string"
+	}
+	v := m["v"]
+	switch v.(type) {
+	case string:
+		return "string"
+	case int, int64, uint64:
+		return "int"
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}

@@ -1,0 +1,187 @@
+package rewrite
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// ErrStale means a file changed after it was scanned: the bytes at a span are
+// not the text scan recorded, so the edit would land in the wrong place.
+var ErrStale = errors.New("file changed since it was scanned")
+
+// Result says what Files did.
+type Result struct {
+	Changed  []string       // files written, relative to root, sorted
+	Problems []plan.Problem // files left untouched, with the reason
+}
+
+// Files applies changes to the files below root. Each file is rewritten at
+// most once, with all its edits, or not at all: a file whose edits fail is
+// left byte-for-byte as it was and reported, and the others still change.
+func Files(root string, changes []plan.Change) (Result, error) {
+	byFile := map[string][]plan.Change{}
+	for _, c := range changes {
+		byFile[c.Ref.File] = append(byFile[c.Ref.File], c)
+	}
+	names := make([]string, 0, len(byFile))
+	for f := range byFile {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var res Result
+	for _, f := range names {
+		cs := byFile[f]
+		changed, skipped, err := File(filepath.Join(root, filepath.FromSlash(f)), cs)
+		res.Problems = append(res.Problems, skipped...)
+		var perr *os.PathError
+		if errors.As(err, &perr) && !errors.Is(err, os.ErrNotExist) {
+			return res, fmt.Errorf("rewrite %s: %w", f, err)
+		}
+		if err != nil {
+			res.Problems = append(res.Problems, plan.Problem{File: f, Line: cs[0].Ref.Line, Message: err.Error()})
+			continue
+		}
+		if changed {
+			res.Changed = append(res.Changed, f)
+		}
+	}
+	return res, nil
+}
+
+// File applies changes that all concern the file at path, and reports
+// whether it wrote anything. A change that cannot be expressed in the file
+// is reported and skipped; the file's other changes still apply.
+func File(path string, changes []plan.Change) (bool, []plan.Problem, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false, nil, err
+	}
+	out, skipped, err := Bytes(src, changes)
+	if err != nil || string(out) == string(src) {
+		return false, skipped, err
+	}
+	return true, skipped, writeFile(path, out)
+}
+
+// Bytes applies changes to one file's bytes, after checking that every span
+// still holds what scan saw, and checks that the result still parses and
+// holds the new values where they were written. It returns the changes it
+// had to skip as errors; a stale span or a result that does not read back
+// is an error for the whole file, which then stays as it was.
+func Bytes(src []byte, changes []plan.Change) (out []byte, skipped []plan.Problem, err error) {
+	var edits []Edit
+	var applied []plan.Change
+	for _, c := range changes {
+		if err := unchanged(src, c.Ref); err != nil {
+			return nil, nil, err
+		}
+		e, err := Edits(c)
+		if err != nil {
+			skipped = append(skipped, plan.Problem{File: c.Ref.File, Line: c.Ref.Line, Message: err.Error()})
+			continue
+		}
+		edits = append(edits, e...)
+		applied = append(applied, c)
+	}
+	out, err = Apply(src, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verify(out, applied, edits); err != nil {
+		return nil, nil, err
+	}
+	return out, skipped, nil
+}
+
+func unchanged(src []byte, r scan.Ref) error {
+	for _, f := range []struct {
+		field scan.Field
+		want  string
+	}{{r.TagField, r.Tag}, {r.DigestField, r.Digest}} {
+		if !f.field.OK {
+			continue
+		}
+		s := f.field.Span
+		if s.End > len(src) || s.Start < 0 || string(src[s.Start:s.End]) != f.want {
+			return fmt.Errorf("%s: %w", r.Location, ErrStale)
+		}
+	}
+	return nil
+}
+
+// verify re-scans the new bytes: they must parse, and every changed
+// reference must read back as its new tag and digest on its (possibly
+// shifted) line.
+func verify(out []byte, changes []plan.Change, edits []Edit) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	file := changes[0].Ref.File
+	refs, probs := scan.File(file, out)
+	for _, p := range probs {
+		if errors.Is(p.Err, scan.ErrSyntax) || errors.Is(p.Err, scan.ErrTemplate) {
+			return fmt.Errorf("%s: result would not parse, left untouched: %w", file, p.Err)
+		}
+	}
+	for _, c := range changes {
+		if !readsBack(refs, c, newLine(c.Ref, edits)) {
+			return fmt.Errorf("%s: result does not read back as %s:%s, left untouched", c.Ref.Location, c.Ref.Name, c.Tag)
+		}
+	}
+	return nil
+}
+
+// newLine is the reference's line after the edits: an inserted `digest:`
+// line above it moves it down.
+func newLine(r scan.Ref, edits []Edit) int {
+	line := r.Line
+	for _, e := range edits {
+		if e.Span.End <= r.TagField.Span.Start && e.Span.Start < r.TagField.Span.Start {
+			line += strings.Count(e.Text, "\n") + strings.Count(e.Text, "\r") - strings.Count(e.Text, "\r\n")
+		}
+	}
+	return line
+}
+
+func readsBack(refs []scan.Ref, c plan.Change, line int) bool {
+	for _, r := range refs {
+		if r.Line != line || r.Image != c.Ref.Image {
+			continue
+		}
+		if (c.Tag == "" || r.Tag == c.Tag) && (c.Digest == "" || r.Digest == c.Digest) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFile replaces path atomically, keeping its permissions.
+func writeFile(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".imagebot-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), info.Mode().Perm()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
