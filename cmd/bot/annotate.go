@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// annotate speaks to GitHub Actions when running there: the plan as Markdown
+// in the step summary, and one warning annotation per problem.
+func annotate(stdout io.Writer, p *plan.Plan) {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(stdout, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		io.WriteString(f, markdown(p))
+	}
+}
+
+// escapeAnnotation encodes what GitHub's workflow commands treat specially.
+func escapeAnnotation(s string) string {
+	r := []rune{}
+	for _, c := range s {
+		switch c {
+		case '%':
+			r = append(r, []rune("%25")...)
+		case '\r':
+			r = append(r, []rune("%0D")...)
+		case '\n':
+			r = append(r, []rune("%0A")...)
+		default:
+			r = append(r, c)
+		}
+	}
+	return string(r)
+}

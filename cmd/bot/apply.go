@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/rewrite"
+)
+
+func applyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o planOptions
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o.bind(fs)
+	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	return runApply(ctx, o, stdout, stderr)
+}
+
+func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
+	e, err := newEngine(o.commonOptions, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		return exitUsage
+	}
+	p, _, err := e.plan(ctx, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		return exitUsage
+	}
+	var changes []plan.Change
+	for _, u := range p.Updates {
+		changes = append(changes, u.Changes...)
+	}
+	res, err := rewrite.Files(o.Repo, changes)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		return exitUsage
+	}
+	p.Problems = append(p.Problems, res.Problems...)
+	if err := writePlan(stdout, p, o.Output); err != nil {
+		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		return exitUsage
+	}
+	annotate(stdout, p)
+	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
+	return exitFor(p)
+}

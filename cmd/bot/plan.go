@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+)
+
+type planOptions struct {
+	commonOptions
+	Output string
+}
+
+func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o planOptions
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o.bind(fs)
+	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	return runPlan(ctx, o, stdout, stderr)
+}
+
+func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
+	if o.Output != "text" && o.Output != "json" && o.Output != "markdown" {
+		fmt.Fprintf(stderr, "bot plan: --output: want text, json or markdown, got %q\n", o.Output)
+		return exitUsage
+	}
+	e, err := newEngine(o.commonOptions, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		return exitUsage
+	}
+	p, _, err := e.plan(ctx, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		return exitUsage
+	}
+	if err := writePlan(stdout, p, o.Output); err != nil {
+		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		return exitUsage
+	}
+	annotate(stdout, p)
+	return exitFor(p)
+}

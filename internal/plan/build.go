@@ -1,0 +1,103 @@
+package plan
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/imagebot/imagebot/internal/policy"
+	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/scan"
+	"golang.org/x/sync/errgroup"
+)
+
+// Registry is what the plan needs from a registry client. Names are
+// normalized repository names ("docker.io/library/nginx").
+type Registry interface {
+	Tags(ctx context.Context, repo string) ([]string, error)
+	Digest(ctx context.Context, repo, tag string) (string, error)
+	Info(ctx context.Context, repo, tag string) (*registry.Info, error)
+}
+
+// Options steer Build.
+type Options struct {
+	Registry Registry
+	// Policy returns the compiled policy for a normalized image name.
+	Policy func(image string) (*policy.Policy, error)
+	// Concurrency bounds the images looked up at once (default 8).
+	Concurrency int
+	// WithInfo fetches the new image's config for every update (PR bodies).
+	WithInfo bool
+	// Progress, when set, is called after each image is decided.
+	Progress func(done, total int)
+	Logger   *slog.Logger
+}
+
+// maxPinTries bounds the digest lookups spent turning `latest` into a version.
+const maxPinTries = 20
+
+// Build turns a scan result into a plan.
+func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Plan{Updates: []Update{}, Problems: []Problem{}}
+	for _, sp := range res.Problems {
+		if errors.Is(sp.Err, scan.ErrTemplate) {
+			opts.Logger.Debug("skipped template", "file", sp.File)
+			continue
+		}
+		p.Problems = append(p.Problems, Problem{File: sp.File, Line: sp.Line, Message: sp.Err.Error()})
+	}
+
+	byImage := map[string][]scan.Ref{}
+	for _, r := range res.Refs {
+		byImage[r.Image] = append(byImage[r.Image], r)
+	}
+	images := make([]string, 0, len(byImage))
+	for img := range byImage {
+		images = append(images, img)
+	}
+	slices.Sort(images)
+
+	var (
+		mu   sync.Mutex
+		done int
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Concurrency)
+	for _, img := range images {
+		g.Go(func() error {
+			ups, probs := decideImage(gctx, img, byImage[img], opts)
+			mu.Lock()
+			defer mu.Unlock()
+			p.Updates = append(p.Updates, ups...)
+			p.Problems = append(p.Problems, probs...)
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(images))
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(p.Updates, func(a, b Update) int {
+		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
+	})
+	slices.SortFunc(p.Problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
+	})
+	return p, nil
+}
