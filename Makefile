@@ -1,0 +1,31 @@
+# imagebot: the two commands a new user runs are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/bot
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build demo test vet fuzz bench lint clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/bot
+
+## demo: run the whole job against an embedded registry, git remote and GitHub.
+demo: build
+	./$(BIN) demo
+
+## test: the whole suite (unit, golden, fuzz seeds, CLI scripts, layering).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+## fuzz: run the rewriter's fuzz target for a while (FUZZTIME=1m).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./internal/rewrite -run '^$$' -fuzz FuzzRewrite -fuzztime $(FUZZTIME)
+
+## bench: speed and memory targets (5,000 manifests).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin
