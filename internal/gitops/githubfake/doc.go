@@ -1,0 +1,19 @@
+// Package githubfake is a stateful fake of the GitHub REST API, for the
+// subset that imagebot's pull-request lifecycle uses, served over HTTP so
+// that tests drive it with the real go-github client.
+//
+// It answers with GitHub's JSON shapes, status codes, error bodies, Link
+// pagination and rate-limit headers, including GitHub's sharp edges that a
+// bot must survive: list results lack "merged" (use merged_at), a head filter
+// without "owner:" is silently ignored, creating a second PR for a branch or
+// a PR without commits is a 422, deleting a PR's head branch closes it, and a
+// closed PR whose branch was force-pushed cannot be reopened. Branches and
+// merges come from a GitBackend (BareRepos over gitserver's repositories), so
+// the commits imagebot pushes are the commits the fake reasons about.
+//
+// Tests script the human side with ClosePR and MergePR, inject faults with
+// FailNext (rate limits, 5xx), and assert on PRs and Writes.
+//
+// It never models forks, issues that are not pull requests, reviews, checks
+// or webhooks; unknown routes answer 404 like GitHub does.
+package githubfake

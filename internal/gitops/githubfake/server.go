@@ -1,0 +1,289 @@
+package githubfake
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultToken is the token New accepts unless WithToken says otherwise.
+const DefaultToken = "ghs_githubfake"
+
+// rateLimit is GitHub's hourly budget for an installation token.
+const rateLimit = 5000
+
+// Server is a fake GitHub API on a local httptest server. All methods are
+// safe for concurrent use.
+type Server struct {
+	token   string
+	perPage int // 0: honour the client's per_page
+	http    *httptest.Server
+	mux     *http.ServeMux
+
+	mu      sync.Mutex
+	repos   map[string]*repo // by lower-case "owner/name": GitHub ignores case
+	nextID  int64
+	writes  int
+	faults  []fault
+	used    map[string]int // rate-limit resource -> requests this window
+	resetAt time.Time
+}
+
+// Option configures New.
+type Option func(*Server)
+
+// WithToken sets the token every request must carry.
+func WithToken(t string) Option { return func(s *Server) { s.token = t } }
+
+// WithPerPage caps page sizes at n, below the client's per_page, so that
+// tests exercise pagination with a handful of PRs.
+func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
+
+type fault struct {
+	method, path string
+	status       int
+	header       http.Header
+}
+
+// New starts a fake GitHub API. Close it when done.
+func New(opts ...Option) *Server {
+	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}}
+	for _, o := range opts {
+		o(s)
+	}
+	s.mux = http.NewServeMux()
+	s.routes()
+	s.http = httptest.NewServer(s)
+	return s
+}
+
+// URL is the API base URL, usable as GITHUB_API_URL: set go-github's
+// BaseURL to URL()+"/", or pass it to WithEnterpriseURLs (the /api/v3 prefix
+// that adds is served too).
+func (s *Server) URL() string { return s.http.URL }
+
+// Close stops the server.
+func (s *Server) Close() { s.http.Close() }
+
+// Writes counts authenticated requests that ask to change state (every
+// method but GET and HEAD, and GraphQL mutations), whether or not they
+// succeeded: a rerun that should change nothing must not even try.
+func (s *Server) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
+// FailNext makes the next authenticated request whose method is method (any
+// when empty) and whose path contains pathSubstring answer status with
+// header added, and a body as GitHub's for that failure: a 403 with
+// X-RateLimit-Remaining: 0 is a primary rate limit (go-github's
+// *RateLimitError), a 403 or 429 with Retry-After a secondary one
+// (*AbuseRateLimitError for 403). Faults queue in call order; each fires once.
+func (s *Server) FailNext(method, pathSubstring string, status int, header http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, fault{method, pathSubstring, status, header.Clone()})
+}
+
+func (s *Server) routes() {
+	for pattern, h := range map[string]http.HandlerFunc{
+		"GET /repos/{owner}/{repo}":                                     s.getRepo,
+		"GET /repos/{owner}/{repo}/pulls":                               s.listPulls,
+		"POST /repos/{owner}/{repo}/pulls":                              s.createPull,
+		"GET /repos/{owner}/{repo}/pulls/{number}":                      s.getPull,
+		"PATCH /repos/{owner}/{repo}/pulls/{number}":                    s.editPull,
+		"GET /repos/{owner}/{repo}/pulls/{number}/merge":                s.isMerged,
+		"PUT /repos/{owner}/{repo}/pulls/{number}/merge":                s.mergePull,
+		"POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers": s.requestReviewers,
+		"GET /repos/{owner}/{repo}/issues/{number}/comments":            s.listComments,
+		"POST /repos/{owner}/{repo}/issues/{number}/comments":           s.createComment,
+		"GET /repos/{owner}/{repo}/issues/{number}/labels":              s.listLabels,
+		"POST /repos/{owner}/{repo}/issues/{number}/labels":             s.addLabels,
+		"DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}":    s.removeLabel,
+		"GET /repos/{owner}/{repo}/git/ref/{ref...}":                    s.getRef,
+		"DELETE /repos/{owner}/{repo}/git/refs/{ref...}":                s.deleteRef,
+		"POST /graphql": s.graphql,
+		// Everything else, including a known path with another method,
+		// is GitHub's JSON 404 rather than ServeMux's text 405.
+		"/": notFound,
+	} {
+		s.mux.HandleFunc(pattern, h)
+	}
+}
+
+type ctxKey struct{}
+
+// ServeHTTP does what GitHub's front door does before routing: rate-limit
+// accounting and headers, authentication, then the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	orig := r.URL.Path
+	// GitHub Enterprise serves REST under /api/v3 and GraphQL at
+	// /api/graphql; go-github's WithEnterpriseURLs adds the former.
+	p := strings.TrimPrefix(orig, "/api/v3")
+	if p == "/api/graphql" {
+		p = "/graphql"
+	}
+	r = r.Clone(context.WithValue(r.Context(), ctxKey{}, orig))
+	r.URL.Path, r.URL.RawPath = p, ""
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
+	authed := s.authorized(r)
+	f, limited := s.account(w, r, authed)
+	if !authed {
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	if limited {
+		writeError(w, http.StatusForbidden, "API rate limit exceeded for installation.")
+		return
+	}
+	if f != nil {
+		s.writeFault(w, *f)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized accepts the token as GitHub does: "Bearer <t>" or "token <t>".
+func (s *Server) authorized(r *http.Request) bool {
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	scheme = strings.ToLower(scheme)
+	return (scheme == "bearer" || scheme == "token") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) == 1
+}
+
+// account counts the request against the hourly budget and sets the
+// X-RateLimit-* headers GitHub sends on every response; for authenticated
+// requests it also counts writes and picks a pending fault.
+func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f *fault, limited bool) {
+	resource := "core"
+	if r.URL.Path == "/graphql" {
+		resource = "graphql"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.After(s.resetAt) {
+		s.resetAt, s.used = now.Add(time.Hour).Truncate(time.Second), map[string]int{}
+	}
+	s.used[resource]++
+	remaining := max(rateLimit-s.used[resource], 0)
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(rateLimit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("X-RateLimit-Used", strconv.Itoa(s.used[resource]))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.resetAt.Unix(), 10))
+	h.Set("X-RateLimit-Resource", resource)
+	if !authed {
+		return nil, false
+	}
+	if isWrite(r) {
+		s.writes++
+	}
+	if s.used[resource] > rateLimit {
+		return nil, true
+	}
+	for i, f := range s.faults {
+		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path, f.path) {
+			s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			return &f, false
+		}
+	}
+	return nil, false
+}
+
+// isWrite reports whether r asks to change state. GraphQL queries are
+// POSTs too, so the document is peeked at and put back.
+func isWrite(r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return false
+	}
+	if r.URL.Path != "/graphql" {
+		return true
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var doc struct{ Query string }
+	json.Unmarshal(body, &doc)
+	return strings.HasPrefix(strings.TrimSpace(doc.Query), "mutation")
+}
+
+func (s *Server) writeFault(w http.ResponseWriter, f fault) {
+	for k, v := range f.header {
+		w.Header()[k] = v
+	}
+	msg := http.StatusText(f.status)
+	doc := "https://docs.github.com/rest"
+	switch {
+	case f.status == http.StatusForbidden && w.Header().Get("X-RateLimit-Remaining") == "0":
+		msg = "API rate limit exceeded for installation."
+		doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"
+	case f.status == http.StatusTooManyRequests || (f.status == http.StatusForbidden && w.Header().Get("Retry-After") != ""):
+		msg = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+		doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+	case f.status >= 500:
+		msg = "Server Error"
+	}
+	writeJSON(w, f.status, errorBody{Message: msg, DocumentationURL: doc, Status: strconv.Itoa(f.status)})
+}
+
+// errorBody is GitHub's error document; go-github decodes it into
+// *github.ErrorResponse.
+type errorBody struct {
+	Message          string       `json:"message"`
+	Errors           []fieldError `json:"errors,omitempty"`
+	DocumentationURL string       `json:"documentation_url"`
+	Status           string       `json:"status"`
+}
+
+type fieldError struct {
+	Resource string `json:"resource"`
+	Field    string `json:"field,omitempty"`
+	Code     string `json:"code"`
+	Message  string `json:"message,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Message: msg, DocumentationURL: "https://docs.github.com/rest", Status: strconv.Itoa(status)})
+}
+
+// writeInvalid is GitHub's 422 "Validation Failed" with per-field errors.
+func writeInvalid(w http.ResponseWriter, errs ...fieldError) {
+	writeJSON(w, http.StatusUnprocessableEntity, errorBody{
+		Message: "Validation Failed", Errors: errs,
+		DocumentationURL: "https://docs.github.com/rest", Status: "422",
+	})
+}
+
+// custom is the free-text validation error GitHub uses for rules that are
+// not about one field ("A pull request already exists for ...").
+func custom(msg string) fieldError {
+	return fieldError{Resource: "PullRequest", Code: "custom", Message: msg}
+}
+
+// decode reads a JSON body; GitHub answers malformed JSON with 400.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil && err != io.EOF {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+func notFound(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, http.StatusNotFound, "Not Found")
+}

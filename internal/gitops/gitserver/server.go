@@ -1,0 +1,198 @@
+package gitserver
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Server is a git remote over smart HTTP backed by bare repositories in one
+// directory, laid out as <dir>/<owner>/<name>.git like GitHub's URLs.
+type Server struct {
+	root    string
+	ownRoot bool // root was created by New and is removed by Close
+	token   string
+	backend *cgi.Handler
+	http    *httptest.Server
+
+	mu         sync.Mutex
+	pushes     int
+	failPushes int
+}
+
+// New starts a server for the repositories under dir (created when missing;
+// a temporary directory, removed by Close, when dir is empty). Clients must
+// authenticate with token as the basic-auth password: an empty token is an
+// error because a remote that accepts anyone would hide missing credentials.
+func New(dir, token string) (*Server, error) {
+	if token == "" {
+		return nil, errors.New("gitserver: empty token")
+	}
+	backend, err := httpBackend()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{root: dir, token: token}
+	if dir == "" {
+		if s.root, err = os.MkdirTemp("", "gitserver-"); err != nil {
+			return nil, fmt.Errorf("gitserver: %w", err)
+		}
+		s.ownRoot = true
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("gitserver: %w", err)
+	}
+	s.backend = &cgi.Handler{
+		Path: backend,
+		Root: "/",
+		Env: append(isolatedGitEnv(),
+			"GIT_PROJECT_ROOT="+s.root,
+			// Serve every repository under the root without a
+			// git-daemon-export-ok file, as a hosting service does.
+			"GIT_HTTP_EXPORT_ALL=1",
+			// Receive-pack is off by default for unauthenticated CGI
+			// requests; we authenticate in front of the backend instead.
+			"GIT_CONFIG_COUNT=1",
+			"GIT_CONFIG_KEY_0=http.receivepack",
+			"GIT_CONFIG_VALUE_0=true",
+		),
+		// The backend's complaints would mix into test output; failures
+		// still reach the client as HTTP errors.
+		Logger: log.New(io.Discard, "", 0),
+		Stderr: io.Discard,
+	}
+	s.http = httptest.NewServer(s)
+	return s, nil
+}
+
+// httpBackend finds git-http-backend next to the installed git, the program
+// that github.com's own protocol handling is compatible with.
+func httpBackend() (string, error) {
+	out, err := gitOutput("", nil, "--exec-path")
+	if err != nil {
+		return "", fmt.Errorf("gitserver: locate git: %w", err)
+	}
+	path := filepath.Join(strings.TrimSpace(out), "git-http-backend")
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("gitserver: git http-backend: %w", err)
+	}
+	return path, nil
+}
+
+// URL is the clone URL of repo ("owner/name"), e.g.
+// http://127.0.0.1:PORT/acme/apps.git. It carries no credentials.
+func (s *Server) URL(repo string) string {
+	return s.http.URL + "/" + strings.TrimSuffix(repo, ".git") + ".git"
+}
+
+// Dir is the path of the bare repository owner/name, for assertions with
+// go-git or the git CLI, and for githubfake's merge backend.
+func (s *Server) Dir(owner, name string) string {
+	return filepath.Join(s.root, owner, strings.TrimSuffix(name, ".git")+".git")
+}
+
+// Pushes counts the authenticated receive-pack POSTs so far, including those
+// failed by FailPushes: a test asserting "no push" wants no attempt at all.
+// A push that finds nothing to send (go-git's NoErrAlreadyUpToDate) never
+// POSTs and is not counted.
+func (s *Server) Pushes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pushes
+}
+
+// FailPushes makes the next n receive-pack POSTs answer 500 without touching
+// the repository, as a remote that is down mid-run would.
+func (s *Server) FailPushes(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failPushes = n
+}
+
+// Close stops the server and removes the repositories if New created their
+// directory.
+func (s *Server) Close() {
+	s.http.Close()
+	if s.ownRoot {
+		os.RemoveAll(s.root)
+	}
+}
+
+// ServeHTTP authenticates, counts and optionally fails pushes, then hands the
+// request to git http-backend.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(r) {
+		// The challenge makes the git CLI ask its credential helpers and
+		// go-git report transport.ErrAuthenticationRequired, as against
+		// github.com.
+		w.Header().Set("WWW-Authenticate", `Basic realm="gitserver"`)
+		http.Error(w, "authentication required", http.StatusUnauthorized)
+		return
+	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack") && s.countPush() {
+		http.Error(w, "injected push failure", http.StatusInternalServerError)
+		return
+	}
+	r = r.Clone(r.Context())
+	// The token stays here: CGI would export it as HTTP_AUTHORIZATION.
+	r.Header.Del("Authorization")
+	r.URL.Path = withGitSuffix(r.URL.Path)
+	if err := unchunk(r); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.backend.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	_, pass, ok := r.BasicAuth()
+	return ok && subtle.ConstantTimeCompare([]byte(pass), []byte(s.token)) == 1
+}
+
+// countPush records a receive-pack POST and reports whether to fail it.
+func (s *Server) countPush() (fail bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pushes++
+	if s.failPushes > 0 {
+		s.failPushes--
+		return true
+	}
+	return false
+}
+
+// withGitSuffix maps GitHub's suffix-less URLs (/owner/name/info/refs) onto
+// the repository directory (/owner/name.git/info/refs).
+func withGitSuffix(p string) string {
+	parts := strings.SplitN(p, "/", 4) // "", owner, name, rest
+	if len(parts) < 3 || strings.HasSuffix(parts[2], ".git") {
+		return p
+	}
+	parts[2] += ".git"
+	return strings.Join(parts, "/")
+}
+
+// unchunk buffers a chunked request body: net/http/cgi refuses chunked
+// bodies, and the git CLI sends pushes larger than http.postBuffer chunked.
+func unchunk(r *http.Request) error {
+	if r.ContentLength >= 0 || r.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.TransferEncoding = nil
+	return nil
+}

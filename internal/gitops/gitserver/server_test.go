@@ -1,0 +1,261 @@
+package gitserver
+
+import (
+	"crypto/rand"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/google/go-cmp/cmp"
+)
+
+const token = "ghs_test_token"
+
+var auth = &githttp.BasicAuth{Username: "x-access-token", Password: token}
+
+func newServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := New(t.TempDir(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if _, err := s.CreateRepo("acme", "apps", map[string][]byte{
+		"apps/web/deployment.yaml": []byte("image: nginx:1.25.3\n"),
+		"README.md":                []byte("demo\n"),
+	}, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func clone(t *testing.T, s *Server) *git.Repository {
+	t.Helper()
+	repo, err := git.PlainClone(t.TempDir(), false, &git.CloneOptions{URL: s.URL("acme/apps"), Auth: auth})
+	if err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	return repo
+}
+
+// commit writes one file in the clone's work tree and commits it.
+func commit(t *testing.T, repo *git.Repository, name, content string) plumbing.Hash {
+	t.Helper()
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wt.Filesystem.Root(), name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add(name); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "imagebot", Email: "bot@example.invalid", When: time.Now()}
+	h, err := wt.Commit("update "+name, &git.CommitOptions{Author: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func push(repo *git.Repository, a transport.AuthMethod, spec string) error {
+	return repo.Push(&git.PushOptions{Auth: a, RefSpecs: []config.RefSpec{config.RefSpec(spec)}})
+}
+
+// branchSHA reads a branch straight from the bare repository.
+func branchSHA(t *testing.T, s *Server, branch string) string {
+	t.Helper()
+	bare, err := git.PlainOpen(s.Dir("acme", "apps"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := bare.Reference(plumbing.NewBranchReferenceName(branch), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref.Hash().String()
+}
+
+func TestCloneCommitPush(t *testing.T) {
+	s := newServer(t)
+	repo := clone(t, s)
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("refs/heads/main", head.Name().String()); diff != "" {
+		t.Errorf("default branch (-want +got):\n%s", diff)
+	}
+	h := commit(t, repo, "README.md", "changed\n")
+	if err := push(repo, auth, "refs/heads/main:refs/heads/imagebot/nginx"); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	if got := branchSHA(t, s, "imagebot/nginx"); got != h.String() {
+		t.Errorf("bare repo imagebot/nginx = %q, want %s", got, h)
+	}
+	if got := branchSHA(t, s, "main"); got != head.Hash().String() {
+		t.Errorf("main moved to %s", got)
+	}
+	if got := s.Pushes(); got != 1 {
+		t.Errorf("Pushes() = %d, want 1", got)
+	}
+	// Nothing new to send: go-git does not POST, so no push is counted.
+	if err := push(repo, auth, "refs/heads/main:refs/heads/imagebot/nginx"); !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		t.Errorf("second push: %v, want NoErrAlreadyUpToDate", err)
+	}
+	if got := s.Pushes(); got != 1 {
+		t.Errorf("Pushes() after no-op push = %d, want 1", got)
+	}
+}
+
+func TestNonFastForwardRefused(t *testing.T) {
+	s := newServer(t)
+	a, b := clone(t, s), clone(t, s)
+	commit(t, a, "README.md", "a\n")
+	if err := push(a, auth, "refs/heads/main:refs/heads/main"); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, b, "README.md", "b\n")
+	if err := push(b, auth, "refs/heads/main:refs/heads/main"); err == nil {
+		t.Fatal("non-fast-forward push succeeded")
+	}
+	if err := push(b, auth, "+refs/heads/main:refs/heads/main"); err != nil {
+		t.Fatalf("force push: %v", err)
+	}
+}
+
+func TestAuthRequired(t *testing.T) {
+	s := newServer(t)
+	tests := []struct {
+		name string
+		auth transport.AuthMethod
+	}{
+		{"no credentials", nil},
+		{"wrong token", &githttp.BasicAuth{Username: "x-access-token", Password: "nope"}},
+		{"token as username", &githttp.BasicAuth{Username: token}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := git.PlainClone(t.TempDir(), false, &git.CloneOptions{URL: s.URL("acme/apps"), Auth: tc.auth})
+			if !errors.Is(err, transport.ErrAuthenticationRequired) {
+				t.Errorf("clone: %v, want ErrAuthenticationRequired", err)
+			}
+			repo := clone(t, s)
+			commit(t, repo, "README.md", tc.name)
+			err = push(repo, tc.auth, "refs/heads/main:refs/heads/main")
+			if !errors.Is(err, transport.ErrAuthenticationRequired) {
+				t.Errorf("push: %v, want ErrAuthenticationRequired", err)
+			}
+			if strings.Contains(err.Error(), token) {
+				t.Errorf("error leaks the token: %v", err)
+			}
+		})
+	}
+	if got := s.Pushes(); got != 0 {
+		t.Errorf("Pushes() = %d after refused pushes, want 0", got)
+	}
+}
+
+func TestFailPushes(t *testing.T) {
+	s := newServer(t)
+	repo := clone(t, s)
+	before := branchSHA(t, s, "main")
+	h := commit(t, repo, "README.md", "changed\n")
+	s.FailPushes(1)
+	if err := push(repo, auth, "refs/heads/main:refs/heads/main"); err == nil {
+		t.Fatal("push succeeded despite FailPushes(1)")
+	}
+	if got := branchSHA(t, s, "main"); got != before {
+		t.Errorf("failed push moved main to %s", got)
+	}
+	if err := push(repo, auth, "refs/heads/main:refs/heads/main"); err != nil {
+		t.Fatalf("push after the injected failure: %v", err)
+	}
+	if got := branchSHA(t, s, "main"); got != h.String() {
+		t.Errorf("main = %s, want %s", got, h)
+	}
+	if got := s.Pushes(); got != 2 {
+		t.Errorf("Pushes() = %d, want 2 (failed attempts count)", got)
+	}
+}
+
+// TestGitCLI covers what go-git does not exercise: protocol v2, GitHub's
+// suffix-less URLs, and chunked request bodies (pushes over http.postBuffer).
+func TestGitCLI(t *testing.T) {
+	s := newServer(t)
+	url := strings.Replace(s.URL("acme/apps"), "http://", "http://x-access-token:"+token+"@", 1)
+	work := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := gitOutput(work, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := run("ls-remote", strings.TrimSuffix(url, ".git")); !strings.Contains(out, "refs/heads/main") {
+		t.Errorf("ls-remote = %q, want refs/heads/main", out)
+	}
+	run("clone", "--quiet", url, "c")
+	big := make([]byte, 256<<10) // incompressible, so the pack exceeds postBuffer
+	rand.Read(big)
+	if err := os.WriteFile(filepath.Join(work, "c", "blob.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("-C", "c", "add", "blob.bin")
+	run("-C", "c", "commit", "--quiet", "-m", "big")
+	run("-C", "c", "-c", "http.postBuffer=1024", "push", "--quiet", "origin", "HEAD:refs/heads/big")
+	if got, want := branchSHA(t, s, "big"), strings.TrimSpace(run("-C", "c", "rev-parse", "HEAD")); got != want {
+		t.Errorf("big = %q, want %q", got, want)
+	}
+	cmd := exec.Command("git", "ls-remote", s.URL("acme/apps"))
+	cmd.Env = isolatedGitEnv()
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("ls-remote without credentials succeeded: %s", out)
+	}
+}
+
+func TestCreateRepo(t *testing.T) {
+	s := newServer(t)
+	if _, err := s.CreateRepo("acme", "apps", nil, ""); err == nil {
+		t.Error("creating an existing repository succeeded")
+	}
+	if _, err := s.CreateRepo("acme", "evil", map[string][]byte{"../x": nil}, ""); err == nil {
+		t.Error("a path outside the repository was accepted")
+	}
+	if _, err := s.CreateRepo("acme", "a/b", nil, ""); err == nil {
+		t.Error("a name with a slash was accepted")
+	}
+	if _, err := s.CreateRepo("acme", "empty", nil, "trunk"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := gitOutput("", []string{"GIT_DIR=" + s.Dir("acme", "empty")}, "symbolic-ref", "HEAD")
+	if err != nil || strings.TrimSpace(out) != "refs/heads/trunk" {
+		t.Errorf("HEAD = %q, %v; want refs/heads/trunk", out, err)
+	}
+	// Same files, same SHA: golden outputs can name the initial commit.
+	other := newServer(t)
+	if a, b := branchSHA(t, s, "main"), branchSHA(t, other, "main"); a != b {
+		t.Errorf("initial commits differ: %s vs %s", a, b)
+	}
+}
+
+func TestNewRequiresToken(t *testing.T) {
+	if _, err := New(t.TempDir(), ""); err == nil {
+		t.Error("New accepted an empty token")
+	}
+}
