@@ -1,0 +1,284 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/robfig/cron/v3"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The values the enum keys accept. The schema test holds the JSON Schema's
+// enums to these lists.
+var (
+	allowValues      = []string{"major", "minor", "patch"}
+	versioningValues = []string{"semver", "numeric", "alphabetical"}
+	pinValues        = []string{"tag", "digest"}
+	automergeValues  = []string{"major", "minor", "patch", "digest", "pin"}
+)
+
+// cronParser reads what `serve` will run on: standard five fields,
+// descriptors (@daily, @every 1h) and a CRON_TZ= prefix.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// value returns the node of key when it is present, well typed and not
+// null: the cases in which a semantic check has something to look at.
+func (m mapping) value(d *decoder, key string) *yaml.Node {
+	n := m.vals[key]
+	if n == nil || d.bad[n] || isNull(n) {
+		return nil
+	}
+	return n
+}
+
+// items returns the item nodes of the list under key, nil for those that
+// failed their type check (kept in place so that indexes stay the user's).
+func (m mapping) items(d *decoder, key string) []*yaml.Node {
+	n := m.value(d, key)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, item := range n.Content {
+		if item = resolve(item); !d.bad[item] {
+			out[i] = item
+		}
+	}
+	return out
+}
+
+func (c *Config) check(d *decoder, m mapping) {
+	if n := m.value(d, "schedule"); n != nil {
+		if err := checkSchedule(c.Schedule); err != nil {
+			d.errorf(n, "\"schedule\" is not a cron schedule: %v (e.g. \"0 6 * * 1-5\", \"@daily\", \"@every 6h\")", err)
+		}
+	}
+	for _, key := range []string{"paths", "exclude"} {
+		for i, n := range m.items(d, key) {
+			if n == nil {
+				continue
+			}
+			if msg := globProblem(n.Value); msg != "" {
+				d.errorf(n, "\"%s[%d]\" %s", key, i, msg)
+			}
+		}
+	}
+	c.checkRegistries(d, m.value(d, "registries"))
+}
+
+// checkSchedule parses spec as serve will. robfig/cron panics on a time
+// zone prefix with nothing after it ("TZ="), so that case is an error here
+// and serve never sees it.
+func checkSchedule(spec string) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = fmt.Errorf("a time zone prefix must be followed by a space and a schedule")
+		}
+	}()
+	_, err = cronParser.Parse(spec)
+	return err
+}
+
+func globProblem(g string) string {
+	switch {
+	case g == "":
+		return "must not be empty"
+	case strings.HasPrefix(g, "/") || strings.HasPrefix(g, "./"):
+		return fmt.Sprintf("must be relative to the repository root, without a leading %q", g[:strings.IndexByte(g, '/')+1])
+	case !doublestar.ValidatePattern(g):
+		return fmt.Sprintf("is not a valid glob: %q", g)
+	}
+	return ""
+}
+
+// hostPattern is host[:port] as registry names are written: DNS labels, or
+// a bracketed IPv6 address.
+var hostPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$`)
+
+// canonicalHost spells a registry host the way normalized image names do.
+func canonicalHost(host string) string {
+	host = strings.ToLower(host)
+	if host == "index.docker.io" {
+		return "docker.io"
+	}
+	return host
+}
+
+// checkRegistries validates the registry hosts and re-keys c.Registries by
+// canonical host, so that docker.io written twice (once as
+// index.docker.io) is caught here rather than one silently winning.
+func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	byHost := map[string]Registry{}
+	first := map[string]*yaml.Node{}
+	for _, kv := range d.pairs(n, "registries") {
+		key, host := kv.key.Value, canonicalHost(kv.key.Value)
+		switch {
+		case strings.Contains(key, "://"):
+			d.errorf(kv.key, "registry %q must be a host such as \"docker.io\", not a URL (a mirror URL goes under \"mirror\")", key)
+		case !hostPattern.MatchString(host):
+			d.errorf(kv.key, "registry %q must be a host[:port] such as \"ghcr.io\" or \"localhost:5000\"", key)
+		case first[host] != nil:
+			d.errorf(kv.key, "registry %q is the same as %q at line %d", key, first[host].Value, first[host].Line)
+		default:
+			first[host] = kv.key
+			byHost[host] = c.Registries[key]
+		}
+	}
+	c.Registries = byHost
+}
+
+// envName is what a shell accepts as an environment variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (r *Registry) check(d *decoder, m mapping) {
+	if n := m.value(d, "mirror"); n != nil {
+		if msg := mirrorProblem(r.Mirror); msg != "" {
+			d.errorf(n, "\"mirror\" %s", msg)
+		}
+	}
+	if n := m.value(d, "passwordEnv"); n != nil && (!envName.MatchString(r.PasswordEnv) || looksLikeToken(r.PasswordEnv)) {
+		// The value is not echoed: it may be the very secret that was
+		// meant to stay out of the file and out of CI logs.
+		d.errorf(n, "\"passwordEnv\" must be the name of an environment variable (such as REGISTRY_TOKEN), not the password itself")
+	}
+}
+
+// keyHint steers a secret written into the file towards passwordEnv.
+func (*Registry) keyHint(key string) string {
+	switch strings.ToLower(key) {
+	case "password", "pass", "passwd", "token", "secret", "auth", "pat":
+		return " (secrets don't go in the file: put it in an environment variable and use passwordEnv to name it)"
+	}
+	return ""
+}
+
+// tokenPrefixes start the access tokens of GitHub, GitLab and Docker Hub,
+// which are also valid variable names.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "glpat-", "dckr_pat_"}
+
+func looksLikeToken(s string) bool {
+	return slices.ContainsFunc(tokenPrefixes, func(p string) bool { return strings.HasPrefix(s, p) })
+}
+
+func mirrorProblem(s string) string {
+	if !strings.Contains(s, "://") {
+		// Never guess http: a mirror without a scheme gets none.
+		return fmt.Sprintf("needs a scheme: write \"https://%s\" (or http:// for a plain-HTTP mirror)", s)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "is not a valid URL"
+	case u.User != nil:
+		// Not echoed: the URL holds a secret.
+		return "must not hold credentials: secrets don't go in the file (use username and passwordEnv)"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("must be an http:// or https:// URL, got scheme %q", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Sprintf("has no host: %q", s)
+	case u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return fmt.Sprintf("must be scheme://host[:port][/path], without query or fragment: %q", s)
+	}
+	return ""
+}
+
+func (p *Policy) check(d *decoder, m mapping) {
+	p.Line = m.node.Line
+	switch n := m.vals["match"]; {
+	case n == nil:
+		d.errorf(m.node, "policy needs a \"match\": the image names it applies to, such as \"ghcr.io/acme/**\"")
+	case d.bad[n]:
+	case p.Match == "":
+		d.errorf(n, "\"match\" must not be empty")
+	case !doublestar.ValidatePattern(p.Match):
+		d.errorf(n, "\"match\" is not a valid glob: %q", p.Match)
+	default:
+		if msg := matchProblem(p.Match); msg != "" {
+			d.errorf(n, "\"match\" %q %s", p.Match, msg)
+		}
+	}
+	d.enum(m, "allow", p.Allow, allowValues)
+	d.enum(m, "versioning", p.Versioning, versioningValues)
+	d.enum(m, "pin", p.Pin, pinValues)
+	if n := m.value(d, "pattern"); n != nil {
+		if re, err := regexp.Compile(*p.Pattern); err != nil {
+			d.errorf(n, "\"pattern\" is not a valid regexp: %v", err)
+		} else if re.SubexpIndex("version") < 0 {
+			d.errorf(n, "\"pattern\" needs a named group \"version\" for the part to compare, as in '^build-(?P<version>\\d+)$'")
+		}
+	}
+	if n := m.value(d, "range"); n != nil {
+		if _, err := semver.NewConstraint(*p.Range); err != nil {
+			d.errorf(n, "\"range\" is not a semver constraint: %v", err)
+		}
+		// The range is checked against the versioning of the same entry:
+		// which earlier policies also fit an image is only known per image.
+		if v := m.vals["versioning"]; v == nil || isNull(v) {
+			d.errorf(n, "\"range\" needs \"versioning: semver\" in the same policy")
+		} else if !d.bad[v] && slices.Contains(versioningValues, *p.Versioning) && *p.Versioning != "semver" {
+			d.errorf(n, "\"range\" only works with \"versioning: semver\", not %q", *p.Versioning)
+		}
+	}
+	for _, key := range []string{"ignore", "labels", "reviewers"} {
+		d.nonEmpty(m, key)
+	}
+	for i, n := range m.items(d, "automerge") {
+		if n != nil {
+			d.enumValue(n, fmt.Sprintf("automerge[%d]", i), n.Value, automergeValues)
+		}
+	}
+}
+
+// matchProblem catches globs that can never fit a normalized name, which
+// always starts with a registry host and spells Docker Hub's official
+// images as docker.io/library/<name>.
+func matchProblem(g string) string {
+	first, rest, _ := strings.Cut(g, "/")
+	switch {
+	case first == "index.docker.io":
+		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/%s\"?)", rest)
+	case first == "docker.io" && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
+		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/library/%s\"?)", rest)
+	case !strings.ContainsAny(first, ".:*?[{\\") && first != "localhost":
+		if rest == "" {
+			return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/library/%s\"?)", g)
+		}
+		return fmt.Sprintf("never fits: names are normalized and start with a registry host (did you mean \"docker.io/%s\"?)", g)
+	}
+	return ""
+}
+
+func (d *decoder) enum(m mapping, key string, v *string, options []string) {
+	if n := m.value(d, key); n != nil {
+		d.enumValue(n, key, *v, options)
+	}
+}
+
+func (d *decoder) enumValue(n *yaml.Node, name, v string, options []string) {
+	if !slices.Contains(options, v) {
+		d.errorf(n, "%q must be one of %s, got %q%s", name, strings.Join(options, ", "), v, suggest(v, options))
+	}
+}
+
+// nonEmpty reports empty strings in the list under key: an empty label or
+// version is always a slip (a stray `-` or `""`).
+func (d *decoder) nonEmpty(m mapping, key string) {
+	for i, n := range m.items(d, key) {
+		if n != nil && strings.TrimSpace(n.Value) == "" {
+			d.errorf(n, "\"%s[%d]\" must not be empty", key, i)
+		}
+	}
+}
+
+func (pr *PullRequests) check(d *decoder, m mapping) {
+	d.nonEmpty(m, "labels")
+	d.nonEmpty(m, "reviewers")
+}

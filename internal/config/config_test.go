@@ -1,0 +1,337 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// withDefaults is what Parse returns for c: defaults filled, File set.
+func withDefaults(c Config) *Config {
+	c.setDefaults()
+	c.File = "f.yaml"
+	return &c
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want *Config
+	}{
+		{"empty", "", withDefaults(Config{})},
+		{"comments only", "# nothing yet\n\n# really\n", withDefaults(Config{})},
+		{"document marker only", "---\n", withDefaults(Config{})},
+		{"byte order mark", "\ufeffschedule: '@daily'\n", withDefaults(Config{Schedule: "@daily"})},
+		{"empty sections", "registries:\npolicies:\npaths:\ngit:\npullRequests:\n", withDefaults(Config{})},
+		{
+			"index.docker.io is docker.io",
+			"registries:\n  Index.Docker.io: {mirror: 'https://m.example.com'}\n  ghcr.io: {username: u, passwordEnv: T}\n",
+			withDefaults(Config{Registries: map[string]Registry{
+				"docker.io": {Mirror: "https://m.example.com"},
+				"ghcr.io":   {Username: "u", PasswordEnv: "T"},
+			}}),
+		},
+		{
+			"policy keys",
+			`policies:
+  - match: "ghcr.io/acme/**"
+    skip: false
+    allow: patch
+    ignore: ["1.10"]
+    pattern: '^v(?P<version>.*)$'
+    versioning: semver
+    range: ~1.2
+    pin: digest
+    labels: [a]
+    reviewers: [b]
+    automerge: [patch, digest]
+`,
+			withDefaults(Config{Policies: []Policy{{
+				Match: "ghcr.io/acme/**", Skip: ptr(false), Allow: ptr("patch"),
+				Ignore: []string{"1.10"}, Pattern: ptr("^v(?P<version>.*)$"),
+				Versioning: ptr("semver"), Range: ptr("~1.2"), Pin: ptr("digest"),
+				Labels: []string{"a"}, Reviewers: []string{"b"},
+				Automerge: []string{"patch", "digest"}, Line: 2,
+			}}}),
+		},
+		{
+			// An explicit empty list is kept apart from an absent one: it
+			// clears what an earlier policy said (see TestFor).
+			"empty list is not absent",
+			"policies:\n- match: a.io/x\n  ignore: []\n- match: a.io/y\n  ignore:\n",
+			withDefaults(Config{Policies: []Policy{
+				{Match: "a.io/x", Ignore: []string{}, Line: 2},
+				{Match: "a.io/y", Line: 4},
+			}}),
+		},
+		{
+			"merge keys: own keys win",
+			"policies:\n- &p {match: a.io/x, allow: minor, labels: [l]}\n- <<: *p\n  allow: patch\n",
+			withDefaults(Config{Policies: []Policy{
+				{Match: "a.io/x", Allow: ptr("minor"), Labels: []string{"l"}, Line: 2},
+				{Match: "a.io/x", Allow: ptr("patch"), Labels: []string{"l"}, Line: 3},
+			}}),
+		},
+		{
+			"git and pull requests",
+			"git:\n  author: {name: Bot}\n  branchPrefix: deps/\npullRequests: {labels: [x], draft: true}\n",
+			withDefaults(Config{
+				Git:          Git{Author: Author{Name: "Bot"}, BranchPrefix: "deps/"},
+				PullRequests: PullRequests{Labels: []string{"x"}, Draft: true},
+			}),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse("f.yaml", []byte(tc.yaml))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Parse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	_, err := Parse("x.yaml", []byte("policies:\n  - match: a.io/b\n    alow: minor\n    skip: yes\n"))
+	var errs *Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Parse error %T is not *Errors", err)
+	}
+	want := Errors{
+		{File: "x.yaml", Line: 3, Col: 5, Msg: `unknown key "alow" (did you mean "allow"?)`},
+		{File: "x.yaml", Line: 4, Col: 11, Msg: `"skip" must be a boolean, got string "yes" (use true or false)`},
+	}
+	if diff := cmp.Diff(want, *errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var one Error
+	if !errors.As(err, &one) || one != want[0] {
+		t.Errorf("errors.As(Error) = %v, want the first error", one)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	want := &Config{
+		Paths: []string{"**/*.yaml", "**/*.yml"},
+		Git: Git{
+			Author:        Author{Name: "imagebot", Email: "imagebot@users.noreply.github.com"},
+			CommitMessage: "Update {{.Image}} to {{.To}}",
+			BranchPrefix:  "imagebot/",
+		},
+	}
+	if diff := cmp.Diff(want, Default()); diff != "" {
+		t.Errorf("Default (-want +got):\n%s", diff)
+	}
+}
+
+func TestFor(t *testing.T) {
+	c, err := Parse("f.yaml", []byte(`
+pullRequests: {labels: [deps], reviewers: [alice]}
+policies:
+  - match: "**"
+    automerge: [digest]
+  - match: docker.io/library/*
+    allow: minor
+    ignore: ["1.27.0"]
+    labels: [hub]
+  - match: docker.io/library/nginx
+    allow: patch
+    ignore: []
+  - match: ghcr.io/acme/**
+    versioning: semver
+    range: <2
+  - match: ghcr.io/acme/tool
+    versioning: numeric
+    pattern: '^b(?P<version>\d+)$'
+  - match: ghcr.io/acme/frozen
+    skip: true
+    pin: digest
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		image string
+		want  Resolved
+	}{
+		{"quay.io/x/y", Resolved{Allow: "major", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		{"docker.io/library/redis", Resolved{Allow: "minor", Ignore: []string{"1.27.0"}, Labels: []string{"hub"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		// A later empty list replaces an earlier one.
+		{"docker.io/library/nginx", Resolved{Allow: "patch", Ignore: []string{}, Labels: []string{"hub"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		// `*` stays within a segment.
+		{"docker.io/bitnami/redis", Resolved{Allow: "major", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		{"ghcr.io/acme/team/api", Resolved{Allow: "major", Versioning: "semver", Range: "<2", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		// Changing versioning drops the range written for semver.
+		{"ghcr.io/acme/tool", Resolved{Allow: "major", Versioning: "numeric", Pattern: `^b(?P<version>\d+)$`, Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		{"ghcr.io/acme/frozen", Resolved{Skip: true, Allow: "major", Versioning: "semver", Range: "<2", Pin: "digest", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.image, func(t *testing.T) {
+			got := c.For(tc.image)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("For(%q) (-want +got):\n%s", tc.image, diff)
+			}
+		})
+	}
+	// Resolved lists are copies: changing one leaves the config alone.
+	r := c.For("docker.io/library/redis")
+	r.Labels[0] = "changed"
+	if got := c.For("docker.io/library/redis").Labels[0]; got != "hub" {
+		t.Errorf("For shares its lists with the config: label is %q", got)
+	}
+}
+
+func TestIncluded(t *testing.T) {
+	c, err := Parse("f.yaml", []byte("exclude: [vendor/**, '**/templates/**']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := &Config{Paths: []string{"apps/**/*.yaml"}}
+	tests := []struct {
+		c    *Config
+		path string
+		want bool
+	}{
+		{c, "deploy.yaml", true},
+		{c, "apps/web/deployment.yml", true},
+		{c, "./apps/web/deployment.yaml", true},
+		{c, "apps/web/README.md", false},
+		{c, "vendor/x/deploy.yaml", false},
+		{c, "charts/web/templates/deploy.yaml", false},
+		{c, ".git/config.yaml", false},
+		{c, "sub/.git/x.yaml", false},
+		{c, "../outside.yaml", false},
+		{custom, "apps/web/deployment.yaml", true},
+		{custom, "clusters/prod.yaml", false},
+		{&Config{}, "x.yml", true}, // a Config built in code scans the default paths
+	}
+	for _, tc := range tests {
+		if got := tc.c.Included(tc.path); got != tc.want {
+			t.Errorf("Included(%q) with paths %q = %v, want %v", tc.path, tc.c.Paths, got, tc.want)
+		}
+	}
+}
+
+func TestMirrors(t *testing.T) {
+	c, err := Parse("f.yaml", []byte(`registries:
+  index.docker.io: {mirror: "https://hub.example.com"}
+  ghcr.io: {username: u}
+  localhost:5000: {mirror: "http://cache:5000/v2-proxy"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"docker.io": "https://hub.example.com", "localhost:5000": "http://cache:5000/v2-proxy"}
+	if diff := cmp.Diff(want, c.Mirrors()); diff != "" {
+		t.Errorf("Mirrors (-want +got):\n%s", diff)
+	}
+}
+
+func TestFindAndLoad(t *testing.T) {
+	write := func(t *testing.T, dir, name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("no file is the default", func(t *testing.T) {
+		c, err := Find(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(Default(), c); diff != "" {
+			t.Errorf("Find (-want +got):\n%s", diff)
+		}
+	})
+	t.Run(".yml", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, ".imagebot.yml", "schedule: '@daily'\n")
+		c, err := Find(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Schedule != "@daily" || c.File != filepath.Join(dir, ".imagebot.yml") {
+			t.Errorf("Find = schedule %q from %q", c.Schedule, c.File)
+		}
+	})
+	t.Run("both names is an error", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, ".imagebot.yml", "")
+		write(t, dir, ".imagebot.yaml", "")
+		var errs *Errors
+		if _, err := Find(dir); !errors.As(err, &errs) {
+			t.Errorf("Find = %v, want *Errors", err)
+		}
+	})
+	t.Run("errors name the file", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, ".imagebot.yaml", "skip: true\n")
+		_, err := Find(dir)
+		want := filepath.Join(dir, ".imagebot.yaml") + `:1:1: unknown key "skip"`
+		if err == nil || err.Error() != want {
+			t.Errorf("Find = %v, want %s", err, want)
+		}
+	})
+	t.Run("Load of a missing file", func(t *testing.T) {
+		if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Load = %v, want fs.ErrNotExist", err)
+		}
+	})
+}
+
+func TestMessage(t *testing.T) {
+	data := MessageData{Image: "docker.io/library/nginx", From: "1.25.3", To: "1.25.4", Type: "patch"}
+	tests := []struct {
+		git  Git
+		want string
+	}{
+		{Default().Git, "Update docker.io/library/nginx to 1.25.4"},
+		{Git{}, "Update docker.io/library/nginx to 1.25.4"},
+		{Git{CommitMessage: "chore(deps): {{.Type}} {{.Image}} {{.From}} -> {{.To}}"}, "chore(deps): patch docker.io/library/nginx 1.25.3 -> 1.25.4"},
+	}
+	for _, tc := range tests {
+		got, err := tc.git.Message(data)
+		if err != nil || got != tc.want {
+			t.Errorf("Message(%q) = %q, %v; want %q", tc.git.CommitMessage, got, err, tc.want)
+		}
+	}
+}
+
+// TestParseHostile checks that files built to make the walk blow up end in
+// an error, quickly.
+func TestParseHostile(t *testing.T) {
+	// Types bound the depth, but a list of aliases to a policy with a long
+	// list still multiplies: 2000 x 1000 values from 11 kB.
+	aliasBomb := "labels: &l [" + strings.Repeat("x, ", 999) + "x]\np: &p {match: a.io/x, labels: *l}\n" +
+		"policies: [" + strings.Repeat("*p, ", 1999) + "*p]\n"
+	// Each level merges the one below twice: 2^40 pairs.
+	mergeBomb := "x0: &m0 {match: a.io/x}\n"
+	for i := 1; i < 40; i++ {
+		mergeBomb += fmt.Sprintf("x%d: &m%d {<<: [*m%d, *m%d]}\n", i, i, i-1, i-1)
+	}
+	tests := []struct{ name, yaml, want string }{
+		{"self merge", "policies: [&a {<<: *a, match: a.io/x}]\n", `"<<" merges a mapping into itself`},
+		{"alias bomb", aliasBomb, "too many values"},
+		{"merge bomb", mergeBomb + "policies:\n- <<: *m39\n", "too many values"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse = %.500v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

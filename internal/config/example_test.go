@@ -1,0 +1,41 @@
+package config_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/imagebot/imagebot/internal/config"
+)
+
+func ExampleParse() {
+	_, err := config.Parse(".imagebot.yaml", []byte(`
+policies:
+  - match: ghcr.io/acme/api
+    alow: minor
+  - match: ghcr.io/acme/worker
+    skip: yes
+`))
+	var errs *config.Errors
+	if errors.As(err, &errs) {
+		for _, e := range *errs {
+			fmt.Println(e)
+		}
+	}
+	// Output:
+	// .imagebot.yaml:4:5: unknown key "alow" (did you mean "allow"?)
+	// .imagebot.yaml:6:11: "skip" must be a boolean, got string "yes" (use true or false)
+}
+
+func ExampleConfig_For() {
+	c, _ := config.Parse(".imagebot.yaml", []byte(`
+policies:
+  - match: docker.io/library/*
+    allow: minor
+  - match: docker.io/library/node
+    versioning: semver
+    range: "<21"
+`))
+	r := c.For("docker.io/library/node")
+	fmt.Println(r.Allow, r.Versioning, r.Range)
+	// Output: minor semver <21
+}

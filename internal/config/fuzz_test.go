@@ -1,0 +1,47 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to Parse: it must never panic, a failure
+// must be *Errors naming the file, and a config that loads must be usable
+// as it is (For and Included never meet an invalid glob).
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.yaml")
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("policies: [&a {match: 'a.io/**'}, *a, {<<: *a, allow: minor}]"))
+	f.Add([]byte("policies: [&a {<<: *a, match: 'a.io/x'}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("f.yaml", data)
+		if err != nil {
+			var errs *Errors
+			if !errors.As(err, &errs) || len(*errs) == 0 {
+				t.Fatalf("Parse error %T %v is not a non-empty *Errors", err, err)
+			}
+			for _, e := range *errs {
+				if e.File != "f.yaml" || e.Msg == "" {
+					t.Fatalf("bad error %#v", e)
+				}
+			}
+			return
+		}
+		for _, p := range c.Policies {
+			c.For(p.Match)
+		}
+		c.Included("apps/x.yaml")
+		if len(c.Paths) == 0 || c.Git.BranchPrefix == "" || c.Git.CommitMessage == "" {
+			t.Fatalf("defaults missing: %+v", c)
+		}
+		if _, err := c.Git.Message(sampleMessage); err != nil {
+			t.Fatalf("template that loaded does not render: %v", err)
+		}
+	})
+}

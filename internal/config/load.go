@@ -1,0 +1,153 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// FileNames are the names Find looks for at the repository root.
+var FileNames = []string{".imagebot.yaml", ".imagebot.yml"}
+
+// maxSize bounds the file we read: a config is a few kilobytes, and the
+// walk must stay cheap even for a hostile pull request.
+const maxSize = 1 << 20
+
+// Load reads the config file at path. A missing file is an error (wrapping
+// fs.ErrNotExist); Find is for the optional case. A file with problems
+// yields a *Errors naming each one.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if len(data) > maxSize {
+		return nil, &Errors{{File: path, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}
+	}
+	return Parse(path, data)
+}
+
+// Find loads .imagebot.yaml (or .imagebot.yml) from repoDir, and returns
+// Default() when there is neither. Both at once is an error: which one
+// counts would be a guess.
+func Find(repoDir string) (*Config, error) {
+	var found []string
+	for _, name := range FileNames {
+		p := filepath.Join(repoDir, name)
+		switch _, err := os.Stat(p); {
+		case err == nil:
+			found = append(found, p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("find config: %w", err)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Default(), nil
+	case 1:
+		return Load(found[0])
+	}
+	return nil, &Errors{{File: found[1], Msg: fmt.Sprintf("both %s and %s exist; keep one", FileNames[0], FileNames[1])}}
+}
+
+// Parse reads a config from data; file names it in errors and becomes
+// Config.File. An empty file, or one with only comments, is the default
+// config.
+func Parse(file string, data []byte) (*Config, error) {
+	d := &decoder{file: file, bad: map[*yaml.Node]bool{}, merging: map[*yaml.Node]bool{}, budget: nodeBudget}
+	c := &Config{}
+	if root := d.document(data); root != nil {
+		d.decode(root, reflect.ValueOf(c).Elem(), "config")
+	}
+	if len(d.errs) > 0 {
+		errs := d.errs.sorted()
+		return nil, &errs
+	}
+	c.setDefaults()
+	c.File = file
+	return c, nil
+}
+
+// document parses data as one YAML document and returns its content, nil
+// when the file is empty or only comments (or when it does not parse, with
+// the error recorded).
+func (d *decoder) document(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err != io.EOF {
+			d.syntaxError(data, err)
+		}
+		return nil
+	}
+	// A second document would be ignored silently by a plain decode; a
+	// config split by a stray `---` is a mistake worth naming.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.syntaxError(data, err)
+			return nil
+		}
+		if len(more.Content) > 0 && !isNull(more.Content[0]) {
+			d.errorf(&more, "only one YAML document is allowed in a config file")
+			break
+		}
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// maxLineSearch bounds how far past yaml.v3's line syntaxError looks.
+const maxLineSearch = 500
+
+// syntaxError records a YAML parse error. yaml.v3 puts no position in its
+// errors other than a line in the message, and that line is where the
+// enclosing construct began (0-based for parser errors), or absent (an
+// unknown anchor): "did not find expected key" names the `- match:` above
+// the badly indented key. So the line reported is the first one, at or after
+// yaml.v3's, whose prefix of the file fails with the same message.
+func (d *decoder) syntaxError(data []byte, err error) {
+	line, msg := splitYAMLError(err)
+	e := Error{File: d.file, Line: line, Msg: "invalid YAML: " + msg}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for k := max(line-1, 1); k <= len(lines) && k < line+maxLineSearch; k++ {
+		var n yaml.Node
+		if err := yaml.Unmarshal(bytes.Join(lines[:k], nil), &n); err != nil {
+			if _, m := splitYAMLError(err); m == msg {
+				e.Line = k
+				break
+			}
+		}
+	}
+	d.errs = append(d.errs, e)
+}
+
+var lineInMessage = regexp.MustCompile(`^(?:yaml: )?(?:line (\d+): )?`)
+
+// splitYAMLError takes yaml.v3's "yaml: line 3: msg" apart.
+func splitYAMLError(err error) (line int, msg string) {
+	m := lineInMessage.FindStringSubmatch(err.Error())
+	line, _ = strconv.Atoi(m[1])
+	return line, strings.TrimPrefix(err.Error(), m[0])
+}
