@@ -13,7 +13,7 @@ import (
 // pullRequestId and mergeMethod arguments, inline or from variables, which is
 // how clients spell them. Any other document is answered with an error.
 var (
-	gqlMutation    = regexp.MustCompile(`\b(enablePullRequestAutoMerge|disablePullRequestAutoMerge)\s*\(`)
+	gqlMutation = regexp.MustCompile(`\b(enablePullRequestAutoMerge|disablePullRequestAutoMerge)\s*\(`)
 	// The \b after an enum keeps "$mergeMethod: PullRequestMergeMethod"
 	// in a variable definition from reading as mergeMethod: P.
 	gqlPullRequest = regexp.MustCompile(`pullRequestId\s*:\s*(?:"([^"]*)"|\$(\w+))`)
