@@ -1,0 +1,60 @@
+package registrytest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+)
+
+type tagList struct {
+	Name string   `json:"name"`
+	Tags []string `json:"tags"`
+}
+
+// servePage answers a tags/list request one page at a time. It asks
+// pkg/registry for the whole sorted list and cuts the page itself: the
+// registry's own ?last= handling returns everything when last is the final
+// tag, which would make a client loop.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	all := r.Clone(r.Context())
+	all.URL.RawQuery = ""
+	rec := httptest.NewRecorder()
+	s.reg.ServeHTTP(rec, all)
+	if rec.Code != http.StatusOK {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	var list tagList
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+
+	tags := list.Tags // sorted by pkg/registry
+	if last := q.Get("last"); last != "" {
+		i := 0
+		for i < len(tags) && tags[i] <= last {
+			i++
+		}
+		tags = tags[i:]
+	}
+	n := s.pageSize
+	if v, err := strconv.Atoi(q.Get("n")); err == nil && v > 0 && v < n {
+		n = v
+	}
+	if len(tags) > n {
+		tags = tags[:n]
+		next := url.Values{"n": {strconv.Itoa(n)}, "last": {tags[n-1]}}
+		w.Header().Set("Link", fmt.Sprintf(`<%s?%s>; rel="next"`, urlPath(list.Name), next.Encode()))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(tagList{Name: list.Name, Tags: tags})
+}
