@@ -69,7 +69,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printDiff(stdout, before, after)
-	return demoRun(ctx, dir, reg, common, stdout, stderr)
+	return demoRun(ctx, dir, common, stdout, stderr)
 }
 
 // snapshot reads every file below dir.

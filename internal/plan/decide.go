@@ -179,5 +179,5 @@ func (d decider) pin(tag string) (string, error) {
 }
 
 func problem(r scan.Ref, failed bool, format string, args ...any) Problem {
-	return Problem{File: r.File, Line: r.Line, Message: strings.TrimSpace(fmt.Sprintf(format, args...)), Failed: failed}
+	return Problem{File: r.File, Line: r.Line, Message: strings.TrimSpace(fmt.Sprintf(format, args...)), Failed: failed, Image: r.Image}
 }

@@ -47,4 +47,7 @@ type Problem struct {
 	// Failed is true for lookups that failed (registry errors) as opposed to
 	// problems in the user's files; they make the exit status 2.
 	Failed bool `json:"-"`
+	// Image is the image a failed lookup concerns, so that its open pull
+	// requests are kept rather than closed as obsolete.
+	Image string `json:"-"`
 }

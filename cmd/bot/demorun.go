@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/imagebot/imagebot/fixtures"
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+)
+
+// demoToken stands in for GITHUB_TOKEN against the embedded fakes.
+const demoToken = "ghs_demo_token_not_a_secret"
+
+// demoRun is the `run` half of the demo: a real git remote over smart HTTP,
+// a stateful fake GitHub, and a clone of the demo repository, as
+// actions/checkout would leave it. It runs twice to show that a rerun with
+// nothing new pushes nothing and writes nothing.
+func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		return exitUsage
+	}
+	gs, err := gitserver.New(filepath.Join(dir, "remote"), demoToken)
+	if err != nil {
+		return fail(err)
+	}
+	defer gs.Close()
+	files, err := fixtures.DemoFiles()
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := gs.CreateRepo("acme", "gitops", files, "main"); err != nil {
+		return fail(err)
+	}
+	gh := githubfake.New(githubfake.WithToken(demoToken))
+	defer gh.Close()
+	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
+
+	clone := filepath.Join(dir, "clone")
+	if _, err := git.PlainCloneContext(ctx, clone, false, &git.CloneOptions{
+		URL:  gs.URL("acme/gitops"),
+		Auth: &githttp.BasicAuth{Username: "x-access-token", Password: demoToken},
+	}); err != nil {
+		return fail(err)
+	}
+	for k, v := range map[string]string{"GITHUB_TOKEN": demoToken, "GITHUB_API_URL": gh.URL(), "GITHUB_REPOSITORY": "acme/gitops"} {
+		os.Setenv(k, v)
+	}
+	common.Repo = clone
+
+	fmt.Fprintf(stdout, "\n== bot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
+	if _, code := runJob(ctx, runOptions{commonOptions: common}, stdout, stderr); code != exitOK {
+		return code
+	}
+	fmt.Fprintln(stdout, "\n== pull requests now open")
+	for _, pr := range gh.PRs("acme", "gitops") {
+		fmt.Fprintf(stdout, "#%-3d %-45s %s\n", pr.Number, pr.Title, pr.Head)
+	}
+	if prs := gh.PRs("acme", "gitops"); len(prs) > 0 {
+		fmt.Fprintf(stdout, "\n== body of #%d\n%s\n", prs[0].Number, indent(prs[0].Body))
+	}
+
+	writes, pushes := gh.Writes(), gs.Pushes()
+	fmt.Fprintln(stdout, "== bot run again: nothing new")
+	if _, code := runJob(ctx, runOptions{commonOptions: common}, io.Discard, stderr); code != exitOK {
+		return code
+	}
+	fmt.Fprintf(stdout, "API writes: %d, pushes: %d\n", gh.Writes()-writes, gs.Pushes()-pushes)
+	return exitOK
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}

@@ -1,0 +1,260 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// hub is the slice of the GitHub API a run uses.
+type hub struct {
+	gh          *github.Client
+	http        *http.Client
+	graphqlURL  string
+	owner, name string
+	token       string
+}
+
+func newHub(o Options) (*hub, error) {
+	owner, name, ok := strings.Cut(o.Repository, "/")
+	if !ok || owner == "" || name == "" {
+		return nil, fmt.Errorf("repository %q: want owner/name", o.Repository)
+	}
+	api := strings.TrimSuffix(o.APIURL, "/")
+	if api == "" {
+		api = "https://api.github.com"
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = retryingClient(o.MaxWait, o.Logger)
+	}
+	gh := github.NewClient(hc).WithAuthToken(o.Token)
+	base, err := gh.BaseURL.Parse(api + "/")
+	if err != nil {
+		return nil, fmt.Errorf("GITHUB_API_URL %q: %w", o.APIURL, err)
+	}
+	gh.BaseURL = base
+	// GitHub Enterprise serves GraphQL at /api/graphql beside /api/v3.
+	gql := api + "/graphql"
+	if s, ok := strings.CutSuffix(api, "/api/v3"); ok {
+		gql = s + "/api/graphql"
+	}
+	return &hub{gh: gh, http: hc, graphqlURL: gql, owner: owner, name: name, token: o.Token}, nil
+}
+
+// retryingClient retries rate limits and server errors, waiting as GitHub
+// asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
+// bounded number of times. A 422 or 404 is an answer, never retried.
+func retryingClient(maxWait time.Duration, log *slog.Logger) *http.Client {
+	if maxWait <= 0 {
+		maxWait = time.Minute
+	}
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = 3
+	rc.RetryWaitMin = 500 * time.Millisecond
+	rc.RetryWaitMax = maxWait
+	rc.Logger = nil
+	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err != nil {
+			return true, nil
+		}
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
+			return true, nil
+		case resp.StatusCode == http.StatusForbidden:
+			limited := resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != ""
+			return limited && waitFor(resp) <= maxWait, nil
+		}
+		return false, nil
+	}
+	rc.Backoff = func(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+		if d := waitFor(resp); d > 0 {
+			return min2(d, max)
+		}
+		return retryablehttp.DefaultBackoff(min, max, attempt, resp)
+	}
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: 2 * maxWait}
+}
+
+// waitFor is how long GitHub asked a client to wait, or 0.
+func waitFor(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return time.Duration(n) * time.Second
+		}
+	}
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			if d := time.Until(time.Unix(n, 0)); d > 0 {
+				return d
+			}
+			return time.Second
+		}
+	}
+	return 0
+}
+
+func min2(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func (h *hub) defaultBranch(ctx context.Context) (string, error) {
+	r, _, err := h.gh.Repositories.Get(ctx, h.owner, h.name)
+	if err != nil {
+		return "", fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, err)
+	}
+	return r.GetDefaultBranch(), nil
+}
+
+// pulls lists pull requests, every page. head filters by branch.
+func (h *hub) pulls(ctx context.Context, state, head string) ([]*github.PullRequest, error) {
+	opts := &github.PullRequestListOptions{State: state, ListOptions: github.ListOptions{PerPage: 100}}
+	if head != "" {
+		opts.Head = h.owner + ":" + head
+	}
+	var all []*github.PullRequest
+	for {
+		page, resp, err := h.gh.PullRequests.List(ctx, h.owner, h.name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list %s pull requests: %w", state, err)
+		}
+		all = append(all, page...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// create opens a PR. A 422 because one is already open for the branch (an
+// earlier run raced us, or the listing was stale) returns that PR instead.
+func (h *hub) create(ctx context.Context, pr *github.NewPullRequest) (*github.PullRequest, bool, error) {
+	created, _, err := h.gh.PullRequests.Create(ctx, h.owner, h.name, pr)
+	if err == nil {
+		return created, true, nil
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity &&
+		strings.Contains(strings.ToLower(er.Error()), "already exists") {
+		open, lerr := h.pulls(ctx, "open", pr.GetHead())
+		if lerr == nil && len(open) > 0 {
+			return open[0], false, nil
+		}
+	}
+	return nil, false, fmt.Errorf("open pull request for %s: %w", pr.GetHead(), err)
+}
+
+func (h *hub) edit(ctx context.Context, n int, change *github.PullRequest) error {
+	if _, _, err := h.gh.PullRequests.Edit(ctx, h.owner, h.name, n, change); err != nil {
+		return fmt.Errorf("edit pull request #%d: %w", n, err)
+	}
+	return nil
+}
+
+func (h *hub) comment(ctx context.Context, n int, text string) error {
+	if _, _, err := h.gh.Issues.CreateComment(ctx, h.owner, h.name, n, &github.IssueComment{Body: &text}); err != nil {
+		return fmt.Errorf("comment on #%d: %w", n, err)
+	}
+	return nil
+}
+
+// commented reports whether some comment on the PR contains mark, so that a
+// rerun does not say the same thing twice.
+func (h *hub) commented(ctx context.Context, n int, mark string) (bool, error) {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
+		if err != nil {
+			return false, fmt.Errorf("list comments of #%d: %w", n, err)
+		}
+		for _, c := range cs {
+			if strings.Contains(c.GetBody(), mark) {
+				return true, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return false, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (h *hub) decorate(ctx context.Context, n int, m Meta) error {
+	if len(m.Labels) > 0 {
+		if _, _, err := h.gh.Issues.AddLabelsToIssue(ctx, h.owner, h.name, n, m.Labels); err != nil {
+			return fmt.Errorf("label #%d: %w", n, err)
+		}
+	}
+	if len(m.Reviewers) > 0 {
+		var users, teams []string
+		for _, r := range m.Reviewers {
+			if t, ok := strings.CutPrefix(r, h.owner+"/"); ok {
+				teams = append(teams, t)
+			} else {
+				users = append(users, r)
+			}
+		}
+		if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
+			return fmt.Errorf("request reviewers on #%d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func (h *hub) deleteBranch(ctx context.Context, branch string) error {
+	if _, err := h.gh.Git.DeleteRef(ctx, h.owner, h.name, "heads/"+branch); err != nil {
+		return fmt.Errorf("delete branch %s: %w", branch, err)
+	}
+	return nil
+}
+
+// autoMerge asks GitHub to merge the PR once its checks pass. It has no
+// REST endpoint; the GraphQL mutation is the only way.
+func (h *hub) autoMerge(ctx context.Context, nodeID string) error {
+	q := map[string]any{
+		"query":     `mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: SQUASH}) { clientMutationId } }`,
+		"variables": map[string]any{"id": nodeID},
+	}
+	b, _ := json.Marshal(q)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.graphqlURL, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("enable auto-merge: %w", scrub(err, h.token))
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Errors []struct{ Message string } `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("enable auto-merge: HTTP %d", resp.StatusCode)
+	}
+	if len(out.Errors) > 0 {
+		return fmt.Errorf("enable auto-merge: %s", out.Errors[0].Message)
+	}
+	return nil
+}

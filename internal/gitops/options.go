@@ -1,0 +1,52 @@
+package gitops
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// Options configure a run. The environment of GitHub Actions fills most of
+// them: GITHUB_TOKEN, GITHUB_API_URL and GITHUB_REPOSITORY.
+type Options struct {
+	URL        string // git remote to push to; the local clone's origin
+	Repository string // "owner/name"
+	APIURL     string // "https://api.github.com" or "https://ghe.example.com/api/v3"
+	Token      string // API token and git password; never printed
+
+	BranchPrefix string           // "imagebot/"
+	Author       object.Signature // commit author and committer (When is set per commit)
+	// Message renders a commit message for an update.
+	Message func(plan.Update) (string, error)
+	// Meta gives the labels, reviewers and auto-merge types for an image.
+	Meta  func(image string) Meta
+	Draft bool
+
+	// DryRun reads but writes nothing: no push, no API write. What would be
+	// done is written to Out: title, body and diff of each PR.
+	DryRun bool
+	Out    io.Writer
+
+	Logger     *slog.Logger
+	HTTPClient *http.Client  // GitHub API client (tests); default retries rate limits
+	MaxWait    time.Duration // longest wait for a rate limit; default 1 minute
+}
+
+// Meta is what a policy adds to a PR.
+type Meta struct {
+	Labels, Reviewers []string
+	Automerge         []string // update types that may merge themselves
+}
+
+// Result says what a run did. Each entry is a branch name.
+type Result struct {
+	Opened, Updated, Closed, Unchanged, Declined, Foreign []string
+	// Failed are the PRs that could not be made; the others still were.
+	Failed []error
+	// Problems are changes that could not be written into a file.
+	Problems []plan.Problem
+}

@@ -1,0 +1,152 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/rogpeppe/go-internal/diff"
+)
+
+func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, files map[string][]byte) error {
+	msg, err := r.o.Message(g.Updates[0])
+	if err != nil {
+		return err
+	}
+	commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, msg, r.o.Author)
+	if err != nil {
+		return err
+	}
+	if r.o.DryRun {
+		r.report(g, files)
+		return nil
+	}
+	return r.rm.push(ctx, g.Branch, commit, r.o.Token)
+}
+
+// pullRequest opens the branch's PR, or brings the open one's title and body
+// up to date. It writes to the API only when something differs.
+func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullRequest, pushed bool) error {
+	t, b := title(g), body(g)
+	if pr == nil {
+		if r.o.DryRun {
+			fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n", t, g.Branch)
+			r.res.Opened = append(r.res.Opened, g.Branch)
+			return nil
+		}
+		created, isNew, err := r.h.create(ctx, &github.NewPullRequest{
+			Title: &t, Body: &b, Head: &g.Branch, Base: &r.base, Draft: &r.o.Draft,
+		})
+		if err != nil {
+			return err
+		}
+		if !isNew {
+			return r.pullRequest(ctx, g, created, pushed)
+		}
+		r.res.Opened = append(r.res.Opened, g.Branch)
+		r.o.Logger.Info("opened pull request", "number", created.GetNumber(), "title", t)
+		return r.decorate(ctx, g, created)
+	}
+	if pr.GetTitle() == t && pr.GetBody() == b {
+		if pushed {
+			r.res.Updated = append(r.res.Updated, g.Branch)
+		} else {
+			r.res.Unchanged = append(r.res.Unchanged, g.Branch)
+		}
+		return nil
+	}
+	r.res.Updated = append(r.res.Updated, g.Branch)
+	if r.o.DryRun {
+		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.GetNumber(), t)
+		return nil
+	}
+	r.o.Logger.Info("updated pull request", "number", pr.GetNumber(), "title", t)
+	return r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b})
+}
+
+func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) error {
+	if r.o.Meta == nil {
+		return nil
+	}
+	m := r.o.Meta(g.Image)
+	if err := r.h.decorate(ctx, pr.GetNumber(), m); err != nil {
+		return err
+	}
+	for _, u := range g.Updates {
+		if !slices.Contains(m.Automerge, u.Type) {
+			return nil // auto-merge only when every update in the PR may
+		}
+	}
+	if len(m.Automerge) > 0 {
+		if err := r.h.autoMerge(ctx, pr.GetNodeID()); err != nil {
+			r.o.Logger.Warn("auto-merge not enabled", "number", pr.GetNumber(), "err", err)
+		}
+	}
+	return nil
+}
+
+// foreign leaves a branch alone that has commits imagebot did not make, and
+// says so on its PR once.
+func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, tip *object.Commit) error {
+	r.res.Foreign = append(r.res.Foreign, g.Branch)
+	r.o.Logger.Warn("branch has commits imagebot did not make; leaving it alone", "branch", g.Branch)
+	if pr == nil || r.o.DryRun {
+		return nil
+	}
+	mark := fmt.Sprintf("<!-- imagebot:foreign %s -->", tip.Hash)
+	if done, err := r.h.commented(ctx, pr.GetNumber(), mark); err != nil || done {
+		return err
+	}
+	return r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
+		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
+			"It proposes %s; close this pull request to let imagebot open a fresh one.\n\n%s", title(g), mark))
+}
+
+// closeObsolete closes imagebot's open PRs that the plan no longer needs:
+// the update was made by hand, or the image left the repository. A PR whose
+// image could not be looked up this run is kept: absence of evidence.
+func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[string]bool) {
+	failing := map[string]bool{}
+	for _, pr := range p.Problems {
+		if pr.Failed {
+			failing[pr.Image] = true
+		}
+	}
+	for branch, pr := range r.open {
+		m, ok := parseMarker(pr.GetBody())
+		if handled[branch] || !ok || failing[m.Image] {
+			continue
+		}
+		r.res.Closed = append(r.res.Closed, branch)
+		if r.o.DryRun {
+			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.GetNumber(), pr.GetTitle())
+			continue
+		}
+		err := r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
+			"%s no longer needs this update on `%s` (it was made there, or the image is gone), so imagebot closes it.", m.Image, r.base))
+		if err == nil {
+			closed := "closed"
+			err = r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{State: &closed})
+		}
+		if err == nil {
+			err = r.h.deleteBranch(ctx, branch)
+		}
+		if err != nil {
+			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: close: %w", branch, err))
+		}
+	}
+}
+
+// report prints what a dry run would push.
+func (r *runner) report(g group, files map[string][]byte) {
+	fmt.Fprintf(r.o.Out, "--- %s\n%s\n%s\n", g.Branch, title(g), body(g))
+	for _, f := range sortedKeys(files) {
+		before, _ := fileAt(r.tip, f)
+		r.o.Out.Write(diff.Diff("a/"+f, before, "b/"+f, files[f]))
+	}
+	fmt.Fprintln(r.o.Out)
+}

@@ -1,0 +1,114 @@
+package gitops
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// writeBlob stores content and returns its hash.
+func writeBlob(s storer.EncodedObjectStorer, content []byte) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(content); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// editTree returns the hash of a tree equal to root except that the files
+// named in blobs (slash paths, all existing) hold the given blobs. Only the
+// trees on the way to a changed file are written anew; modes and order stay.
+func editTree(s storer.EncodedObjectStorer, root *object.Tree, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
+	here := map[string]plumbing.Hash{}
+	below := map[string]map[string]plumbing.Hash{}
+	for p, h := range blobs {
+		dir, rest, nested := strings.Cut(p, "/")
+		if !nested {
+			here[dir] = h
+			continue
+		}
+		if below[dir] == nil {
+			below[dir] = map[string]plumbing.Hash{}
+		}
+		below[dir][rest] = h
+	}
+	entries := make([]object.TreeEntry, len(root.Entries))
+	copy(entries, root.Entries)
+	found := 0
+	for i, e := range entries {
+		if h, ok := here[e.Name]; ok && e.Mode.IsFile() {
+			entries[i].Hash = h
+			found++
+		}
+		if sub, ok := below[e.Name]; ok && e.Mode == filemode.Dir {
+			t, err := object.GetTree(s, e.Hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if entries[i].Hash, err = editTree(s, t, sub); err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("%s/%w", e.Name, err)
+			}
+			found++
+		}
+	}
+	if found != len(here)+len(below) {
+		var missing []string
+		for p := range blobs {
+			missing = append(missing, p)
+		}
+		sort.Strings(missing)
+		return plumbing.ZeroHash, fmt.Errorf("not all of %s exist in the tree", strings.Join(missing, ", "))
+	}
+	obj := s.NewEncodedObject()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// fileAt reads a file of a commit's tree, or reports it absent.
+func fileAt(c *object.Commit, p string) ([]byte, bool) {
+	f, err := c.File(path.Clean(p))
+	if err != nil {
+		return nil, false
+	}
+	s, err := f.Contents()
+	if err != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
+// writeCommit stores a commit of tree on top of parent.
+func writeCommit(s storer.EncodedObjectStorer, tree, parent plumbing.Hash, msg string, who object.Signature) (plumbing.Hash, error) {
+	if who.When.IsZero() {
+		who.When = time.Now()
+	}
+	c := &object.Commit{
+		Author:       who,
+		Committer:    who,
+		Message:      msg,
+		TreeHash:     tree,
+		ParentHashes: []plumbing.Hash{parent},
+	}
+	obj := s.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}
