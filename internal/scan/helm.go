@@ -60,6 +60,9 @@ func (w *walker) helm(m *kyaml.Node) {
 	if p.digest == "" {
 		ref.TagField = Field{Span: span, OK: true, Scalar: tag.Style == 0}
 		ref.DigestField = w.digestKey(m)
+		if d := mapValue(m, "digest"); d != nil && ref.DigestField.OK {
+			ref.Digest = d.Value
+		}
 	}
 	w.add(ref)
 }
