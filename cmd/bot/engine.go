@@ -21,6 +21,7 @@ import (
 // commonOptions are the flags every command that plans shares.
 type commonOptions struct {
 	Repo        string
+	Config      string
 	Concurrency int
 	Mirrors     mirrorFlag
 	LogLevel    string
@@ -29,6 +30,7 @@ type commonOptions struct {
 
 func (o *commonOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
+	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
 	fs.IntVar(&o.Concurrency, "concurrency", 8, "registry lookups at once")
 	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -87,7 +89,7 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
-	cfg, err := config.Find(o.Repo)
+	cfg, err := loadConfig(o.Repo, o.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -181,4 +183,12 @@ func exitFor(p *plan.Plan) int {
 		}
 	}
 	return exitOK
+}
+
+// loadConfig reads the config named by --config, or the repository's own.
+func loadConfig(repo, file string) (*config.Config, error) {
+	if file != "" {
+		return config.Load(file)
+	}
+	return config.Find(repo)
 }

@@ -14,10 +14,11 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	repo := fs.String("repo", ".", "repository `dir` holding .imagebot.yaml")
+	file := fs.String("config", "", "config `file` to check (default: .imagebot.yaml in the repository)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	cfg, err := config.Find(*repo)
+	cfg, err := loadConfig(*repo, *file)
 	if err != nil {
 		var errs *config.Errors
 		if errors.As(err, &errs) {
