@@ -15,12 +15,12 @@ func TestApply(t *testing.T) {
 		err   bool
 	}{
 		{"none", "abc", nil, "abc", false},
-		{"replace", "a: 1.2\n", []Edit{{scan.Span{3, 6}, "1.3"}}, "a: 1.3\n", false},
-		{"insert at end", "x:1", []Edit{{scan.Span{3, 3}, "@d"}}, "x:1@d", false},
-		{"unordered", "0123456789", []Edit{{scan.Span{8, 9}, "X"}, {scan.Span{1, 2}, "Y"}}, "0Y234567X9", false},
-		{"overlap", "0123456789", []Edit{{scan.Span{1, 5}, "X"}, {scan.Span{4, 6}, "Y"}}, "", true},
-		{"outside", "01", []Edit{{scan.Span{1, 5}, "X"}}, "", true},
-		{"backwards", "01", []Edit{{scan.Span{1, 0}, "X"}}, "", true},
+		{"replace", "a: 1.2\n", []Edit{{scan.Span{Start: 3, End: 6}, "1.3"}}, "a: 1.3\n", false},
+		{"insert at end", "x:1", []Edit{{scan.Span{Start: 3, End: 3}, "@d"}}, "x:1@d", false},
+		{"unordered", "0123456789", []Edit{{scan.Span{Start: 8, End: 9}, "X"}, {scan.Span{Start: 1, End: 2}, "Y"}}, "0Y234567X9", false},
+		{"overlap", "0123456789", []Edit{{scan.Span{Start: 1, End: 5}, "X"}, {scan.Span{Start: 4, End: 6}, "Y"}}, "", true},
+		{"outside", "01", []Edit{{scan.Span{Start: 1, End: 5}, "X"}}, "", true},
+		{"backwards", "01", []Edit{{scan.Span{Start: 1, End: 0}, "X"}}, "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
