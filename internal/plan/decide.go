@@ -90,10 +90,13 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, *Problem) {
 		current = "latest"
 	}
 	to, typ := current, ""
-	if policy.Mutable(current, d.listing) {
-		if d.pol.Pin() != "tag" {
-			return nil, nil // a floating tag is left alone unless asked to pin it
-		}
+	pinned := d.pol.Pin() == "digest"
+	for _, r := range refs {
+		pinned = pinned || r.Digest != ""
+	}
+	mutable := policy.Mutable(current, d.listing)
+	switch {
+	case mutable && d.pol.Pin() == "tag":
 		target, err := d.pin(current)
 		if err != nil {
 			p := problem(refs[0], true, "pin %s:%s: %v", d.img, current, err)
@@ -104,7 +107,11 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, *Problem) {
 			return nil, &p
 		}
 		to, typ = target, "pin"
-	} else {
+	case mutable && !pinned:
+		return nil, nil // a floating tag is left alone unless asked to pin it
+	case mutable:
+		// nginx:stable@sha256:... keeps its tag; only the digest follows it.
+	default:
 		latest, ok, err := d.pol.Latest(current, d.listing)
 		if err != nil {
 			p := problem(refs[0], false, "%s: %v", d.img, err)
@@ -117,11 +124,7 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, *Problem) {
 
 	// A digest is looked up only where one is written or a policy pins it.
 	var digest string
-	needDigest := d.pol.Pin() == "digest"
-	for _, r := range refs {
-		needDigest = needDigest || r.Digest != ""
-	}
-	if needDigest {
+	if pinned {
 		var err error
 		if digest, err = d.reg.Digest(d.ctx, d.img, to); err != nil {
 			p := problem(refs[0], true, "digest of %s:%s: %v", d.img, to, err)
