@@ -30,10 +30,17 @@ func File(file string, src []byte) ([]Ref, []Problem) {
 	if !bytes.Contains(src, []byte("image")) {
 		return nil, nil
 	}
-	if bytes.Contains(src, []byte("{{")) {
+	// A Helm or Go template is only YAML after rendering: its bytes are not
+	// ours to edit. A values file that merely holds "{{ .Release.Name }}" in
+	// a string is plain YAML, and is scanned like any other.
+	template := bytes.Contains(src, []byte("{{"))
+	if template && (strings.HasPrefix(file, "templates/") || strings.Contains(file, "/templates/")) {
 		return nil, []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
 	}
 	docs, err := parse(src)
+	if err != nil && template {
+		return nil, []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
+	}
 	if err != nil {
 		line, msg := syntaxError(src, err)
 		return nil, []Problem{{Location: Location{File: file, Line: line}, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}}

@@ -24,9 +24,13 @@ func mapValue(m *kyaml.Node, key string) *kyaml.Node {
 	return nil
 }
 
-// helm takes a Helm-style values map: image: {registry?, repository, tag, digest?}.
+// helm takes a Helm-style values map: image: {registry?, repository, tag,
+// digest?}; some charts say name where others say repository.
 func (w *walker) helm(m *kyaml.Node) {
 	repo, tag := mapValue(m, "repository"), mapValue(m, "tag")
+	if repo == nil {
+		repo = mapValue(m, "name") // image: {name: ghcr.io/acme/api, tag: v1.2.3}
+	}
 	if repo == nil || tag == nil || !isString(repo) || !isString(tag) || w.seen[tag] {
 		return
 	}
