@@ -61,7 +61,7 @@ func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stde
 	}
 	fmt.Fprintln(stdout, "\n== pull requests now open")
 	for _, pr := range gh.PRs("acme", "gitops") {
-		fmt.Fprintf(stdout, "#%-3d %-45s %s\n", pr.Number, pr.Title, pr.Head)
+		fmt.Fprintf(stdout, "#%-3d %-58s %s\n", pr.Number, pr.Title, pr.Head)
 	}
 	if prs := gh.PRs("acme", "gitops"); len(prs) > 0 {
 		fmt.Fprintf(stdout, "\n== body of #%d\n%s\n", prs[0].Number, indent(prs[0].Body))

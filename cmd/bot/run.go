@@ -66,6 +66,17 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 			sum.Problems++
 		}
 	}
+	if o.DryRun && os.Getenv("GITHUB_TOKEN") == "" {
+		// Without a token a dry run can still show every PR from the
+		// working tree; it cannot tell which already exist.
+		e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
+		if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, stdout); err != nil {
+			fmt.Fprintf(stderr, "bot run: %v\n", err)
+			return sum, exitUsage
+		}
+		annotate(stdout, p)
+		return sum, exitFor(p)
+	}
 	gopts, err := gitopsOptions(o, e.cfg, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "bot run: %v\n", err)

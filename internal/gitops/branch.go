@@ -9,33 +9,30 @@ import (
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
-// group is the updates that share one branch and so one pull request: the
-// same image and the same stream of tags.
+// group is one update and the branch and PR that carry it.
 type group struct {
 	Branch  string
 	Image   string
 	Updates []plan.Update
 }
 
-// groups sorts a plan's updates into branches. The branch name comes from the
-// image and the stream of the target tag, never from a version, so a newer
-// version reuses the branch (and the open PR) of the one before it.
+// groups gives every update of the plan its own branch. The name comes
+// from the image and the stream of the target tag, never from the version,
+// so a newer version reuses the branch (and the open PR) of the one before.
+// Two updates of one image and stream in one plan (busybox:1.36.0 and
+// busybox:latest both moving to 1.37.0) are told apart by their old tag.
 func groups(p *plan.Plan, prefix string) []group {
-	byBranch := map[string]*group{}
-	var order []string
+	count := map[string]int{}
+	for _, u := range p.Updates {
+		count[branchName(prefix, u.Image, u.To)]++
+	}
+	out := make([]group, 0, len(p.Updates))
 	for _, u := range p.Updates {
 		b := branchName(prefix, u.Image, u.To)
-		g, ok := byBranch[b]
-		if !ok {
-			g = &group{Branch: b, Image: u.Image}
-			byBranch[b] = g
-			order = append(order, b)
+		if count[b] > 1 {
+			b += "-from-" + sanitize(u.From)
 		}
-		g.Updates = append(g.Updates, u)
-	}
-	out := make([]group, 0, len(order))
-	for _, b := range order {
-		out = append(out, *byBranch[b])
+		out = append(out, group{Branch: b, Image: u.Image, Updates: []plan.Update{u}})
 	}
 	slices.SortFunc(out, func(a, b group) int { return cmp.Compare(a.Branch, b.Branch) })
 	return out

@@ -213,11 +213,11 @@ func failed(status int) bool {
 }
 
 // leveled lets retryablehttp log through slog. It reports every failed
-// attempt at Error level; the caller gets the final error anyway, so an
-// attempt that may still be retried is only a warning.
+// attempt at Error level; the final error reaches the plan as a problem
+// naming the file and line, so single attempts are only debug noise.
 type leveled struct{ l *slog.Logger }
 
-func (l leveled) Error(msg string, kv ...any) { l.l.Warn(msg, kv...) }
-func (l leveled) Warn(msg string, kv ...any)  { l.l.Warn(msg, kv...) }
+func (l leveled) Error(msg string, kv ...any) { l.l.Debug(msg, kv...) }
+func (l leveled) Warn(msg string, kv ...any)  { l.l.Debug(msg, kv...) }
 func (l leveled) Info(msg string, kv ...any)  { l.l.Info(msg, kv...) }
 func (l leveled) Debug(msg string, kv ...any) { l.l.Debug(msg, kv...) }

@@ -1,0 +1,47 @@
+package gitops
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/rewrite"
+	"github.com/rogpeppe/go-internal/diff"
+)
+
+// Preview prints the pull requests a run would open, computed from the
+// working tree in dir alone: no remote, no API, no token. It is what
+// `run --dry-run` shows when it has no GITHUB_TOKEN.
+func Preview(p *plan.Plan, dir, prefix string, out io.Writer) error {
+	if prefix == "" {
+		prefix = "imagebot/"
+	}
+	for _, g := range groups(p, prefix) {
+		fmt.Fprintf(out, "--- would open pull request from %s\n%s\n\n%s\n", g.Branch, title(g), body(g))
+		byFile := map[string][]plan.Change{}
+		for _, u := range g.Updates {
+			for _, c := range u.Changes {
+				byFile[c.Ref.File] = append(byFile[c.Ref.File], c)
+			}
+		}
+		files := make(map[string][]byte, len(byFile))
+		for f := range byFile {
+			files[f] = nil
+		}
+		for _, f := range sortedKeys(files) {
+			before, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+			if err != nil {
+				return err
+			}
+			after, _, err := rewrite.Bytes(before, byFile[f])
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			out.Write(diff.Diff("a/"+f, before, "b/"+f, after))
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
+}
