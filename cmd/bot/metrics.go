@@ -1,0 +1,116 @@
+package main
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// serveMetrics are what `serve` exposes on /metrics. They live in a registry
+// of their own, not the global default, so that tests can start several
+// servers in one process and nothing a library registers globally leaks in.
+type serveMetrics struct {
+	reg *prometheus.Registry
+
+	runs        *prometheus.CounterVec // result: ok | partial | error
+	duration    prometheus.Histogram
+	updates     prometheus.Gauge
+	pulls       *prometheus.CounterVec // action: opened | updated | closed
+	regRequests *prometheus.CounterVec // host
+	regErrors   *prometheus.CounterVec // host
+	lastRun     prometheus.Gauge
+	skipped     prometheus.Counter
+	inProgress  prometheus.Gauge
+}
+
+func newServeMetrics() *serveMetrics {
+	m := &serveMetrics{
+		reg: prometheus.NewRegistry(),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_runs_total",
+			Help: "Finished runs by result: ok (exit 0), partial (exit 2: some lookups or pull requests failed), error (exit 1).",
+		}, []string{"result"}),
+		// Runs take from seconds (nothing new) to many minutes (large
+		// repositories behind rate-limited registries): 1 s to ~34 min.
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "imagebot_run_duration_seconds",
+			Help:    "Duration of a run over every served repository, fetch included.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+		}),
+		updates: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "imagebot_updates_found",
+			Help: "Updates in the plans of the last finished run, over every served repository.",
+		}),
+		pulls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_pull_requests_total",
+			Help: "Pull requests opened, updated or closed by imagebot.",
+		}, []string{"action"}),
+		regRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_registry_requests_total",
+			Help: "HTTP requests sent to a registry host, retries included.",
+		}, []string{"host"}),
+		regErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_registry_errors_total",
+			Help: "Registry requests that failed on the network or with a status of 400 or above (401 challenges excepted).",
+		}, []string{"host"}),
+		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "imagebot_last_run_timestamp_seconds",
+			Help: "Unix time at which the last run finished, whatever its result.",
+		}),
+		skipped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "imagebot_runs_skipped_total",
+			Help: "Scheduled runs skipped because the previous run was still going.",
+		}),
+		inProgress: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "imagebot_run_in_progress",
+			Help: "1 while a run is going, else 0.",
+		}),
+	}
+	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors,
+		m.lastRun, m.skipped, m.inProgress,
+		// The usual process and Go runtime series, so that a dashboard can
+		// tell a stuck bot from a leaking one.
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every label value exists from the start: an alert on
+	// increase(imagebot_runs_total{result="error"}[1d]) must see a 0 before
+	// the first failure, not a missing series.
+	for _, r := range []string{"ok", "partial", "error"} {
+		m.runs.WithLabelValues(r)
+	}
+	for _, a := range []string{"opened", "updated", "closed"} {
+		m.pulls.WithLabelValues(a)
+	}
+	return m
+}
+
+// repoDone adds what one repository's run did. Each run builds a fresh
+// registry client, so its HostStats are already this run's deltas.
+func (m *serveMetrics) repoDone(s runSummary) {
+	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
+	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
+	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
+	for _, h := range s.Registry {
+		m.regRequests.WithLabelValues(h.Host).Add(float64(h.Requests))
+		m.regErrors.WithLabelValues(h.Host).Add(float64(h.Errors))
+	}
+}
+
+// runDone records a finished run over every served repository.
+func (m *serveMetrics) runDone(code, updates int, took time.Duration, end time.Time) {
+	m.runs.WithLabelValues(resultOf(code)).Inc()
+	m.duration.Observe(took.Seconds())
+	m.updates.Set(float64(updates))
+	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
+}
+
+// resultOf names an exit status for the result label.
+func resultOf(code int) string {
+	switch code {
+	case exitOK:
+		return "ok"
+	case exitPartial:
+		return "partial"
+	}
+	return "error"
+}
