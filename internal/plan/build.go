@@ -93,6 +93,9 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for i := range p.Updates {
+		sortLocations(&p.Updates[i])
+	}
 	slices.SortFunc(p.Updates, func(a, b Update) int {
 		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
 	})
@@ -100,4 +103,16 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 	})
 	return p, nil
+}
+
+// sortLocations orders an update's changes by file and position, whichever
+// decision (an untagged reference, one tagged latest) contributed them.
+func sortLocations(u *Update) {
+	slices.SortStableFunc(u.Changes, func(a, b Change) int {
+		return cmp.Or(strings.Compare(a.Ref.File, b.Ref.File), cmp.Compare(a.Ref.Line, b.Ref.Line), cmp.Compare(a.Ref.Col, b.Ref.Col))
+	})
+	u.Locations = u.Locations[:0]
+	for _, c := range u.Changes {
+		u.Locations = append(u.Locations, c.Ref.Location)
+	}
 }

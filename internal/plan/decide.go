@@ -36,7 +36,7 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 	}
 	listing, err := opts.Registry.Tags(ctx, img)
 	if err != nil {
-		return nil, []Problem{problem(refs[0], true, "look up %s (%d references): %v", img, len(refs), err)}
+		return nil, []Problem{problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err)}
 	}
 	slices.Sort(tags)
 	d := decider{ctx: ctx, img: img, pol: pol, listing: listing, reg: opts.Registry}
@@ -183,4 +183,11 @@ func (d decider) pin(tag string) (string, error) {
 
 func problem(r scan.Ref, failed bool, format string, args ...any) Problem {
 	return Problem{File: r.File, Line: r.Line, Message: strings.TrimSpace(fmt.Sprintf(format, args...)), Failed: failed, Image: r.Image}
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
