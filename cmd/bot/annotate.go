@@ -44,3 +44,13 @@ func escapeAnnotation(s string) string {
 	}
 	return string(r)
 }
+
+// logGroup folds what follows into a collapsible group in the Actions log;
+// the returned func closes it. Outside Actions it does nothing.
+func logGroup(w io.Writer, name string) func() {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return func() {}
+	}
+	fmt.Fprintf(w, "::group::%s\n", name)
+	return func() { fmt.Fprintln(w, "::endgroup::") }
+}

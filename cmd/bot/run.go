@@ -53,7 +53,9 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		fmt.Fprintf(stderr, "bot run: %v\n", err)
 		return sum, exitUsage
 	}
+	endPlan := logGroup(stdout, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx, true)
+	endPlan()
 	if err != nil {
 		fmt.Fprintf(stderr, "bot run: %v\n", err)
 		return sum, exitUsage
@@ -83,7 +85,9 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		return sum, exitUsage
 	}
 	gopts.Logger = e.log
+	endPRs := logGroup(stdout, "imagebot: branches and pull requests")
 	res, err := gitops.Run(ctx, p, gopts)
+	endPRs()
 	if err != nil {
 		fmt.Fprintf(stderr, "bot run: %v\n", err)
 		sum.Failed++
