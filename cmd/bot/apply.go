@@ -17,7 +17,7 @@ func applyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	o.bind(fs)
 	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	return runApply(ctx, o, stdout, stderr)
 }

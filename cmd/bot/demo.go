@@ -23,7 +23,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keep := fs.Bool("keep", false, "keep the temporary directory")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	dir, err := os.MkdirTemp("", "imagebot-demo-")
 	if err != nil {

@@ -19,7 +19,7 @@ func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.bind(fs)
 	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	return runPlan(ctx, o, stdout, stderr)
 }

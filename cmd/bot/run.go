@@ -38,7 +38,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.bind(fs)
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the pull requests it would open or change, write nothing")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	_, code := runJob(ctx, o, stdout, stderr)
 	return code
@@ -54,7 +54,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		return sum, exitUsage
 	}
 	endPlan := logGroup(stdout, "imagebot: scan and look up images")
-	p, _, err := e.plan(ctx, true)
+	p, _, err := e.plan(ctx, false)
 	endPlan()
 	if err != nil {
 		fmt.Fprintf(stderr, "bot run: %v\n", err)
@@ -85,6 +85,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		return sum, exitUsage
 	}
 	gopts.Logger = e.log
+	gopts.Details = e.reg.Info
 	endPRs := logGroup(stdout, "imagebot: branches and pull requests")
 	res, err := gitops.Run(ctx, p, gopts)
 	endPRs()

@@ -69,7 +69,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, *flag.FlagSet, e
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, _, err := parseServe(args, stderr)
 	if err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	s, err := newServer(o, stdout, stderr)
 	if err != nil {

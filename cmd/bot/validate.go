@@ -16,7 +16,7 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 	repo := fs.String("repo", ".", "repository `dir` holding .imagebot.yaml")
 	file := fs.String("config", "", "config `file` to check (default: .imagebot.yaml in the repository)")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	cfg, err := loadConfig(*repo, *file)
 	if err != nil {

@@ -47,6 +47,14 @@ func parseMarker(body string) (marker, bool) {
 	return m, true
 }
 
+// sameMarker reports whether body carries the marker this run would write.
+func sameMarker(body string, g group) bool {
+	m, ok := parseMarker(body)
+	want, _ := json.Marshal(markerOf(g))
+	got, _ := json.Marshal(m)
+	return ok && string(got) == string(want)
+}
+
 // proposes reports whether a PR with marker m proposed moving to u's tag
 // and digest: a closed one means a human declined exactly that.
 func (m marker) proposes(u plan.Update) bool {

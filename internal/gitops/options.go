@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // Options configure a run. The environment of GitHub Actions fills most of
@@ -25,6 +27,10 @@ type Options struct {
 	// Meta gives the labels, reviewers and auto-merge types for an image.
 	Meta  func(image string) Meta
 	Draft bool
+	// Details, when set, fetches what the registry says about a new image
+	// (source, created time) for a PR body. It is called only when a body is
+	// written, so a rerun that changes nothing costs no manifest request.
+	Details func(ctx context.Context, image, tag string) (*registry.Info, error)
 
 	// DryRun reads but writes nothing: no push, no API write. What would be
 	// done is written to Out: title, body and diff of each PR.

@@ -22,7 +22,7 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 		return err
 	}
 	if r.o.DryRun {
-		r.report(g, files)
+		r.report(r.details(ctx, g), files)
 		return nil
 	}
 	return r.rm.push(ctx, g.Branch, commit, r.o.Token)
@@ -31,7 +31,18 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 // pullRequest opens the branch's PR, or brings the open one's title and body
 // up to date. It writes to the API only when something differs.
 func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullRequest, pushed bool) error {
-	t, b := title(g), body(g)
+	t := title(g)
+	// The hidden marker says what a PR proposes; when it and the title
+	// match, the body is what this run would write, and nothing is fetched.
+	if pr != nil && pr.GetTitle() == t && sameMarker(pr.GetBody(), g) {
+		if pushed {
+			r.res.Updated = append(r.res.Updated, g.Branch)
+		} else {
+			r.res.Unchanged = append(r.res.Unchanged, g.Branch)
+		}
+		return nil
+	}
+	b := body(r.details(ctx, g))
 	if pr == nil {
 		if r.o.DryRun {
 			fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n", t, g.Branch)
@@ -50,14 +61,6 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		r.res.Opened = append(r.res.Opened, g.Branch)
 		r.o.Logger.Info("opened pull request", "number", created.GetNumber(), "title", t)
 		return r.decorate(ctx, g, created)
-	}
-	if pr.GetTitle() == t && pr.GetBody() == b {
-		if pushed {
-			r.res.Updated = append(r.res.Updated, g.Branch)
-		} else {
-			r.res.Unchanged = append(r.res.Unchanged, g.Branch)
-		}
-		return nil
 	}
 	r.res.Updated = append(r.res.Updated, g.Branch)
 	if r.o.DryRun {
@@ -103,7 +106,8 @@ func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, t
 	}
 	return r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
-			"It proposes %s; close this pull request to let imagebot open a fresh one.\n\n%s", title(g), mark))
+			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
+			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", title(g), mark))
 }
 
 // closeObsolete closes imagebot's open PRs that the plan no longer needs:
@@ -149,4 +153,26 @@ func (r *runner) report(g group, files map[string][]byte) {
 		r.o.Out.Write(diff.Diff("a/"+f, before, "b/"+f, files[f]))
 	}
 	fmt.Fprintln(r.o.Out)
+}
+
+// details fills in what the registry says about each new image, once.
+func (r *runner) details(ctx context.Context, g group) group {
+	if r.o.Details == nil {
+		return g
+	}
+	ups := make([]plan.Update, len(g.Updates))
+	copy(ups, g.Updates)
+	for i, u := range ups {
+		if u.Info != nil {
+			continue
+		}
+		info, err := r.o.Details(ctx, u.Image, u.To)
+		if err != nil {
+			r.o.Logger.Warn("image details unavailable", "image", u.Image, "tag", u.To, "err", err)
+			continue
+		}
+		ups[i].Info = info
+	}
+	g.Updates = ups
+	return g
 }
