@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,12 +10,8 @@ import (
 )
 
 func applyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o planOptions
-	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o.bind(fs)
-	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
-	if err := fs.Parse(args); err != nil {
+	o, err := parsePlanFlags("apply", args, stderr)
+	if err != nil {
 		return parseStatus(err)
 	}
 	return runApply(ctx, o, stdout, stderr)

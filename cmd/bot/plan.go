@@ -13,15 +13,21 @@ type planOptions struct {
 }
 
 func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o planOptions
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o.bind(fs)
-	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
-	if err := fs.Parse(args); err != nil {
+	o, err := parsePlanFlags("plan", args, stderr)
+	if err != nil {
 		return parseStatus(err)
 	}
 	return runPlan(ctx, o, stdout, stderr)
+}
+
+// parsePlanFlags reads the flags that plan and apply share.
+func parsePlanFlags(name string, args []string, stderr io.Writer) (planOptions, error) {
+	var o planOptions
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o.bind(fs)
+	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
+	return o, fs.Parse(args)
 }
 
 func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
