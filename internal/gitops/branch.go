@@ -73,7 +73,15 @@ func sanitize(s string) string {
 			b.WriteRune('-')
 		}
 	}
-	return strings.Trim(strings.ReplaceAll(b.String(), "..", "."), "-.")
+	out := b.String()
+	for strings.Contains(out, "..") { // git refuses ".." anywhere ("1...2" is a valid tag)
+		out = strings.ReplaceAll(out, "..", ".")
+	}
+	out = strings.Trim(out, "-.")
+	if s, ok := strings.CutSuffix(out, ".lock"); ok { // and a name ending in ".lock"
+		out = s + "-lock"
+	}
+	return out
 }
 
 // shortName is how people write an image: "nginx" for

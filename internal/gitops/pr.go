@@ -62,13 +62,18 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		r.o.Logger.Info("opened pull request", "number", created.GetNumber(), "title", t)
 		return r.decorate(ctx, g, created)
 	}
-	r.res.Updated = append(r.res.Updated, g.Branch)
 	if r.o.DryRun {
+		r.res.Updated = append(r.res.Updated, g.Branch)
 		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.GetNumber(), t)
 		return nil
 	}
+	// Reported as updated only once it is: a failed edit is in Failed alone.
+	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b}); err != nil {
+		return err
+	}
+	r.res.Updated = append(r.res.Updated, g.Branch)
 	r.o.Logger.Info("updated pull request", "number", pr.GetNumber(), "title", t)
-	return r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b})
+	return nil
 }
 
 func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) error {
@@ -123,6 +128,12 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 	for branch, pr := range r.open {
 		m, ok := parseMarker(pr.GetBody())
 		if handled[branch] || !ok || failing[m.Image] {
+			continue
+		}
+		if tip := r.rm.branchTip(branch); tip != nil && !r.ours(tip) {
+			// A person's commits are on it: closing would delete them.
+			r.res.Foreign = append(r.res.Foreign, branch)
+			r.o.Logger.Warn("branch has commits imagebot did not make; not closing it", "branch", branch)
 			continue
 		}
 		r.res.Closed = append(r.res.Closed, branch)

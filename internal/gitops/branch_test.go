@@ -1,0 +1,160 @@
+package gitops
+
+import (
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+func TestStream(t *testing.T) {
+	for _, tc := range []struct{ tag, want string }{
+		{"1.26.1", ""},
+		{"16.2", ""},
+		{"15.6.47.11.2", ""},
+		{"v1.9.0", ""}, // a leading v is part of the version
+		{"v2", ""},     // even alone
+		{"7.2.5-alpine", "alpine"},
+		{"1.26.1-alpine3.19", "alpine"},
+		{"2.6.3-rev1-b1.2", "rev-b"}, // SUSE
+		{"build-100", "build"},
+		{"v1.9.0-rc.0", "rc"},
+		{"20.11.1-bookworm-slim", "bookworm-slim"},
+		{"1.0_Debian", "debian"},
+		{"latest", "latest"},
+		{"vnext", "vnext"}, // not a v before a number
+		{"", ""},
+	} {
+		if got := stream(tc.tag); got != tc.want {
+			t.Errorf("stream(%q) = %q, want %q", tc.tag, got, tc.want)
+		}
+	}
+}
+
+func TestBranchName(t *testing.T) {
+	for _, tc := range []struct{ prefix, image, tag, want string }{
+		{"imagebot/", "docker.io/library/nginx", "1.26.1", "imagebot/docker.io-library-nginx"},
+		{"imagebot/", "docker.io/library/nginx", "1.27.0", "imagebot/docker.io-library-nginx"}, // the version never names the branch
+		{"imagebot/", "docker.io/library/nginx", "1.26.1-alpine", "imagebot/docker.io-library-nginx-alpine"},
+		{"imagebot/", "docker.io/bitnami/kubectl", "1.30.1", "imagebot/docker.io-bitnami-kubectl"},
+		{"imagebot/", "ghcr.io/acme/api", "v2.0.0", "imagebot/ghcr.io-acme-api"},
+		{"imagebot/", "ghcr.io/acme/worker", "build-11", "imagebot/ghcr.io-acme-worker-build"},
+		{"imagebot/", "registry.suse.com/suse/sles15", "2.6.3-rev1-b1.2", "imagebot/registry.suse.com-suse-sles15-rev-b"},
+		{"imagebot/", "localhost:5000/team/app", "1.0", "imagebot/localhost-5000-team-app"},
+		{"imagebot/", "ghcr.io/Acme/App_Server", "1.0", "imagebot/ghcr.io-acme-app_server"},
+		{"deps/images/", "docker.io/library/redis", "7.4.1", "deps/images/docker.io-library-redis"},
+	} {
+		got := branchName(tc.prefix, tc.image, tc.tag)
+		if got != tc.want {
+			t.Errorf("branchName(%q, %q, %q) = %q, want %q", tc.prefix, tc.image, tc.tag, got, tc.want)
+		}
+		if err := plumbing.NewBranchReferenceName(got).Validate(); err != nil {
+			t.Errorf("%s is not a valid branch name: %v", got, err)
+		}
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"docker.io/library/nginx", "docker.io-library-nginx"},
+		{"UPPER_case", "upper_case"},
+		{"a b:c@d~e^f", "a-b-c-d-e-f"},
+		{"-edge-", "edge"},
+		{".dot.", "dot"},
+		{"a..b", "a.b"},
+		{"a...b", "a.b"},
+		{"x.lock", "x-lock"},
+		{"1.0", "1.0"},
+	} {
+		if got := sanitize(tc.in); got != tc.want {
+			t.Errorf("sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Tags may hold runs of dots ("1...2") and end in ".lock": the old tag
+// goes into the branch name when two updates share a stream, and git
+// refuses such names.
+func TestBranchNamesAreValidRefs(t *testing.T) {
+	for _, from := range []string{"1...2", "1....2", "v1.lock", "latest", "1.36.0", "_x_", "a-.b"} {
+		p := &plan.Plan{Updates: []plan.Update{
+			{Image: "docker.io/library/busybox", From: from, To: "1.37.0"},
+			{Image: "docker.io/library/busybox", From: "1.36.0", To: "1.37.0"},
+		}}
+		for _, g := range groups(p, "imagebot/") {
+			if err := plumbing.NewBranchReferenceName(g.Branch).Validate(); err != nil {
+				t.Errorf("from %q: branch %q: %v", from, g.Branch, err)
+			}
+		}
+	}
+}
+
+func TestShortName(t *testing.T) {
+	for _, tc := range []struct{ image, want string }{
+		{"docker.io/library/nginx", "nginx"},
+		{"docker.io/bitnami/kubectl", "bitnami/kubectl"},
+		{"ghcr.io/acme/api", "ghcr.io/acme/api"},
+		{"quay.io/prometheus/node-exporter", "quay.io/prometheus/node-exporter"},
+		{"registry.example.com/library/x", "registry.example.com/library/x"},
+	} {
+		if got := shortName(tc.image); got != tc.want {
+			t.Errorf("shortName(%q) = %q, want %q", tc.image, got, tc.want)
+		}
+	}
+}
+
+func TestGroups(t *testing.T) {
+	type row struct {
+		Branch, Image string
+		From          []string
+	}
+	for _, tc := range []struct {
+		name    string
+		updates []plan.Update
+		want    []row
+	}{{
+		name: "one branch per update, sorted by branch",
+		updates: []plan.Update{
+			{Image: "ghcr.io/acme/api", From: "v1.7.0", To: "v2.0.0"},
+			{Image: "docker.io/library/nginx", From: "1.25.3-alpine", To: "1.26.1-alpine"},
+			{Image: "docker.io/library/nginx", From: "1.25.3", To: "1.26.1"},
+		},
+		want: []row{
+			{"imagebot/docker.io-library-nginx", "docker.io/library/nginx", []string{"1.25.3"}},
+			{"imagebot/docker.io-library-nginx-alpine", "docker.io/library/nginx", []string{"1.25.3-alpine"}},
+			{"imagebot/ghcr.io-acme-api", "ghcr.io/acme/api", []string{"v1.7.0"}},
+		},
+	}, {
+		name: "two updates of one stream are told apart by their old tag",
+		updates: []plan.Update{
+			{Image: "docker.io/library/busybox", From: "latest", To: "1.37.0", Type: "pin"},
+			{Image: "docker.io/library/busybox", From: "1.36.0", To: "1.37.0", Type: "minor"},
+			{Image: "docker.io/library/redis", From: "7.2.4", To: "7.4.1"},
+		},
+		want: []row{
+			{"imagebot/docker.io-library-busybox-from-1.36.0", "docker.io/library/busybox", []string{"1.36.0"}},
+			{"imagebot/docker.io-library-busybox-from-latest", "docker.io/library/busybox", []string{"latest"}},
+			{"imagebot/docker.io-library-redis", "docker.io/library/redis", []string{"7.2.4"}},
+		},
+	}, {
+		name:    "empty plan",
+		updates: nil,
+		want:    nil,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []row
+			for _, g := range groups(&plan.Plan{Updates: tc.updates}, "imagebot/") {
+				r := row{Branch: g.Branch, Image: g.Image}
+				for _, u := range g.Updates {
+					r.From = append(r.From, u.From)
+				}
+				got = append(got, r)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("groups (-want +got):\n%s", d)
+			}
+		})
+	}
+}

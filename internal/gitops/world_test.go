@@ -1,0 +1,590 @@
+package gitops_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/imagebot/imagebot/fixtures"
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
+	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// token is GITHUB_TOKEN for both the git remote and the API. It is
+// distinctive so that a leak anywhere is found by a plain substring search.
+const token = "ghs_SCENARIO7oken5ecretDoNotPrint42"
+
+const (
+	owner = "acme"
+	name  = "platform-gitops"
+	main_ = "main"
+)
+
+// The configured commit author: not the default, so that the test shows the
+// configuration is what is used.
+var botAuthor = config.Author{Name: "acme-imagebot", Email: "imagebot@acme.example"}
+
+// human is a person who pushes to the repository.
+var human = object.Signature{Name: "Jane Doe", Email: "jane@acme.example"}
+
+var gitAuth = &githttp.BasicAuth{Username: "x-access-token", Password: token}
+
+// stream is what the held-out repository in testdata/manifests needs: one
+// pull request per image stream. The branch names are written out here, not
+// computed with the package's own function.
+type stream struct {
+	Branch, Image, From, To string
+	Files                   []string // files holding the reference, sorted
+	Locations               int
+}
+
+var streams = []stream{
+	{"imagebot/docker.io-bitnami-kubectl", "docker.io/bitnami/kubectl", "1.29.3", "1.30.1", []string{"apps/jobs/cronjob.yaml"}, 1},
+	{"imagebot/docker.io-library-busybox", "docker.io/library/busybox", "1.36.0", "1.37.0", []string{"apps/jobs/cronjob.yaml", "apps/storefront/deployment.yaml"}, 3},
+	{"imagebot/docker.io-library-nginx", "docker.io/library/nginx", "1.25.3", "1.26.1", []string{"apps/storefront/deployment.yaml", "clusters/prod/kustomization.yaml"}, 2},
+	{"imagebot/docker.io-library-nginx-alpine", "docker.io/library/nginx", "1.25.3-alpine", "1.26.1-alpine", []string{"apps/storefront/deployment.yaml", "local/compose.yaml"}, 2},
+	{"imagebot/docker.io-library-node", "docker.io/library/node", "20.11.1", "22.1.0", []string{"ci/jobs.yaml", "local/compose.yaml"}, 2},
+	{"imagebot/docker.io-library-postgres", "docker.io/library/postgres", "15.4", "16.2", []string{"charts/orders-db/values.yaml"}, 1},
+	{"imagebot/docker.io-library-redis", "docker.io/library/redis", "7.2.4", "7.4.1", []string{"charts/session-cache/values.yaml"}, 1},
+	{"imagebot/docker.io-library-redis-alpine", "docker.io/library/redis", "7.2.4-alpine", "7.4.1-alpine", []string{"local/compose.yaml"}, 1},
+	{"imagebot/ghcr.io-acme-api", "ghcr.io/acme/api", "v1.7.0", "v2.0.0", []string{"apps/checkout/deployment.yaml", "clusters/prod/kustomization.yaml"}, 2},
+	{"imagebot/ghcr.io-acme-builder-build", "ghcr.io/acme/builder", "build-98", "build-100", []string{"ci/jobs.yaml"}, 1},
+	{"imagebot/ghcr.io-acme-frozen", "ghcr.io/acme/frozen", "3.1.0", "3.2.0", []string{"legacy/acme-tools.yaml"}, 1},
+	{"imagebot/ghcr.io-acme-ignored", "ghcr.io/acme/ignored", "1.0.0", "1.1.0", []string{"legacy/acme-tools.yaml"}, 1},
+	{"imagebot/ghcr.io-acme-minor-only", "ghcr.io/acme/minor-only", "1.2.0", "2.0.0", []string{"legacy/acme-tools.yaml"}, 1},
+	{"imagebot/ghcr.io-acme-worker-build", "ghcr.io/acme/worker", "build-9", "build-11", []string{"apps/checkout/deployment.yaml"}, 1},
+	{"imagebot/quay.io-prometheus-node-exporter", "quay.io/prometheus/node-exporter", "v1.7.0", "v1.8.2", []string{"platform/monitoring/node-exporter.yaml"}, 1},
+	{"imagebot/registry.suse.com-bci-bci-base", "registry.suse.com/bci/bci-base", "15.5.36.5.14", "15.6.47.11.2", []string{"platform/base/suse.yaml"}, 1},
+	{"imagebot/registry.suse.com-suse-sles15-rev-b", "registry.suse.com/suse/sles15", "2.6.2-rev1-b5.1", "2.6.3-rev1-b1.2", []string{"platform/base/suse.yaml"}, 1},
+}
+
+func streamOf(t *testing.T, branch string) stream {
+	t.Helper()
+	for _, s := range streams {
+		if s.Branch == branch {
+			return s
+		}
+	}
+	t.Fatalf("no stream %s", branch)
+	return stream{}
+}
+
+func allBranches() []string {
+	var bs []string
+	for _, s := range streams {
+		bs = append(bs, s.Branch)
+	}
+	return bs
+}
+
+// world is one GitHub repository with everything around it: the seeded
+// registry, a smart-HTTP git remote that requires the token, the fake
+// GitHub API in front of it, and a clone as actions/checkout leaves it.
+type world struct {
+	t     *testing.T
+	ctx   context.Context
+	reg   *fixtures.Registry
+	gs    *gitserver.Server
+	gh    *githubfake.Server
+	files map[string][]byte // the repository as first committed
+	clone string
+	repo  *git.Repository
+	cfg   *config.Config
+	logs  *syncBuffer // every slog line of every run
+	out   *syncBuffer // Options.Out of every run
+	plan  *plan.Plan  // the plan of the last run
+}
+
+type worldOption func(*worldConfig)
+
+type worldConfig struct {
+	ghOpts []githubfake.Option
+}
+
+func withGitHub(o ...githubfake.Option) worldOption {
+	return func(c *worldConfig) { c.ghOpts = append(c.ghOpts, o...) }
+}
+
+// syncBuffer is a bytes.Buffer safe for slog's concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
+}
+
+func newWorld(t *testing.T, opts ...worldOption) *world {
+	t.Helper()
+	var wc worldConfig
+	for _, o := range opts {
+		o(&wc)
+	}
+	ctx := context.Background()
+	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}}
+
+	reg, err := fixtures.Serve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	w.reg = reg
+
+	gs, err := gitserver.New(t.TempDir(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gs.Close)
+	w.gs = gs
+	w.files = readTree(t, "testdata/manifests")
+	if _, err := gs.CreateRepo(owner, name, w.files, main_); err != nil {
+		t.Fatal(err)
+	}
+
+	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token)}, wc.ghOpts...)...)
+	t.Cleanup(gh.Close)
+	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
+	w.gh = gh
+
+	// actions/checkout: an https-style origin without credentials; the
+	// token is only handed to the transport.
+	w.clone = filepath.Join(t.TempDir(), "checkout")
+	w.repo, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	w.cfg = config.Default()
+	w.cfg.Git.Author = botAuthor
+
+	t.Cleanup(w.assertNoToken)
+	return w
+}
+
+// readTree reads every file below dir into a map of slash paths.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// sync makes the clone what a fresh checkout of the scheduled run would be:
+// the remote's main, nothing else.
+func (w *world) sync(t *testing.T) {
+	t.Helper()
+	err := w.repo.FetchContext(w.ctx, &git.FetchOptions{RemoteName: "origin", Auth: gitAuth, Force: true, Prune: true})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		t.Fatalf("fetch: %v", err)
+	}
+	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", main_), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := w.repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: ref.Hash(), Mode: git.HardReset}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.git(t, "rev-parse", main_); got != ref.Hash().String() {
+		t.Fatalf("clone at %s, remote main at %s", ref.Hash(), got)
+	}
+}
+
+// policies compiles policies as cmd/bot's engine does.
+func policies(cfg *config.Config) func(string) (*policy.Policy, error) {
+	return func(image string) (*policy.Policy, error) {
+		r := cfg.For(image)
+		return policy.New(policy.Spec{
+			Skip: r.Skip, Allow: r.Allow, Ignore: r.Ignore, Pattern: r.Pattern,
+			Versioning: r.Versioning, Range: r.Range, Pin: r.Pin,
+		})
+	}
+}
+
+// planDir scans dir and decides every reference against the registry as it
+// is now, with a fresh client (no cache from an earlier run).
+func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client) {
+	t.Helper()
+	reg := registry.NewClient(registry.WithMirrors(w.reg.Mirrors()))
+	res, err := scan.Dir(w.ctx, dir, w.cfg.Included)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Build(w.ctx, res, plan.Options{Registry: reg, Policy: policies(w.cfg), Logger: slog.New(slog.NewTextHandler(w.logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range p.Problems {
+		t.Errorf("plan problem: %s:%d: %s", pr.File, pr.Line, pr.Message)
+	}
+	return p, reg
+}
+
+// options are what cmd/bot's run builds from the environment and config.
+func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
+	t.Helper()
+	url, err := gitops.OriginURL(w.clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := gitops.RepositoryFromURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repo != owner+"/"+name {
+		t.Fatalf("repository from %s = %s", url, repo)
+	}
+	cfg := w.cfg
+	return gitops.Options{
+		URL:          url,
+		Repository:   repo,
+		APIURL:       w.gh.URL(),
+		Token:        token,
+		BranchPrefix: cfg.Git.BranchPrefix,
+		Author:       object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
+		Draft:        cfg.PullRequests.Draft,
+		Out:          w.out,
+		Message: func(u plan.Update) (string, error) {
+			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
+		},
+		Meta: func(image string) gitops.Meta {
+			r := cfg.For(image)
+			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
+		},
+		Details: reg.Info,
+		Logger:  slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		MaxWait: 3 * time.Second,
+	}
+}
+
+// run is one scheduled run: fresh checkout of main, plan, gitops.Run.
+func (w *world) run(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+	t.Helper()
+	w.sync(t)
+	p, reg := w.planDir(t, w.clone)
+	w.plan = p
+	o := w.options(t, reg)
+	for _, e := range edit {
+		e(&o)
+	}
+	res, err := gitops.Run(w.ctx, p, o)
+	if err != nil {
+		if strings.Contains(err.Error(), token) {
+			t.Errorf("Run error holds the token: %v", err)
+		}
+		t.Fatalf("Run: %v", err)
+	}
+	for _, e := range res.Failed {
+		if strings.Contains(e.Error(), token) {
+			t.Errorf("failure holds the token: %v", e)
+		}
+	}
+	for _, pr := range res.Problems {
+		t.Errorf("run problem: %s:%d: %s", pr.File, pr.Line, pr.Message)
+	}
+	return res
+}
+
+// runClean is a run that must not fail anything.
+func (w *world) runClean(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+	t.Helper()
+	res := w.run(t, edit...)
+	for _, e := range res.Failed {
+		t.Errorf("failed: %v", e)
+	}
+	return res
+}
+
+// counters are the remote's and the API's write counters.
+type counters struct{ writes, pushes int }
+
+func (w *world) counters() counters { return counters{w.gh.Writes(), w.gs.Pushes()} }
+
+// prs returns the pull requests by head branch; for a branch with more than
+// one, the newest wins.
+func (w *world) prs() map[string]githubfake.PR {
+	m := map[string]githubfake.PR{}
+	for _, pr := range w.gh.PRs(owner, name) {
+		m[pr.Head] = pr
+	}
+	return m
+}
+
+func (w *world) openPRs() map[string]githubfake.PR {
+	m := map[string]githubfake.PR{}
+	for _, pr := range w.gh.PRs(owner, name) {
+		if pr.State == "open" {
+			if old, dup := m[pr.Head]; dup {
+				w.t.Errorf("two open PRs for %s: #%d and #%d", pr.Head, old.Number, pr.Number)
+			}
+			m[pr.Head] = pr
+		}
+	}
+	return m
+}
+
+// git runs the git CLI in the bare repository on the remote.
+func (w *world) git(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := w.tryGit(args...)
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func (w *world) tryGit(args ...string) (string, error) {
+	out, err := w.rawGit(args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// rawGit returns git's stdout byte for byte.
+func (w *world) rawGit(args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = w.gs.Dir(owner, name)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_DIR="+cmd.Dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, errors.New(strings.TrimSpace(stderr.String()) + ": " + err.Error())
+	}
+	return out, nil
+}
+
+func (w *world) blob(t *testing.T, rev string) string {
+	t.Helper()
+	b, err := w.rawGit("cat-file", "blob", rev)
+	if err != nil {
+		t.Fatalf("%s: %v", rev, err)
+	}
+	return string(b)
+}
+
+func (w *world) sha(t *testing.T, branch string) string {
+	t.Helper()
+	return w.git(t, "rev-parse", "refs/heads/"+branch)
+}
+
+func (w *world) branchExists(branch string) bool {
+	_, err := w.tryGit("rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}
+
+func (w *world) count(t *testing.T, rng string) int {
+	t.Helper()
+	n, err := strconv.Atoi(w.git(t, "rev-list", "--count", rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkBranch asserts that branch is exactly one commit on top of main's
+// tip, made by the configured author, and that it changes only s's tag in
+// s's files, turning s.From into to in every one of s's locations.
+func (w *world) checkBranch(t *testing.T, s stream, to string) {
+	t.Helper()
+	b := "refs/heads/" + s.Branch
+	if n := w.count(t, "main.."+b); n != 1 {
+		t.Errorf("%s: %d commits ahead of main, want 1", s.Branch, n)
+	}
+	if parent, tip := w.git(t, "rev-parse", b+"^"), w.git(t, "rev-parse", "main"); parent != tip {
+		t.Errorf("%s: parent %s is not main's tip %s", s.Branch, parent, tip)
+	}
+	who := w.git(t, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", b)
+	wantWho := botAuthor.Name + " <" + botAuthor.Email + ">"
+	if want := wantWho + "|" + wantWho + "|Update " + s.Image + " to " + to; who != want {
+		t.Errorf("%s: commit %q, want %q", s.Branch, who, want)
+	}
+	changed := strings.Fields(w.git(t, "diff", "--name-only", b+"^", b))
+	if !slices.Equal(changed, s.Files) {
+		t.Errorf("%s changes %v, want %v", s.Branch, changed, s.Files)
+	}
+	locs := 0
+	for _, f := range changed {
+		before := w.blob(t, b+"^:"+f)
+		after := w.blob(t, b+":"+f)
+		locs += tagOnlyDiff(t, s.Branch+": "+f, before, after, s.From, to)
+	}
+	if locs != s.Locations {
+		t.Errorf("%s: %d lines changed, want %d", s.Branch, locs, s.Locations)
+	}
+}
+
+// tagOnlyDiff checks that after is before with from replaced by to on some
+// lines and nothing else changed, and returns how many lines changed.
+func tagOnlyDiff(t *testing.T, what, before, after, from, to string) int {
+	t.Helper()
+	bl, al := strings.Split(before, "\n"), strings.Split(after, "\n")
+	if len(bl) != len(al) {
+		t.Errorf("%s: %d lines became %d", what, len(bl), len(al))
+		return 0
+	}
+	n := 0
+	for i := range bl {
+		if bl[i] == al[i] {
+			continue
+		}
+		n++
+		if want := strings.Replace(bl[i], from, to, 1); al[i] != want || !strings.Contains(bl[i], from) {
+			t.Errorf("%s:%d: %q became %q, want only %s -> %s", what, i+1, bl[i], al[i], from, to)
+		}
+	}
+	return n
+}
+
+// humanPush commits edits to branch as a person would (own clone, own
+// name) and pushes; it returns the new commit.
+func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
+		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
+		ReferenceName: plumbing.NewBranchReferenceName(branch), SingleBranch: true,
+	})
+	if err != nil {
+		t.Fatalf("clone %s: %v", branch, err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, edit := range edits {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := edit(string(b))
+		if after == string(b) {
+			t.Fatalf("edit of %s changes nothing", f)
+		}
+		if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wt.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	who := human
+	who.When = time.Now()
+	h, err := wt.Commit(msg, &git.CommitOptions{Author: &who, Committer: &who})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "refs/heads/" + branch
+	if err := r.PushContext(w.ctx, &git.PushOptions{Auth: gitAuth, RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(ref + ":" + ref)}}); err != nil {
+		t.Fatalf("push %s: %v", branch, err)
+	}
+	return h.String()
+}
+
+// replace is an edit that must find old.
+func replace(old, new string) func(string) string {
+	return func(s string) string { return strings.Replace(s, old, new, 1) }
+}
+
+// pushTag makes a newer tag of a seeded image appear in the registry.
+func (w *world) pushTag(t *testing.T, image, tag string) {
+	t.Helper()
+	if _, err := w.reg.Push(w.ctx, image, tag); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertNoToken: the token is in no log line, no output, no PR text and not
+// in the clone's git config.
+func (w *world) assertNoToken() {
+	t := w.t
+	if strings.Contains(w.logs.String(), token) {
+		t.Errorf("token in log output:\n%s", w.logs.String())
+	}
+	if strings.Contains(w.out.String(), token) {
+		t.Errorf("token in Out")
+	}
+	for _, pr := range w.gh.PRs(owner, name) {
+		text := pr.Title + pr.Body + strings.Join(pr.Comments, "\n")
+		if strings.Contains(text, token) {
+			t.Errorf("token in PR #%d", pr.Number)
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(w.clone, ".git", "config"))
+	if err != nil {
+		t.Error(err)
+	}
+	if strings.Contains(string(cfg), token) {
+		t.Errorf("token in .git/config:\n%s", cfg)
+	}
+}
+
+// sorted returns a sorted copy.
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+func diffSets(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if d := cmp.Diff(sorted(want), sorted(got), cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("%s (-want +got):\n%s", what, d)
+	}
+}
