@@ -22,6 +22,9 @@ type markedMove struct {
 	From   string `json:"from"`
 	To     string `json:"to"`
 	Digest string `json:"digest,omitempty"`
+	// Locations ("file:line") let a rerun see that the body's table of
+	// locations is stale, e.g. after main gained another reference.
+	Locations []string `json:"locations,omitempty"`
 }
 
 const markerPrefix = "<!-- imagebot:v1 "
@@ -31,7 +34,11 @@ var markerRE = regexp.MustCompile(`<!-- imagebot:v1 (\{.*?\}) -->`)
 func markerOf(g group) marker {
 	m := marker{Image: g.Image, Branch: g.Branch}
 	for _, u := range g.Updates {
-		m.Updates = append(m.Updates, markedMove{From: u.From, To: u.To, Digest: u.Digest})
+		mv := markedMove{From: u.From, To: u.To, Digest: u.Digest}
+		for _, l := range u.Locations {
+			mv.Locations = append(mv.Locations, fmt.Sprintf("%s:%d", l.File, l.Line))
+		}
+		m.Updates = append(m.Updates, mv)
 	}
 	return m
 }

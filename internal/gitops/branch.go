@@ -21,16 +21,34 @@ type group struct {
 // so a newer version reuses the branch (and the open PR) of the one before.
 // Two updates of one image and stream in one plan (busybox:1.36.0 and
 // busybox:latest both moving to 1.37.0) are told apart by their old tag.
-func groups(p *plan.Plan, prefix string) []group {
+func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefix, nil) }
+
+// groupsKeeping is groups, except that an update an open PR already carries
+// (same image, same old tag) keeps that PR's branch: a newer version moves
+// the open PR even when another tag of the stream now needs its own branch.
+// open maps image+"\x00"+from to a branch.
+func groupsKeeping(p *plan.Plan, prefix string, open map[string]string) []group {
+	branch := make([]string, len(p.Updates))
+	taken := map[string]bool{}
+	for i, u := range p.Updates {
+		if b, ok := open[u.Image+"\x00"+u.From]; ok && !taken[b] {
+			branch[i], taken[b] = b, true
+		}
+	}
 	count := map[string]int{}
-	for _, u := range p.Updates {
-		count[branchName(prefix, u.Image, u.To)]++
+	for i, u := range p.Updates {
+		if branch[i] == "" {
+			count[branchName(prefix, u.Image, u.To)]++
+		}
 	}
 	out := make([]group, 0, len(p.Updates))
-	for _, u := range p.Updates {
-		b := branchName(prefix, u.Image, u.To)
-		if count[b] > 1 {
-			b += "-from-" + sanitize(u.From)
+	for i, u := range p.Updates {
+		b := branch[i]
+		if b == "" {
+			b = branchName(prefix, u.Image, u.To)
+			if count[b] > 1 || taken[b] {
+				b += "-from-" + sanitize(u.From)
+			}
 		}
 		out = append(out, group{Branch: b, Image: u.Image, Updates: []plan.Update{u}})
 	}

@@ -52,7 +52,15 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Result, error) {
 		}
 	}
 	handled := map[string]bool{}
-	for _, g := range groups(p, o.BranchPrefix) {
+	carried := map[string]string{}
+	for branch, pr := range r.open {
+		if m, ok := parseMarker(pr.GetBody()); ok {
+			for _, mv := range m.Updates {
+				carried[m.Image+"\x00"+mv.From] = branch
+			}
+		}
+	}
+	for _, g := range groupsKeeping(p, o.BranchPrefix, carried) {
 		handled[g.Branch] = true
 		if err := r.group(ctx, g); err != nil {
 			o.Logger.Error("pull request failed", "branch", g.Branch, "err", err)
