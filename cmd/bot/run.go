@@ -53,6 +53,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		fmt.Fprintf(stderr, "bot run: %v\n", err)
 		return sum, exitUsage
 	}
+	if !o.DryRun && os.Getenv("GITHUB_TOKEN") == "" {
+		// Fail before the registry lookups, not after them.
+		fmt.Fprintln(stderr, "bot run: GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)")
+		return sum, exitUsage
+	}
 	endPlan := logGroup(stdout, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx, false)
 	endPlan()
@@ -99,7 +104,9 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.Failed += len(res.Failed)
 	printRun(stdout, p, res)
 	annotate(stdout, p)
-	writeActionOutputs(sum)
+	if err := writeActionOutputs(sum); err != nil {
+		e.log.Warn("GitHub Actions outputs not written", "err", err)
+	}
 	if sum.Failed > 0 {
 		return sum, exitPartial
 	}

@@ -177,7 +177,7 @@ func TestBody(t *testing.T) {
 	if d := cmp.Diff(want, body(g)); d != "" {
 		t.Errorf("body (-want +got):\n%s", d)
 	}
-	if body(g) != body(g) {
+	if first, second := body(g), body(g); first != second {
 		t.Error("body is not deterministic")
 	}
 

@@ -70,10 +70,7 @@ func branchName(prefix, image, tag string) string {
 // 7.2.5-alpine, "rev-b" for 2.6.3-rev1-b1.2, "" for 1.26.1 and v1.9.0. Tags
 // of one stream replace each other; tags of two streams never do.
 func stream(tag string) string {
-	var parts []string
-	for _, f := range strings.FieldsFunc(tag, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == '-' || r == '_' }) {
-		parts = append(parts, f)
-	}
+	parts := strings.FieldsFunc(tag, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == '-' || r == '_' })
 	if len(parts) > 0 && parts[0] == "v" && len(tag) > 1 && unicode.IsDigit(rune(tag[1])) {
 		parts = parts[1:]
 	}

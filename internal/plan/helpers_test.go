@@ -129,9 +129,6 @@ func pod(images ...string) string {
 	return s
 }
 
-// podLine is the line of the i-th image of pod (0-based).
-func podLine(i int) int { return 8 + 2*i }
-
 // summary is an update as the tests compare it: locations as "file:line",
 // and the changes as "file:line tag@digest".
 type summary struct {

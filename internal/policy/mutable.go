@@ -45,7 +45,7 @@ func isDottedNumbers(x string) bool {
 	return x[0] == '.'
 }
 
-func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 // tagSet holds the tags of a listing that Mutable reports as floating, built
 // in one pass so that filtering a listing of n tags costs O(n), not O(n²):
