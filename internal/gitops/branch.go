@@ -16,6 +16,15 @@ type group struct {
 	Updates []plan.Update
 }
 
+// changes are every edit the group's updates make.
+func (g group) changes() []plan.Change {
+	var cs []plan.Change
+	for _, u := range g.Updates {
+		cs = append(cs, u.Changes...)
+	}
+	return cs
+}
+
 // groups gives every update of the plan its own branch. The name comes
 // from the image and the stream of the target tag, never from the version,
 // so a newer version reuses the branch (and the open PR) of the one before.

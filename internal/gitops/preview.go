@@ -20,22 +20,13 @@ func Preview(p *plan.Plan, dir, prefix string, out io.Writer) error {
 	}
 	for _, g := range groups(p, prefix) {
 		fmt.Fprintf(out, "--- would open pull request from %s\n%s\n\n%s\n", g.Branch, title(g), body(g))
-		byFile := map[string][]plan.Change{}
-		for _, u := range g.Updates {
-			for _, c := range u.Changes {
-				byFile[c.Ref.File] = append(byFile[c.Ref.File], c)
-			}
-		}
-		files := make(map[string][]byte, len(byFile))
-		for f := range byFile {
-			files[f] = nil
-		}
-		for _, f := range sortedKeys(files) {
+		for _, fc := range rewrite.ByFile(g.changes()) {
+			f := fc.File
 			before, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
 			if err != nil {
 				return err
 			}
-			after, _, err := rewrite.Bytes(before, byFile[f])
+			after, _, err := rewrite.Bytes(before, fc.Changes)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}

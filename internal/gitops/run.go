@@ -141,14 +141,9 @@ func (r *runner) withoutDeclined(ctx context.Context, g group) (group, error) {
 
 // edits applies the group's changes to the default branch's files.
 func (r *runner) edits(g group) (map[string][]byte, error) {
-	byFile := map[string][]plan.Change{}
-	for _, u := range g.Updates {
-		for _, c := range u.Changes {
-			byFile[c.Ref.File] = append(byFile[c.Ref.File], c)
-		}
-	}
 	files := map[string][]byte{}
-	for f, cs := range byFile {
+	for _, fc := range rewrite.ByFile(g.changes()) {
+		f, cs := fc.File, fc.Changes
 		src, ok := fileAt(r.tip, f)
 		if !ok {
 			return nil, fmt.Errorf("%s is not on %s: run on a checkout of its tip", f, r.base)

@@ -26,18 +26,9 @@ type Result struct {
 // most once, with all its edits, or not at all: a file whose edits fail is
 // left byte-for-byte as it was and reported, and the others still change.
 func Files(root string, changes []plan.Change) (Result, error) {
-	byFile := map[string][]plan.Change{}
-	for _, c := range changes {
-		byFile[c.Ref.File] = append(byFile[c.Ref.File], c)
-	}
-	names := make([]string, 0, len(byFile))
-	for f := range byFile {
-		names = append(names, f)
-	}
-	sort.Strings(names)
 	var res Result
-	for _, f := range names {
-		cs := byFile[f]
+	for _, fc := range ByFile(changes) {
+		f, cs := fc.File, fc.Changes
 		changed, skipped, err := File(filepath.Join(root, filepath.FromSlash(f)), cs)
 		res.Problems = append(res.Problems, skipped...)
 		var perr *os.PathError
@@ -53,6 +44,30 @@ func Files(root string, changes []plan.Change) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// FileChanges are the changes that concern one file.
+type FileChanges struct {
+	File    string
+	Changes []plan.Change
+}
+
+// ByFile groups changes by the file they edit, in file order, so that each
+// file is read and written once with all its edits.
+func ByFile(changes []plan.Change) []FileChanges {
+	idx := map[string]int{}
+	var out []FileChanges
+	for _, c := range changes {
+		i, ok := idx[c.Ref.File]
+		if !ok {
+			i = len(out)
+			idx[c.Ref.File] = i
+			out = append(out, FileChanges{File: c.Ref.File})
+		}
+		out[i].Changes = append(out[i].Changes, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
 }
 
 // File applies changes that all concern the file at path, and reports
