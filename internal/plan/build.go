@@ -48,7 +48,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Plan{Updates: []Update{}, Problems: []Problem{}}
+	p := &Plan{Updates: []Update{}, Notices: []Notice{}, Problems: []Problem{}}
 	for _, sp := range res.Problems {
 		if errors.Is(sp.Err, scan.ErrTemplate) {
 			opts.Logger.Debug("skipped template", "file", sp.File)

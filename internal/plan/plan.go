@@ -9,8 +9,36 @@ import (
 // command shares.
 type Plan struct {
 	Updates  []Update  `json:"updates"`
+	Notices  []Notice  `json:"notices"`
 	Problems []Problem `json:"problems"`
 }
+
+// Notice accounts for one reference the plan does not update, and says why:
+// every reference the scan found ends as a location of an update or as a
+// notice (DESIGN.md "Notices"). Reason is one of the Reason constants; Detail
+// is a sentence for humans ("22.3.0 only as alpine3.19").
+type Notice struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Image  string `json:"image"`
+	Tag    string `json:"tag"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Reasons a reference is left alone.
+const (
+	ReasonUpToDate     = "up-to-date"    // the newest allowed tag of its stream
+	ReasonFloating     = "floating"      // a mutable tag (latest, 1.27 beside 1.27.3); pin: tag fixes it
+	ReasonOtherVariant = "other-variant" // newer versions exist only in other variants
+	ReasonHeld         = "held"          // a gate held back every candidate (detail: gate and candidate)
+	ReasonNoTag        = "no-tag"        // no tag written (Kubernetes pulls latest)
+	ReasonDigestOnly   = "digest-only"   // name@sha256:... without a tag: nothing to compare
+	ReasonVariable     = "variable"      // ${VAR} or another value that is not a reference
+	ReasonSkipped      = "skipped"       // a policy says skip
+	ReasonPattern      = "pattern"       // the tag does not match the policy's pattern or versioning
+	ReasonDeclined     = "declined"      // a closed pull request declined exactly this version
+)
 
 // Update is one image moving from one tag to another. Every place in the
 // repository that holds that image at that tag is one of its locations.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,44 +18,50 @@ type Result struct {
 	Files    int // files read
 }
 
-// Dir scans every YAML file below root that include accepts (include gets
-// slash paths relative to root; nil means every *.yaml and *.yml). `.git` is
-// never entered. Files are read and parsed concurrently; the result is sorted
-// by file and position, so it does not depend on scheduling.
+// Dir scans every YAML file below root that include accepts; see FS.
 func Dir(ctx context.Context, root string, include func(rel string) bool) (Result, error) {
+	res, err := FS(ctx, os.DirFS(root), include)
+	if err != nil {
+		return Result{}, fmt.Errorf("scan %s: %w", root, err)
+	}
+	return res, nil
+}
+
+// FS scans every YAML file of fsys that include accepts (include gets slash
+// paths relative to the root of fsys; nil means every *.yaml and *.yml).
+// `.git` is never entered. fsys may be a directory (os.DirFS) or a git tree,
+// so that `run` plans from exactly the commit it will commit onto. Files are
+// read and parsed concurrently; the result is sorted by file and position,
+// so it does not depend on scheduling.
+func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool) (Result, error) {
 	if include == nil {
 		include = func(rel string) bool {
 			return strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml")
 		}
 	}
 	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			if d.Name() == ".git" {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if d.Type().IsRegular() && include(rel) {
-			files = append(files, rel)
+		if d.Type().IsRegular() && include(p) {
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("scan %s: %w", root, err)
+		return Result{}, err
 	}
-	return scanFiles(ctx, root, files)
+	return scanFiles(ctx, fsys, files)
 }
 
-func scanFiles(ctx context.Context, root string, files []string) (Result, error) {
+func scanFiles(ctx context.Context, fsys fs.FS, files []string) (Result, error) {
 	type out struct {
 		refs     []Ref
 		problems []Problem
@@ -69,7 +74,7 @@ func scanFiles(ctx context.Context, root string, files []string) (Result, error)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(files[i])))
+				src, err := fs.ReadFile(fsys, files[i])
 				if err != nil {
 					outs[i].problems = []Problem{{Location: Location{File: files[i]}, Err: err}}
 					continue
