@@ -23,7 +23,7 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "bot apply: %v\n", err)
 		return exitUsage
 	}
-	p, _, err := e.plan(ctx, false)
+	p, _, err := e.plan(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "bot apply: %v\n", err)
 		return exitUsage

@@ -127,7 +127,7 @@ func credentials(cfg *config.Config, mirrors map[string]string) map[string]regis
 }
 
 // plan scans the repository and decides every reference.
-func (e *engine) plan(ctx context.Context, withInfo bool) (*plan.Plan, scan.Result, error) {
+func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	res, err := scan.Dir(ctx, e.repo, e.cfg.Included)
 	if err != nil {
 		return nil, res, err
@@ -137,7 +137,6 @@ func (e *engine) plan(ctx context.Context, withInfo bool) (*plan.Plan, scan.Resu
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry: e.reg,
 		Policy:   e.policies(),
-		WithInfo: withInfo,
 		Progress: prog.update,
 		Logger:   e.log,
 	})

@@ -40,7 +40,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bot plan: %v\n", err)
 		return exitUsage
 	}
-	p, _, err := e.plan(ctx, false)
+	p, _, err := e.plan(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "bot plan: %v\n", err)
 		return exitUsage

@@ -59,7 +59,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		return sum, exitUsage
 	}
 	endPlan := logGroup(stdout, "imagebot: scan and look up images")
-	p, _, err := e.plan(ctx, false)
+	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
 		fmt.Fprintf(stderr, "bot run: %v\n", err)

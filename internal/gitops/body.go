@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // marker is the machine-readable part of a PR body: what the PR proposes.
@@ -137,7 +138,7 @@ func body(g group) string {
 	if d := g.Updates[0].Digest; d != "" {
 		fmt.Fprintf(&b, "\nNew digest: `%s`\n", d)
 	}
-	if notes := releaseNotes(g.Updates[0]); notes != "" {
+	if notes := releaseNotes(g.Updates[0], g.info(0)); notes != "" {
 		b.WriteString("\n" + notes + "\n")
 	}
 	b.WriteString("\nMerging is the human gate: once merged, your GitOps controller rolls it out. " +
@@ -148,11 +149,11 @@ func body(g group) string {
 }
 
 // releaseNotes links the source the image's OCI labels name.
-func releaseNotes(u plan.Update) string {
-	if u.Info == nil {
+func releaseNotes(u plan.Update, info *registry.Info) string {
+	if info == nil {
 		return ""
 	}
-	src := u.Info.Labels["org.opencontainers.image.source"]
+	src := info.Labels["org.opencontainers.image.source"]
 	if !strings.HasPrefix(src, "https://") {
 		return ""
 	}
@@ -161,8 +162,8 @@ func releaseNotes(u plan.Update) string {
 	if strings.HasPrefix(src, "https://github.com/") {
 		line += fmt.Sprintf(" · [release notes for %s](%s/releases/tag/%s)", u.To, src, u.To)
 	}
-	if !u.Info.Created.IsZero() {
-		line += fmt.Sprintf(" · built %s", u.Info.Created.UTC().Format("2006-01-02"))
+	if !info.Created.IsZero() {
+		line += fmt.Sprintf(" · built %s", info.Created.UTC().Format("2006-01-02"))
 	}
 	return line
 }

@@ -162,10 +162,10 @@ func TestParseMarkerRejects(t *testing.T) {
 func TestBody(t *testing.T) {
 	g := apiPinned
 	g.Updates = []plan.Update{g.Updates[0]}
-	g.Updates[0].Info = &registry.Info{
+	g.Infos = []*registry.Info{{
 		Created: time.Date(2024, 7, 1, 8, 0, 0, 0, time.UTC),
 		Labels:  map[string]string{"org.opencontainers.image.source": "https://github.com/acme/api.git"},
-	}
+	}}
 	want := "This pull request moves **ghcr.io/acme/api** from `v1.7.0` to `v2.0.0` (major).\n\n" +
 		"| Location | Old | New | Type |\n|---|---|---|---|\n" +
 		"| `apps/api/deployment.yaml:11` | `v1.7.0`<br>`0123456789ab` | `v2.0.0`<br>`fedcba987654` | major |\n" +
@@ -194,7 +194,7 @@ func TestBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := nginxMinor
 			g.Updates = []plan.Update{g.Updates[0]}
-			g.Updates[0].Info = tc.info
+			g.Infos = []*registry.Info{tc.info}
 			b := body(g)
 			if tc.notes != "" && !strings.Contains(b, tc.notes) {
 				t.Errorf("body lacks %q:\n%s", tc.notes, b)

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // group is one update and the branch and PR that carry it.
@@ -14,6 +15,18 @@ type group struct {
 	Branch  string
 	Image   string
 	Updates []plan.Update
+	// Infos is what the registry says about each update's new image, in
+	// the order of Updates (nil entries when unknown); filled only when a
+	// PR body is written.
+	Infos []*registry.Info
+}
+
+// info is the registry's description of the i-th update's new image, or nil.
+func (g group) info(i int) *registry.Info {
+	if i < len(g.Infos) {
+		return g.Infos[i]
+	}
+	return nil
 }
 
 // changes are every edit the group's updates make.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -171,10 +172,9 @@ func (r *runner) details(ctx context.Context, g group) group {
 	if r.o.Details == nil {
 		return g
 	}
-	ups := make([]plan.Update, len(g.Updates))
-	copy(ups, g.Updates)
-	for i, u := range ups {
-		if u.Info != nil {
+	infos := make([]*registry.Info, len(g.Updates))
+	for i, u := range g.Updates {
+		if infos[i] = g.info(i); infos[i] != nil {
 			continue
 		}
 		info, err := r.o.Details(ctx, u.Image, u.To)
@@ -182,8 +182,8 @@ func (r *runner) details(ctx context.Context, g group) group {
 			r.o.Logger.Warn("image details unavailable", "image", u.Image, "tag", u.To, "err", err)
 			continue
 		}
-		ups[i].Info = info
+		infos[i] = info
 	}
-	g.Updates = ups
+	g.Infos = infos
 	return g
 }

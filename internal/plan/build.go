@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/policy"
-	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
 	"golang.org/x/sync/errgroup"
 )
@@ -20,7 +19,6 @@ import (
 type Registry interface {
 	Tags(ctx context.Context, repo string) ([]string, error)
 	Digest(ctx context.Context, repo, tag string) (string, error)
-	Info(ctx context.Context, repo, tag string) (*registry.Info, error)
 }
 
 // Options steer Build.
@@ -30,8 +28,6 @@ type Options struct {
 	Policy func(image string) (*policy.Policy, error)
 	// Concurrency bounds the images looked up at once (default 8).
 	Concurrency int
-	// WithInfo fetches the new image's config for every update (PR bodies).
-	WithInfo bool
 	// Progress, when set, is called after each image is decided.
 	Progress func(done, total int)
 	Logger   *slog.Logger

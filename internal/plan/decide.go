@@ -50,13 +50,6 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 		if up == nil {
 			continue
 		}
-		if opts.WithInfo {
-			if info, err := opts.Registry.Info(ctx, img, up.To); err == nil {
-				up.Info = info
-			} else {
-				opts.Logger.Warn("image details unavailable", "image", img, "tag", up.To, "err", err)
-			}
-		}
 		ups = merge(ups, *up)
 	}
 	return ups, probs

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -52,8 +51,6 @@ type Update struct {
 
 	// Changes are the edits that carry the update out, one per reference.
 	Changes []Change `json:"-"`
-	// Info describes the new image when it was fetched (for PR bodies).
-	Info *registry.Info `json:"-"`
 }
 
 // Change is one reference and the values to write into it.

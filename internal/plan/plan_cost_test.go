@@ -158,46 +158,6 @@ func TestBuildCostPlainTags(t *testing.T) {
 	}
 }
 
-// TestBuildCostWithInfo: image details for PR bodies are fetched once per
-// update target, by GET, and never for references that do not move.
-func TestBuildCostWithInfo(t *testing.T) {
-	reg := newRegistry(t, seed)
-	res := scanFiles(t, map[string]string{
-		"a.yaml": pod("nginx:1.25.3", "nginx:1.25.5", "ghcr.io/acme/api:v1.8.2", "busybox", "busybox:latest"),
-		"b.yaml": pod("nginx:1.25.3"),
-	})
-	p, err := plan.Build(t.Context(), res, plan.Options{
-		Registry: reg.client(),
-		Policy:   policies(t, map[string]policy.Spec{"docker.io/library/busybox": {Pin: "tag"}}),
-		WithInfo: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range p.Updates {
-		if u.Info == nil {
-			t.Errorf("%s %s -> %s: no Info", u.Image, u.From, u.To)
-		} else if want := reg.digests[u.Image+":"+u.To]; u.Info.Digest != want {
-			t.Errorf("%s:%s: Info.Digest %s, want %s", u.Image, u.To, u.Info.Digest, want)
-		}
-	}
-	gets := map[string]int{}
-	for _, m := range manifestRequests(reg.Requests()) {
-		if strings.HasPrefix(m, "GET ") {
-			gets[m]++
-		}
-	}
-	// nginx 1.25.3 and 1.25.5 both move to 1.26.1: one GET. busybox latest
-	// and untagged are one update: one GET. api does not move: none.
-	want := map[string]int{
-		"GET docker.io/library/nginx:1.26.1":   1,
-		"GET docker.io/library/busybox:1.37.0": 1,
-	}
-	if diff := cmp.Diff(want, gets); diff != "" {
-		t.Errorf("manifest GETs (-want +got):\n%s", diff)
-	}
-}
-
 // listings counts, for one repository, the tag listings started (requests
 // without ?last=) and the requests made in all (every page).
 func listings(reqs []registrytest.Request, repo string) (starts, pages int) {
