@@ -1,6 +1,6 @@
 # imagebot: the two commands a new user runs are `make demo` and `make test`.
 GO      ?= go
-BIN     := bin/bot
+BIN     := bin/imagebot
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 

@@ -20,12 +20,12 @@ func applyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 	e, err := newEngine(o.commonOptions, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
 	p, _, err := e.plan(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
 	var changes []plan.Change
@@ -34,12 +34,12 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 	}
 	res, err := rewrite.Files(o.Repo, changes)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
 	p.Problems = append(p.Problems, res.Problems...)
 	if err := writePlan(stdout, p, o.Output); err != nil {
-		fmt.Fprintf(stderr, "bot apply: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
 	annotate(stdout, p)

@@ -27,7 +27,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	dir, err := os.MkdirTemp("", "imagebot-demo-")
 	if err != nil {
-		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
 		return exitUsage
 	}
 	if *keep {
@@ -37,35 +37,35 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	reg, err := fixtures.Serve(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot demo: registry: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: registry: %v\n", err)
 		return exitUsage
 	}
 	defer reg.Close()
 
 	repo := filepath.Join(dir, "repo")
 	if err := fixtures.WriteDemo(repo); err != nil {
-		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
 		return exitUsage
 	}
 	before, err := snapshot(repo)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
 		return exitUsage
 	}
 	common := commonOptions{Repo: repo, Concurrency: 8, Mirrors: reg.Mirrors(), LogLevel: *logLevel, LogFormat: "text"}
 
 	fmt.Fprintf(stdout, "== imagebot demo: registry %s, repository %s\n\n", reg.URL(), repo)
-	fmt.Fprintln(stdout, "== bot plan")
+	fmt.Fprintln(stdout, "== imagebot plan")
 	if code := runPlan(ctx, planOptions{commonOptions: common, Output: "text"}, stdout, stderr); code != exitOK {
 		return code
 	}
-	fmt.Fprintln(stdout, "\n== bot apply (diff of the working tree)")
+	fmt.Fprintln(stdout, "\n== imagebot apply (diff of the working tree)")
 	if code := runApply(ctx, planOptions{commonOptions: common, Output: "text"}, io.Discard, stderr); code != exitOK {
 		return code
 	}
 	after, err := snapshot(repo)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
 		return exitUsage
 	}
 	printDiff(stdout, before, after)

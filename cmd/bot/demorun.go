@@ -24,7 +24,7 @@ const demoToken = "ghs_demo_token_not_a_secret"
 // nothing new pushes nothing and writes nothing.
 func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "bot demo: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
 		return exitUsage
 	}
 	gs, err := gitserver.New(filepath.Join(dir, "remote"), demoToken)
@@ -55,7 +55,7 @@ func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stde
 	}
 	common.Repo = clone
 
-	fmt.Fprintf(stdout, "\n== bot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
+	fmt.Fprintf(stdout, "\n== imagebot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
 	if _, code := runJob(ctx, runOptions{commonOptions: common}, stdout, stderr); code != exitOK {
 		return code
 	}
@@ -68,7 +68,7 @@ func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stde
 	}
 
 	writes, pushes := gh.Writes(), gs.Pushes()
-	fmt.Fprintln(stdout, "== bot run again: nothing new")
+	fmt.Fprintln(stdout, "== imagebot run again: nothing new")
 	if _, code := runJob(ctx, runOptions{commonOptions: common}, io.Discard, stderr); code != exitOK {
 		return code
 	}

@@ -1,4 +1,4 @@
-// Command bot is imagebot's command line: it wires scan, registry, policy,
+// Command imagebot is imagebot's command line: it wires scan, registry, policy,
 // plan, rewrite and gitops together, and owns flags, output formats and exit
 // codes. It holds no logic of its own.
 package main
@@ -21,7 +21,7 @@ const (
 	exitPartial = 2 // some lookups or pull requests failed; the rest were done
 )
 
-const usage = `usage: bot <command> [flags]
+const usage = `usage: imagebot <command> [flags]
 
 commands:
   plan      scan, look up and decide; print the updates (writes nothing)
@@ -32,7 +32,7 @@ commands:
   demo      run the whole job against an embedded registry, git remote and GitHub
   version   print the version
 
-Run 'bot <command> -h' for a command's flags.
+Run 'imagebot <command> -h' for a command's flags.
 `
 
 func main() {
@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "bot: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "imagebot: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
 	return cmd(ctx, args[1:], stdout, stderr)

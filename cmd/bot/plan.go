@@ -32,21 +32,21 @@ func parsePlanFlags(name string, args []string, stderr io.Writer) (planOptions, 
 
 func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 	if o.Output != "text" && o.Output != "json" && o.Output != "markdown" {
-		fmt.Fprintf(stderr, "bot plan: --output: want text, json or markdown, got %q\n", o.Output)
+		fmt.Fprintf(stderr, "imagebot plan: --output: want text, json or markdown, got %q\n", o.Output)
 		return exitUsage
 	}
 	e, err := newEngine(o.commonOptions, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
 	p, _, err := e.plan(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
 	if err := writePlan(stdout, p, o.Output); err != nil {
-		fmt.Fprintf(stderr, "bot plan: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
 	annotate(stdout, p)

@@ -50,19 +50,19 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	var sum runSummary
 	e, err := newEngine(o.commonOptions, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot run: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
 	if !o.DryRun && os.Getenv("GITHUB_TOKEN") == "" {
 		// Fail before the registry lookups, not after them.
-		fmt.Fprintln(stderr, "bot run: GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)")
+		fmt.Fprintln(stderr, "imagebot run: GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)")
 		return sum, exitUsage
 	}
 	endPlan := logGroup(stdout, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
-		fmt.Fprintf(stderr, "bot run: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
 	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
@@ -78,7 +78,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		// working tree; it cannot tell which already exist.
 		e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 		if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, stdout); err != nil {
-			fmt.Fprintf(stderr, "bot run: %v\n", err)
+			fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 			return sum, exitUsage
 		}
 		annotate(stdout, p)
@@ -86,7 +86,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	gopts, err := gitopsOptions(o, e.cfg, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot run: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
 	gopts.Logger = e.log
@@ -95,7 +95,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	res, err := gitops.Run(ctx, p, gopts)
 	endPRs()
 	if err != nil {
-		fmt.Fprintf(stderr, "bot run: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		sum.Failed++
 		return sum, exitPartial
 	}

@@ -21,10 +21,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
 // TestMain lets scripts run the bot as a real process: testscript copies
-// the test binary onto $PATH as `bot`, and running it runs Main.
+// the test binary onto $PATH as `imagebot`, and running it runs Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"bot": func() {
+		"imagebot": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 			stop()

@@ -61,7 +61,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, *flag.FlagSet, e
 	fs.Visit(func(f *flag.Flag) { o.repoSet = o.repoSet || f.Name == "repo" })
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-		fmt.Fprintf(stderr, "bot serve: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
 	}
 	return o, fs, err
 }
@@ -73,7 +73,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	s, err := newServer(o, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bot serve: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
 		return exitUsage
 	}
 	return s.serve(ctx)

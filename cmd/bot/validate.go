@@ -28,7 +28,7 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "%d %s\n", len(*errs), plural(len(*errs), "error", "errors"))
 			return exitUsage
 		}
-		fmt.Fprintf(stderr, "bot validate: %v\n", err)
+		fmt.Fprintf(stderr, "imagebot validate: %v\n", err)
 		return exitUsage
 	}
 	if cfg.File == "" {
