@@ -7,19 +7,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/robfig/cron/v3"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// The values the enum keys accept. The schema test holds the JSON Schema's
-// enums to these lists.
+// The values of the enum keys that config owns. The schema test holds the
+// JSON Schema's enums to these lists. (The policy keys allow, versioning
+// and pin belong to internal/policy: see checkSpec.)
 var (
-	allowValues      = []string{"major", "minor", "patch"}
-	versioningValues = []string{"semver", "numeric", "alphabetical"}
-	pinValues        = []string{"tag", "digest"}
-	automergeValues  = []string{"major", "minor", "patch", "digest", "pin"}
+	automergeValues     = []string{"major", "minor", "patch", "build", "digest", "pin", "rollback"}
+	signedCommitsValues = []string{SignedCommitsAPI}
 )
 
 // cronParser reads what `serve` will run on: standard five fields,
@@ -69,6 +67,27 @@ func (c *Config) check(d *decoder, m mapping) {
 		}
 	}
 	c.checkRegistries(d, m.value(d, "registries"))
+	c.checkRollouts(d, m)
+	c.checkDraft(d, m)
+}
+
+// checkDraft rejects draft pull requests next to automerge: GitHub refuses
+// to enable auto-merge on a draft, so every such PR would fail late.
+func (c *Config) checkDraft(d *decoder, m mapping) {
+	pr := m.value(d, "pullRequests")
+	if !c.PullRequests.Draft || pr == nil {
+		return
+	}
+	var lines []string
+	for i, n := range m.items(d, "policies") {
+		if n != nil && len(c.Policies[i].Automerge) > 0 {
+			lines = append(lines, fmt.Sprint(ownValue(n, "automerge").Line))
+		}
+	}
+	if len(lines) > 0 {
+		d.errorf(ownValue(pr, "draft"), "\"draft: true\" cannot go with automerge (%s %s): GitHub never auto-merges a draft pull request; set draft: false or drop automerge",
+			plural(len(lines), "line", "lines"), strings.Join(lines, ", "))
+	}
 }
 
 // checkSchedule parses spec as serve will. robfig/cron panics on a time
@@ -118,7 +137,9 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 	}
 	byHost := map[string]Registry{}
 	first := map[string]*yaml.Node{}
+	schemes := map[string]mirrorAt{}
 	for _, kv := range d.pairs(n, "registries") {
+		c.checkMirrorScheme(d, schemes, kv)
 		key, host := kv.key.Value, canonicalHost(kv.key.Value)
 		switch {
 		case strings.Contains(key, "://"):
@@ -135,6 +156,37 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 	c.Registries = byHost
 }
 
+// mirrorAt is where a mirror host was first seen, and with which scheme.
+type mirrorAt struct {
+	scheme, registry string
+	line             int
+}
+
+// checkMirrorScheme rejects two mirrors on one host with different schemes:
+// the registry client keeps one scheme per host, so one of them would be
+// contacted with the other's, and an https:// mirror could go over plain
+// http.
+func (c *Config) checkMirrorScheme(d *decoder, seen map[string]mirrorAt, kv pair) {
+	reg := resolve(kv.val)
+	if reg.Kind != yaml.MappingNode {
+		return
+	}
+	n := ownValue(reg, "mirror")
+	if n == reg || d.bad[n] || mirrorProblem(n.Value) != "" {
+		return
+	}
+	u, _ := url.Parse(n.Value)
+	host := strings.ToLower(u.Host)
+	prev, ok := seen[host]
+	switch {
+	case !ok:
+		seen[host] = mirrorAt{u.Scheme, kv.key.Value, n.Line}
+	case prev.scheme != u.Scheme:
+		d.errorf(n, "\"mirror\" %s:// conflicts with the %s:// mirror of %s on the same host (line %d): one host has one scheme; both mirrors on %s must say https:// (or http://)",
+			u.Scheme, prev.scheme, prev.registry, prev.line, host)
+	}
+}
+
 // envName is what a shell accepts as an environment variable name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -148,6 +200,12 @@ func (r *Registry) check(d *decoder, m mapping) {
 		// The value is not echoed: it may be the very secret that was
 		// meant to stay out of the file and out of CI logs.
 		d.errorf(n, "\"passwordEnv\" must be the name of an environment variable (such as REGISTRY_TOKEN), not the password itself")
+	}
+	if n := m.value(d, "concurrency"); n != nil && r.Concurrency < 1 {
+		d.errorf(n, "\"concurrency\" must be at least 1, got %d (leave it out for the default)", r.Concurrency)
+	}
+	if n := m.value(d, "maxRequests"); n != nil && r.MaxRequests < 1 {
+		d.errorf(n, "\"maxRequests\" must be at least 1, got %d (leave it out for no cap)", r.MaxRequests)
 	}
 }
 
@@ -190,53 +248,6 @@ func mirrorProblem(s string) string {
 	return ""
 }
 
-func (p *Policy) check(d *decoder, m mapping) {
-	p.Line = m.node.Line
-	switch n := m.vals["match"]; {
-	case n == nil:
-		d.errorf(m.node, "policy needs a \"match\": the image names it applies to, such as \"ghcr.io/acme/**\"")
-	case d.bad[n]:
-	case p.Match == "":
-		d.errorf(n, "\"match\" must not be empty")
-	case !doublestar.ValidatePattern(p.Match):
-		d.errorf(n, "\"match\" is not a valid glob: %q", p.Match)
-	default:
-		if msg := matchProblem(p.Match); msg != "" {
-			d.errorf(n, "\"match\" %q %s", p.Match, msg)
-		}
-	}
-	d.enum(m, "allow", p.Allow, allowValues)
-	d.enum(m, "versioning", p.Versioning, versioningValues)
-	d.enum(m, "pin", p.Pin, pinValues)
-	if n := m.value(d, "pattern"); n != nil {
-		if re, err := regexp.Compile(*p.Pattern); err != nil {
-			d.errorf(n, "\"pattern\" is not a valid regexp: %v", err)
-		} else if re.SubexpIndex("version") < 0 {
-			d.errorf(n, "\"pattern\" needs a named group \"version\" for the part to compare, as in '^build-(?P<version>\\d+)$'")
-		}
-	}
-	if n := m.value(d, "range"); n != nil {
-		if _, err := semver.NewConstraint(*p.Range); err != nil {
-			d.errorf(n, "\"range\" is not a semver constraint: %v", err)
-		}
-		// The range is checked against the versioning of the same entry:
-		// which earlier policies also fit an image is only known per image.
-		if v := m.vals["versioning"]; v == nil || isNull(v) {
-			d.errorf(n, "\"range\" needs \"versioning: semver\" in the same policy")
-		} else if !d.bad[v] && slices.Contains(versioningValues, *p.Versioning) && *p.Versioning != "semver" {
-			d.errorf(n, "\"range\" only works with \"versioning: semver\", not %q", *p.Versioning)
-		}
-	}
-	for _, key := range []string{"ignore", "labels", "reviewers"} {
-		d.nonEmpty(m, key)
-	}
-	for i, n := range m.items(d, "automerge") {
-		if n != nil {
-			d.enumValue(n, fmt.Sprintf("automerge[%d]", i), n.Value, automergeValues)
-		}
-	}
-}
-
 // matchProblem catches globs that can never fit a normalized name, which
 // always starts with a registry host and spells Docker Hub's official
 // images as docker.io/library/<name>.
@@ -256,15 +267,16 @@ func matchProblem(g string) string {
 	return ""
 }
 
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func (d *decoder) enum(m mapping, key string, v *string, options []string) {
 	if n := m.value(d, key); n != nil {
 		d.enumValue(n, key, *v, options)
-	}
-}
-
-func (d *decoder) enumValue(n *yaml.Node, name, v string, options []string) {
-	if !slices.Contains(options, v) {
-		d.errorf(n, "%q must be one of %s, got %q%s", name, strings.Join(options, ", "), v, suggest(v, options))
 	}
 }
 

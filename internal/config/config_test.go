@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -96,7 +98,7 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Parse (-want +got):\n%s", diff)
 			}
 		})
@@ -113,7 +115,7 @@ func TestParseErrors(t *testing.T) {
 		{File: "x.yaml", Line: 3, Col: 5, Msg: `unknown key "alow" (did you mean "allow"?)`},
 		{File: "x.yaml", Line: 4, Col: 11, Msg: `"skip" must be a boolean, got string "yes" (use true or false)`},
 	}
-	if diff := cmp.Diff(want, *errs); diff != "" {
+	if diff := gocmp.Diff(want, *errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 	var one Error
@@ -131,7 +133,7 @@ func TestDefault(t *testing.T) {
 			BranchPrefix:  "imagebot/",
 		},
 	}
-	if diff := cmp.Diff(want, Default()); diff != "" {
+	if diff := gocmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default (-want +got):\n%s", diff)
 	}
 }
@@ -142,45 +144,78 @@ pullRequests: {labels: [deps], reviewers: [alice]}
 policies:
   - match: "**"
     automerge: [digest]
+    minAge: 3d
+    platforms: keep
   - match: docker.io/library/*
     allow: minor
     ignore: ["1.27.0"]
-    labels: [hub]
+    labels: [hub, deps]
   - match: docker.io/library/nginx
     allow: patch
     ignore: []
+    labels: [web]
+    reviewers: [bob]
+    minAge: 0s
+    platforms: [linux/amd64]
+    digestSettle: 6h
   - match: ghcr.io/acme/**
     versioning: semver
     range: <2
+    signature: {identity: "https://github.com/acme/.+", issuer: "https://token.actions.githubusercontent.com"}
   - match: ghcr.io/acme/tool
     versioning: numeric
     pattern: '^b(?P<version>\d+)$'
+    signature: {key: keys/tool.pub}
   - match: ghcr.io/acme/frozen
     skip: true
     pin: digest
+    labels: []
+    reviewers: []
+    platforms: []
 `))
 	if err != nil {
 		t.Fatal(err)
+	}
+	keyless := &Signature{Identity: "https://github.com/acme/.+", Issuer: "https://token.actions.githubusercontent.com"}
+	base := func(r Resolved) Resolved {
+		r.Allow = cmp.Or(r.Allow, "major")
+		r.Automerge = []string{"digest"}
+		r.MinAge = cmp.Or(r.MinAge, 72*time.Hour)
+		if !r.Platforms.Keep && r.Platforms.List == nil {
+			r.Platforms.Keep = true
+		}
+		return r
 	}
 	tests := []struct {
 		image string
 		want  Resolved
 	}{
-		{"quay.io/x/y", Resolved{Allow: "major", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
-		{"docker.io/library/redis", Resolved{Allow: "minor", Ignore: []string{"1.27.0"}, Labels: []string{"hub"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
-		// A later empty list replaces an earlier one.
-		{"docker.io/library/nginx", Resolved{Allow: "patch", Ignore: []string{}, Labels: []string{"hub"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		{"quay.io/x/y", base(Resolved{Labels: []string{"deps"}, Reviewers: []string{"alice"}})},
+		// Labels add to the defaults, without repeating "deps".
+		{"docker.io/library/redis", base(Resolved{Allow: "minor", Ignore: []string{"1.27.0"}, Labels: []string{"deps", "hub"}, Reviewers: []string{"alice"}})},
+		// A later empty ignore list replaces an earlier one; labels and
+		// reviewers keep adding; a gate set to zero is off.
+		{"docker.io/library/nginx", Resolved{
+			Allow: "patch", Ignore: []string{}, Labels: []string{"deps", "hub", "web"}, Reviewers: []string{"alice", "bob"},
+			Automerge: []string{"digest"}, DigestSettle: 6 * time.Hour, Platforms: Platforms{List: []string{"linux/amd64"}},
+		}},
 		// `*` stays within a segment.
-		{"docker.io/bitnami/redis", Resolved{Allow: "major", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
-		{"ghcr.io/acme/team/api", Resolved{Allow: "major", Versioning: "semver", Range: "<2", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
-		// Changing versioning drops the range written for semver.
-		{"ghcr.io/acme/tool", Resolved{Allow: "major", Versioning: "numeric", Pattern: `^b(?P<version>\d+)$`, Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
-		{"ghcr.io/acme/frozen", Resolved{Skip: true, Allow: "major", Versioning: "semver", Range: "<2", Pin: "digest", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Automerge: []string{"digest"}}},
+		{"docker.io/bitnami/redis", base(Resolved{Labels: []string{"deps"}, Reviewers: []string{"alice"}})},
+		{"ghcr.io/acme/team/api", base(Resolved{Versioning: "semver", Range: "<2", Labels: []string{"deps"}, Reviewers: []string{"alice"}, Signature: keyless})},
+		// Changing versioning drops the range written for semver; a later
+		// signature replaces the earlier one whole (no identity left over).
+		{"ghcr.io/acme/tool", base(Resolved{Versioning: "numeric", Pattern: `^b(?P<version>\d+)$`, Labels: []string{"deps"}, Reviewers: []string{"alice"}, Signature: &Signature{Key: "keys/tool.pub"}})},
+		// An empty list clears labels and reviewers, defaults included, and
+		// `platforms: []` turns the gate off.
+		{"ghcr.io/acme/frozen", Resolved{
+			Skip: true, Allow: "major", Versioning: "semver", Range: "<2", Pin: "digest", Labels: []string{}, Reviewers: []string{},
+			Automerge: []string{"digest"}, MinAge: 72 * time.Hour, Platforms: Platforms{List: []string{}}, Signature: keyless,
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.image, func(t *testing.T) {
 			got := c.For(tc.image)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("For(%q) (-want +got):\n%s", tc.image, diff)
 			}
 		})
@@ -188,8 +223,23 @@ policies:
 	// Resolved lists are copies: changing one leaves the config alone.
 	r := c.For("docker.io/library/redis")
 	r.Labels[0] = "changed"
-	if got := c.For("docker.io/library/redis").Labels[0]; got != "hub" {
+	r.Platforms.Keep = false
+	if got := c.For("docker.io/library/redis").Labels[0]; got != "deps" {
 		t.Errorf("For shares its lists with the config: label is %q", got)
+	}
+	if c.PullRequests.Labels[0] != "deps" {
+		t.Errorf("For changed pullRequests.labels: %q", c.PullRequests.Labels)
+	}
+	r = c.For("ghcr.io/acme/tool")
+	r.Signature.Key = "changed"
+	r.Platforms.List = append(r.Platforms.List, "x")
+	if got := c.For("ghcr.io/acme/tool").Signature.Key; got != "keys/tool.pub" {
+		t.Errorf("For shares its signature with the config: key is %q", got)
+	}
+	r = c.For("docker.io/library/nginx")
+	r.Platforms.List[0] = "changed"
+	if got := c.For("docker.io/library/nginx").Platforms.List[0]; got != "linux/amd64" {
+		t.Errorf("For shares its platforms with the config: %q", got)
 	}
 }
 
@@ -234,7 +284,7 @@ func TestMirrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"docker.io": "https://hub.example.com", "localhost:5000": "http://cache:5000/v2-proxy"}
-	if diff := cmp.Diff(want, c.Mirrors()); diff != "" {
+	if diff := gocmp.Diff(want, c.Mirrors()); diff != "" {
 		t.Errorf("Mirrors (-want +got):\n%s", diff)
 	}
 }
@@ -251,7 +301,7 @@ func TestFindAndLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(Default(), c); diff != "" {
+		if diff := gocmp.Diff(Default(), c); diff != "" {
 			t.Errorf("Find (-want +got):\n%s", diff)
 		}
 	})

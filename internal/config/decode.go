@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -42,6 +43,14 @@ type checker interface {
 	check(d *decoder, m mapping)
 }
 
+// valueDecoder is implemented by the config types whose YAML form is not
+// their Go form: durations with days, sizes with units, platforms as `keep`
+// or a list. decodeYAML reads n (aliases resolved) and reports its own
+// errors through d.
+type valueDecoder interface {
+	decodeYAML(d *decoder, n *yaml.Node, name string)
+}
+
 // keyHinter gives a specific hint for an unknown key, when there is one
 // better than "did you mean".
 type keyHinter interface {
@@ -50,6 +59,13 @@ type keyHinter interface {
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 	d.errs = append(d.errs, Error{File: d.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)})
+}
+
+// badValue reports a value of the right type that is still wrong, and marks
+// it so that later checks leave it alone.
+func (d *decoder) badValue(n *yaml.Node, format string, args ...any) {
+	d.bad[n] = true
+	d.errorf(n, format, args...)
 }
 
 // typeError reports that n under name is not of the wanted kind.
@@ -65,8 +81,17 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, name string) {
 		return
 	}
 	n = resolve(n)
+	if vd, ok := v.Addr().Interface().(valueDecoder); ok {
+		vd.decodeYAML(d, n, name)
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
+		if isNull(n) && v.Type().Elem().Kind() == reflect.Struct {
+			// An empty section (`prepull:` with everything commented
+			// out) is absent, as for the sections that are not pointers.
+			return
+		}
 		e := reflect.New(v.Type().Elem())
 		d.decode(n, e.Elem(), name)
 		if !d.bad[n] {
@@ -91,6 +116,17 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, name string) {
 			return
 		}
 		v.SetBool(b)
+	case reflect.Int:
+		var i int
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil {
+			hint := ""
+			if _, err := strconv.Atoi(n.Value); err == nil && n.ShortTag() == "!!str" {
+				hint = fmt.Sprintf(" (write it without quotes: %s)", n.Value)
+			}
+			d.typeError(n, name, "an integer", hint)
+			return
+		}
+		v.SetInt(int64(i))
 	case reflect.Slice:
 		d.decodeList(n, v, name)
 	case reflect.Map:

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"net/mail"
+	"reflect"
+	"regexp"
 	"strings"
 	"text/template"
 )
@@ -13,7 +15,7 @@ type MessageData struct {
 	Image  string // normalized name, "docker.io/library/nginx"
 	From   string // current tag
 	To     string // new tag (the same as From for a digest update)
-	Type   string // major, minor, patch, digest or pin
+	Type   string // major, minor, patch, build, digest, pin or rollback
 	Digest string // new digest, "" when none is written
 }
 
@@ -46,6 +48,34 @@ var sampleMessage = MessageData{
 	Type: "patch", Digest: "sha256:" + strings.Repeat("0", 64),
 }
 
+// messageFields spells MessageData's fields as a template uses them:
+// "{{.Image}} {{.From}} ...".
+func messageFields() string {
+	t := reflect.TypeFor[MessageData]()
+	fields := make([]string, t.NumField())
+	for i := range fields {
+		fields[i] = "{{." + t.Field(i).Name + "}}"
+	}
+	return strings.Join(fields, " ")
+}
+
+// templateError is text/template's wording of a parse or execution error:
+// "template: NAME:LINE[:COL]: [executing "NAME" at <.X>: ]MSG".
+var templateError = regexp.MustCompile(`^template: commitMessage:[0-9]+(?::[0-9]+)?: (?:executing "commitMessage" at <[^>]*>: )?`)
+
+// templateProblem says what is wrong with a commit message template in the
+// user's terms. text/template names the Go type behind the dot ("can't
+// evaluate field Imgae in type config.MessageData"), which means nothing
+// to someone writing .imagebot.yaml.
+func templateProblem(err error) string {
+	msg := templateError.ReplaceAllString(err.Error(), "")
+	typ := reflect.TypeFor[MessageData]().String()
+	if field, ok := strings.CutPrefix(msg, "can't evaluate field "); ok && strings.HasSuffix(field, " in type "+typ) {
+		return fmt.Sprintf("{{.%s}} is not a field", strings.TrimSuffix(field, " in type "+typ))
+	}
+	return strings.ReplaceAll(msg, typ, "the commit message data")
+}
+
 func (g *Git) check(d *decoder, m mapping) {
 	if n := m.value(d, "commitMessage"); n != nil {
 		t, err := parseMessage(g.CommitMessage)
@@ -55,12 +85,12 @@ func (g *Git) check(d *decoder, m mapping) {
 		}
 		switch {
 		case err != nil:
-			d.errorf(n, "\"commitMessage\" is not a valid template: %s (fields: .Image .From .To .Type .Digest)",
-				strings.TrimPrefix(err.Error(), "template: "))
+			d.errorf(n, "\"commitMessage\" is not a valid template: %s; a template may use %s", templateProblem(err), messageFields())
 		case strings.TrimSpace(b.String()) == "":
 			d.errorf(n, "\"commitMessage\" renders an empty message")
 		}
 	}
+	d.enum(m, "signedCommits", &g.SignedCommits, signedCommitsValues)
 	if n := m.value(d, "branchPrefix"); n != nil {
 		if g.BranchPrefix == "" {
 			// Without a prefix the bot could not tell its branches from

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -23,46 +24,119 @@ var FileNames = []string{".imagebot.yaml", ".imagebot.yml"}
 // walk must stay cheap even for a hostile pull request.
 const maxSize = 1 << 20
 
-// Load reads the config file at path. A missing file is an error (wrapping
-// fs.ErrNotExist); Find is for the optional case. A file with problems
-// yields a *Errors naming each one.
+// Load reads the config file at path, as given (relative to the working
+// directory). A missing file is an error (wrapping fs.ErrNotExist); Find is
+// for the optional case. A file with problems yields a *Errors naming each
+// one.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	// The operator named this file, so it may be a link to anywhere (a
+	// mounted ConfigMap is a chain of links); files that a repository
+	// names are read through an os.Root instead.
+	dir, name := filepath.Split(path)
+	return read(os.DirFS(cmp.Or(dir, ".")), name, path)
+}
+
+// LoadIn reads the config file that --config names for the repository at
+// repoDir. A relative name is resolved against the repository, not the
+// working directory, and must stay inside it (symbolic links included): the
+// same flag then means the same file for plan, run and serve, whatever
+// directory they start in. An absolute name is read as it is.
+func LoadIn(repoDir, file string) (*Config, error) {
+	if filepath.IsAbs(file) {
+		return Load(file)
+	}
+	name := filepath.ToSlash(filepath.Clean(file))
+	if !fs.ValidPath(name) {
+		return nil, fmt.Errorf("config %s is outside the repository %s: give a path inside it, or an absolute path", file, repoDir)
+	}
+	root, err := os.OpenRoot(repoDir)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, fmt.Errorf("read config: repository %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w", path, err)
-	}
-	if len(data) > maxSize {
-		return nil, &Errors{{File: path, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}
-	}
-	return Parse(path, data)
+	defer root.Close()
+	return read(root.FS(), name, filepath.Join(repoDir, file))
+}
+
+// LoadFS reads the config file name (slash-separated) from fsys, such as
+// the tree of a git commit; errors and Config.File say name.
+func LoadFS(fsys fs.FS, name string) (*Config, error) {
+	return read(fsys, name, name)
 }
 
 // Find loads .imagebot.yaml (or .imagebot.yml) from repoDir, and returns
 // Default() when there is neither. Both at once is an error: which one
-// counts would be a guess.
+// counts would be a guess. Errors name the files as repoDir/.imagebot.yaml.
 func Find(repoDir string) (*Config, error) {
+	root, err := os.OpenRoot(repoDir)
+	if err != nil {
+		return nil, fmt.Errorf("find config: repository %w", err)
+	}
+	defer root.Close()
+	return find(root.FS(), func(name string) string { return filepath.Join(repoDir, name) })
+}
+
+// FindFS is Find over fsys, the root of a repository (such as the tree of
+// the commit a run plans from); errors and Config.File name the files by
+// their path in the repository.
+func FindFS(fsys fs.FS) (*Config, error) {
+	return find(fsys, func(name string) string { return name })
+}
+
+func find(fsys fs.FS, display func(string) string) (*Config, error) {
 	var found []string
 	for _, name := range FileNames {
-		p := filepath.Join(repoDir, name)
-		switch _, err := os.Stat(p); {
+		switch _, err := fs.Stat(fsys, name); {
 		case err == nil:
-			found = append(found, p)
+			found = append(found, name)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("find config: %w", err)
+			return nil, fmt.Errorf("find config %s: %w", display(name), err)
 		}
 	}
 	switch len(found) {
 	case 0:
 		return Default(), nil
 	case 1:
-		return Load(found[0])
+		return read(fsys, found[0], display(found[0]))
 	}
-	return nil, &Errors{{File: found[1], Msg: fmt.Sprintf("both %s and %s exist; keep one", FileNames[0], FileNames[1])}}
+	return nil, &Errors{{File: display(found[1]), Msg: fmt.Sprintf("both %s and %s exist; keep one", FileNames[0], FileNames[1])}}
+}
+
+// read loads name from fsys, calling it display in errors and Config.File.
+// Only a regular file is opened: a FIFO or device named .imagebot.yaml
+// would block or never end, and a link out of the repository is refused by
+// the os.Root under fsys.
+func read(fsys fs.FS, name, display string) (*Config, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Errors{{File: display, Msg: "is not a regular file"}}
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+	}
+	if len(data) > maxSize {
+		return nil, &Errors{{File: display, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}
+	}
+	return Parse(display, data)
+}
+
+// unwrapPath drops the *fs.PathError around err, whose path is the name
+// inside fsys, in favour of the display name the caller adds; errors.Is
+// still finds fs.ErrNotExist.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Parse reads a config from data; file names it in errors and becomes
