@@ -51,7 +51,7 @@ func LoadIn(repoDir, file string) (*Config, error) {
 	}
 	root, err := os.OpenRoot(repoDir)
 	if err != nil {
-		return nil, fmt.Errorf("read config: repository %w", err)
+		return nil, fmt.Errorf("read config: repository %s: %w", repoDir, unwrapPath(err))
 	}
 	defer root.Close()
 	return read(root.FS(), name, filepath.Join(repoDir, file))
@@ -69,7 +69,7 @@ func LoadFS(fsys fs.FS, name string) (*Config, error) {
 func Find(repoDir string) (*Config, error) {
 	root, err := os.OpenRoot(repoDir)
 	if err != nil {
-		return nil, fmt.Errorf("find config: repository %w", err)
+		return nil, fmt.Errorf("find config: repository %s: %w", repoDir, unwrapPath(err))
 	}
 	defer root.Close()
 	return find(root.FS(), func(name string) string { return filepath.Join(repoDir, name) })
@@ -89,7 +89,7 @@ func find(fsys fs.FS, display func(string) string) (*Config, error) {
 		case err == nil:
 			found = append(found, name)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("find config %s: %w", display(name), err)
+			return nil, fmt.Errorf("find config %s: %w", display(name), unwrapPath(err))
 		}
 	}
 	switch len(found) {
@@ -134,7 +134,12 @@ func read(fsys fs.FS, name, display string) (*Config, error) {
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
+	}
+	// os.Root's own words (its error value is not exported) for a link
+	// that leads out of the repository.
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("links outside the repository, which imagebot does not read (%w)", err)
 	}
 	return err
 }

@@ -46,7 +46,13 @@ func (d *decoder) checkSpec(m mapping, p *Policy) {
 	d.checkRange(m, p)
 	whole := policy.Spec{Ignore: p.Ignore}
 	for _, f := range specFields {
-		if n := m.value(d, f.key); n != nil {
+		n := m.value(d, f.key)
+		switch {
+		case n == nil:
+		case n.Value == "":
+			// policy.New reads "" as "not set"; written out, it is a slip.
+			d.badValue(n, "%q must not be empty (leave it out for the default)", f.key)
+		default:
 			f.set(&whole, n.Value)
 		}
 	}

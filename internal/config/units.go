@@ -86,6 +86,10 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 
 func (d *Duration) decodeYAML(dec *decoder, n *yaml.Node, name string) {
 	const want = `a duration such as "3d", "12h", "90m" or "1d12h"`
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && n.Value == "0" {
+		*d = 0 // the one number without a unit that cannot be misread
+		return
+	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		hint := ""
 		if n.ShortTag() == "!!int" {
@@ -147,7 +151,8 @@ func (s *Size) decodeYAML(d *decoder, n *yaml.Node, name string) {
 			d.badValue(n, "%q is too large: at most %s", name, "1GiB")
 			return
 		}
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+	case n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!str" || n.ShortTag() == "!!float" && sizePattern.MatchString(n.Value)):
+		// Digits beyond int64 are a float to YAML; still a size, too large.
 		m := sizePattern.FindStringSubmatch(n.Value)
 		if m == nil {
 			d.badValue(n, "%q must be %s, got %q", name, want, n.Value)
