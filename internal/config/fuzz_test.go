@@ -9,7 +9,8 @@ import (
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, a failure
 // must be *Errors naming the file, and a config that loads must be usable
-// as it is (For and Included never meet an invalid glob).
+// as it is (For, GroupFor, EnvironmentFor and Included never meet an
+// invalid glob, an identity regexp compiles).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.yaml")
 	for _, file := range files {
@@ -34,8 +35,24 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, p := range c.Policies {
-			c.For(p.Match)
+			r := c.For(p.Match)
+			if r.Signature != nil {
+				if _, err := r.Signature.IdentityRegexp(); err != nil {
+					t.Fatalf("identity that loaded does not compile: %v", err)
+				}
+			}
 		}
+		for _, g := range c.Groups {
+			for _, m := range g.Match {
+				c.GroupFor(m)
+			}
+		}
+		for _, e := range c.Environments {
+			for _, p := range e.Paths {
+				c.EnvironmentFor(p)
+			}
+		}
+		c.Prepull.Matches("ghcr.io/acme/x")
 		c.Included("apps/x.yaml")
 		if len(c.Paths) == 0 || c.Git.BranchPrefix == "" || c.Git.CommitMessage == "" {
 			t.Fatalf("defaults missing: %+v", c)
