@@ -184,10 +184,12 @@ func exitFor(p *plan.Plan) int {
 	return exitOK
 }
 
-// loadConfig reads the config named by --config, or the repository's own.
+// loadConfig reads the config named by --config, resolved against the
+// repository (not the working directory) when relative, or the
+// repository's own .imagebot.yaml.
 func loadConfig(repo, file string) (*config.Config, error) {
 	if file != "" {
-		return config.Load(file)
+		return config.LoadIn(repo, file)
 	}
 	return config.Find(repo)
 }

@@ -35,13 +35,17 @@ func TestLayering(t *testing.T) {
 		// only be held off at the door).
 		direct []string
 	}{
-		{"internal/config", append(later("scan", "registry", "plan", "rewrite", "gitops"), network...), []string{"net/http"}},
+		{"internal/config", network, []string{"net/http"}},
 		{"internal/scan", append(later("registry", "policy", "plan", "rewrite", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
 		{"internal/policy", append(later("registry", "scan", "plan", "rewrite", "gitops", "config"), append(network, "net/http", "os/exec", "sigs.k8s.io/")...), nil},
 		{"internal/registry", append(later("scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/"), nil},
 		{"internal/plan", append(later("registry", "rewrite", "gitops", "config"), network...), []string{"net/http"}},
 		{"internal/rewrite", append(later("registry", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
 	}
+	// onlyInternal lists, for a package, the only imagebot packages it may
+	// depend on at all. config validates policies with policy.New, the code
+	// that applies them (issue 9), and uses nothing else of imagebot.
+	onlyInternal := map[string][]string{"internal/config": {"internal/policy"}}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "../../"+tc.pkg).Output()
@@ -78,6 +82,10 @@ func TestLayering(t *testing.T) {
 					if strings.HasPrefix(dep, bad) {
 						t.Errorf("%s depends on %s (through %s)", tc.pkg, dep, chain(importer, dep, mod+tc.pkg))
 					}
+				}
+				allowed, only := onlyInternal[tc.pkg]
+				if own, ok := strings.CutPrefix(dep, mod); ok && only && own != tc.pkg && !slices.Contains(allowed, own) {
+					t.Errorf("%s depends on %s (through %s); of imagebot it may only use %s", tc.pkg, dep, chain(importer, dep, mod+tc.pkg), strings.Join(allowed, ", "))
 				}
 			}
 			for _, imp := range self {
