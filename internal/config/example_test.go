@@ -39,3 +39,26 @@ policies:
 	fmt.Println(r.Allow, r.Versioning, r.Range)
 	// Output: minor semver <21
 }
+
+// Labels and reviewers add up over the matching policies; an empty list
+// clears them.
+func ExampleConfig_For_labels() {
+	c, _ := config.Parse(".imagebot.yaml", []byte(`
+pullRequests:
+  labels: [dependencies]
+policies:
+  - match: ghcr.io/acme/**
+    labels: [team-acme]
+  - match: ghcr.io/acme/api
+    labels: [api, dependencies]
+  - match: ghcr.io/acme/sandbox
+    labels: []
+`))
+	fmt.Println(c.For("ghcr.io/acme/api").Labels)
+	fmt.Println(c.For("ghcr.io/acme/sandbox").Labels)
+	fmt.Println(c.For("docker.io/library/nginx").Labels)
+	// Output:
+	// [dependencies team-acme api]
+	// []
+	// [dependencies]
+}

@@ -134,9 +134,9 @@ func durationHint(s string) string {
 // "512KiB", "8MiB", "1GiB".
 type Size int64
 
-// MaxSize bounds a Size: files are read whole into memory, so a cap above
+// sizeCap bounds a Size: files are read whole into memory, so a cap above
 // this no longer bounds anything.
-const MaxSize = 1 << 30
+const sizeCap = 1 << 30
 
 var sizeUnits = map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
@@ -164,7 +164,7 @@ func (s *Size) decodeYAML(d *decoder, n *yaml.Node, name string) {
 			return
 		}
 		v, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil || v > MaxSize/unit {
+		if err != nil || v > sizeCap/unit {
 			d.badValue(n, "%q is too large: at most %s", name, "1GiB")
 			return
 		}
@@ -176,7 +176,7 @@ func (s *Size) decodeYAML(d *decoder, n *yaml.Node, name string) {
 	switch {
 	case bytes < 0:
 		d.badValue(n, "%q must not be negative (0 or leaving it out keeps the default)", name)
-	case bytes > MaxSize:
+	case bytes > sizeCap:
 		d.badValue(n, "%q is too large: at most %s", name, "1GiB")
 	default:
 		*s = Size(bytes)
