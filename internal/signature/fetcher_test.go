@@ -1,6 +1,7 @@
 package signature_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
@@ -96,4 +99,13 @@ func notFound(err error) error {
 		return fmt.Errorf("%w: %v", signature.ErrNotFound, err)
 	}
 	return err
+}
+
+func mustManifest(t *testing.T, body []byte) *v1.Manifest {
+	t.Helper()
+	m, err := v1.ParseManifest(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

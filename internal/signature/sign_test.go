@@ -140,8 +140,8 @@ func statement(dockerRef, digest, predicateType string) []byte {
 }
 
 // keylessBundle is the Sigstore bundle v0.3 of a keyless DSSE signature
-// over stmt: certificate, Rekor dsse entry with inclusion proof and SET,
-// and an RFC 3161 timestamp.
+// over stmt: certificate, Rekor v1 dsse entry with inclusion proof and
+// SET, and an RFC 3161 timestamp.
 func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
 	t.Helper()
 	// Attest's timing: within the leaf certificate's ten minutes.
@@ -149,6 +149,23 @@ func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return entityBundle(t, vs, ent, true)
+}
+
+// keylessBundleRekorV2 is keylessBundle as Sigstore makes it since Rekor
+// v2: a hashedrekord v0.0.2 entry with an inclusion proof but neither SET
+// nor integrated time, so the RFC 3161 timestamp is the only observer.
+func keylessBundleRekorV2(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
+	t.Helper()
+	ent, err := vs.AttestHashedRekordV2(identity, issuer, stmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entityBundle(t, vs, ent, false)
+}
+
+func entityBundle(t *testing.T, vs *ca.VirtualSigstore, ent *ca.TestEntity, rekorV1 bool) []byte {
+	t.Helper()
 	sc, err := ent.SignatureContent()
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +179,12 @@ func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, 
 		t.Fatal(err)
 	}
 	tle := entries[0].TransparencyLogEntry()
-	tle.KindVersion = kindVersion(t, tle.CanonicalizedBody)
-	tle.InclusionPromise = &protorekor.InclusionPromise{SignedEntryTimestamp: setFor(t, vs, tle)}
+	if rekorV1 {
+		tle.KindVersion = kindVersion(t, tle.CanonicalizedBody)
+		tle.InclusionPromise = &protorekor.InclusionPromise{SignedEntryTimestamp: setFor(t, vs, tle)}
+	} else {
+		tle.IntegratedTime = 0
+	}
 	tss, err := ent.Timestamps()
 	if err != nil {
 		t.Fatal(err)

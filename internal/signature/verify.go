@@ -71,7 +71,7 @@ func (rs *results) reject(method, format string, args ...any) {
 }
 
 // badBlobError is a blob the registry served but that cannot be a
-// signature: too large, or not matching its digest.
+// signature: larger than a signature may be.
 type badBlobError struct{ reason string }
 
 func (e *badBlobError) Error() string { return e.reason }

@@ -29,20 +29,13 @@ const (
 )
 
 // world is a registry holding two images of acme/api (the candidate and
-// another release) and the signers of a test.
+// another release) and the Sigstore of a test.
 type world struct {
-	srv          *registrytest.Server
-	name         string // "127.0.0.1:PORT/acme/api", as the Fetcher is given it
-	digest       string // the candidate
-	other        string // another image of the repository
-	key, rogue   keyPair
-	vs           *ca.VirtualSigstore
-	referrersAPI bool
-}
-
-type keyPair struct {
-	priv interface{ Public() any }
-	pem  []byte
+	srv    *registrytest.Server
+	name   string // "127.0.0.1:PORT/acme/api", as the Fetcher is given it
+	digest string // the candidate
+	other  string // another image of the repository
+	vs     *ca.VirtualSigstore
 }
 
 func newWorld(t *testing.T, referrersAPI bool) *world {
@@ -53,14 +46,14 @@ func newWorld(t *testing.T, referrersAPI bool) *world {
 	}
 	srv := registrytest.NewServer(t, opts...)
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	w := &world{srv: srv, name: srv.Host() + "/" + repo, vs: newSigstore(t), referrersAPI: referrersAPI}
+	w := &world{srv: srv, name: srv.Host() + "/" + repo, vs: newSigstore(t)}
 	w.digest = srv.Push(t, repo, "v2", registrytest.Image(t, "v2", created, nil))
 	w.other = srv.Push(t, repo, "v1", registrytest.Image(t, "v1", created, nil))
 	return w
 }
 
-// keyless makes the world's VirtualSigstore the trusted material, without
-// its CT log: VirtualSigstore's certificates carry no SCT.
+// trusted is the world's VirtualSigstore as trusted material, without its
+// CT log: VirtualSigstore's certificates carry no SCT.
 func (w *world) trusted() root.TrustedMaterial { return noCTLog{w.vs} }
 
 type noCTLog struct{ root.TrustedMaterial }
@@ -120,10 +113,11 @@ func TestVerify(t *testing.T) {
 			wantErr: signature.ErrUnsigned,
 		},
 		{
-			name:    "unsigned, referrers API",
-			policy:  keyPolicy,
-			sign:    func(*testing.T, *world) {},
-			wantErr: signature.ErrUnsigned,
+			name:         "unsigned, referrers API",
+			referrersAPI: true,
+			policy:       keyPolicy,
+			sign:         func(*testing.T, *world) {},
+			wantErr:      signature.ErrUnsigned,
 		},
 		{
 			name:   "signature of another digest replayed under this digest's tag",
@@ -197,6 +191,15 @@ func TestVerify(t *testing.T) {
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
 				pushBundle(t, w.srv, repo, w.digest, keylessBundle(t, w.vs, statement(w.name, w.digest, signPredicate), acmeID, ghIssuer), signPredicate)
+			},
+			want: signature.Evidence{Method: "referrer", Signer: acmeID, Issuer: ghIssuer},
+		},
+		{
+			name:         "keyless, referrers API, Rekor v2 entry and TSA timestamp",
+			referrersAPI: true,
+			policy:       keylessPolicy(),
+			sign: func(t *testing.T, w *world) {
+				pushBundle(t, w.srv, repo, w.digest, keylessBundleRekorV2(t, w.vs, statement(w.name, w.digest, signPredicate), acmeID, ghIssuer), signPredicate)
 			},
 			want: signature.Evidence{Method: "referrer", Signer: acmeID, Issuer: ghIssuer},
 		},
@@ -277,7 +280,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t, tc.referrersAPI || strings.Contains(tc.name, "referrers API"))
+			w := newWorld(t, tc.referrersAPI)
 			tc.sign(t, w)
 			v, err := signature.NewVerifier(tc.policy, w.trusted())
 			if err != nil {
