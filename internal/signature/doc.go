@@ -28,15 +28,18 @@
 //     GET, and for each Sigstore bundle referrer examined one manifest and
 //     one blob GET; a registry without the referrers API adds one manifest
 //     GET for the fallback tag;
-//   - unsigned: the .sig manifest GET, the referrers GET and, without the
-//     API, the fallback tag GET: two or three requests, all answered 404.
+//   - unsigned: the .sig manifest GET (a 404), the referrers GET (an empty
+//     index, or a 404 without the API) and, without the API, the fallback
+//     tag GET (a 404): two or three requests.
 //
-// At most maxSignatures signatures of each format are examined, so a digest
-// with hundreds of attached artifacts costs a bounded number of requests;
-// attestations (SBOM, provenance) are recognised from the referrers index
-// annotations and never fetched.
+// At most 5 signatures of each format are examined and a blob larger than
+// 256 KiB is never fetched, so a digest with hundreds of attached artifacts
+// costs a bounded number of requests and bytes; attestations (SBOM,
+// provenance) are recognised from the referrers index annotations and never
+// fetched.
 //
-// The package never talks HTTP itself (internal/registry implements
-// Fetcher), never reads configuration files, and never decides what a
-// failed check means for the plan.
+// The package never talks to a registry itself (internal/registry
+// implements Fetcher; its only HTTP is PublicGood's TUF update), never
+// reads configuration files, and never decides what a failed check means
+// for the plan.
 package signature
