@@ -88,7 +88,7 @@ func TestVerifyCost(t *testing.T) {
 }
 
 // sigTagLayers reads back the signatures of digest's .sig manifest.
-func sigTagLayers(t *testing.T, w *world, digest string) []registrytest.CosignSignature {
+func sigTagLayers(t testing.TB, w *world, digest string) []registrytest.CosignSignature {
 	t.Helper()
 	f := newFetcher()
 	body, _, err := f.Manifest(context.Background(), w.name, registrytest.SigTag(digest))

@@ -101,7 +101,7 @@ func notFound(err error) error {
 	return err
 }
 
-func mustManifest(t *testing.T, body []byte) *v1.Manifest {
+func mustManifest(t testing.TB, body []byte) *v1.Manifest {
 	t.Helper()
 	m, err := v1.ParseManifest(bytes.NewReader(body))
 	if err != nil {

@@ -38,7 +38,7 @@ const (
 	slsaPredicate = "https://slsa.dev/provenance/v1"
 )
 
-func newKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
+func newKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -51,7 +51,7 @@ func newKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
 	return priv, pub
 }
 
-func newSigstore(t *testing.T) *ca.VirtualSigstore {
+func newSigstore(t testing.TB) *ca.VirtualSigstore {
 	t.Helper()
 	vs, err := ca.NewVirtualSigstore()
 	if err != nil {
@@ -63,7 +63,7 @@ func newSigstore(t *testing.T) *ca.VirtualSigstore {
 // keylessSignature makes the classic .sig layer `cosign sign` writes for
 // a keyless signature of digest: the signature, the Fulcio certificate,
 // and the Rekor bundle (entry and SET) in annotations.
-func keylessSignature(t *testing.T, vs *ca.VirtualSigstore, dockerRef, digest, identity, issuer string) registrytest.CosignSignature {
+func keylessSignature(t testing.TB, vs *ca.VirtualSigstore, dockerRef, digest, identity, issuer string) registrytest.CosignSignature {
 	t.Helper()
 	payload := registrytest.SimpleSigningPayload(dockerRef, digest)
 	ent, err := vs.Sign(identity, issuer, payload)
@@ -109,7 +109,7 @@ func keylessSignature(t *testing.T, vs *ca.VirtualSigstore, dockerRef, digest, i
 
 // setFor is the Rekor signed entry timestamp of tle; VirtualSigstore
 // makes one for each entry but keeps it to itself.
-func setFor(t *testing.T, vs *ca.VirtualSigstore, tle *protorekor.TransparencyLogEntry) []byte {
+func setFor(t testing.TB, vs *ca.VirtualSigstore, tle *protorekor.TransparencyLogEntry) []byte {
 	t.Helper()
 	set, err := vs.RekorSignPayload(tlog.RekorPayload{
 		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
@@ -142,7 +142,7 @@ func statement(dockerRef, digest, predicateType string) []byte {
 // keylessBundle is the Sigstore bundle v0.3 of a keyless DSSE signature
 // over stmt: certificate, Rekor v1 dsse entry with inclusion proof and
 // SET, and an RFC 3161 timestamp.
-func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
+func keylessBundle(t testing.TB, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
 	t.Helper()
 	// Attest's timing: within the leaf certificate's ten minutes.
 	ent, err := vs.AttestAtTime(identity, issuer, stmt, time.Now().Add(5*time.Minute), true)
@@ -155,7 +155,7 @@ func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, 
 // keylessBundleRekorV2 is keylessBundle as Sigstore makes it since Rekor
 // v2: a hashedrekord v0.0.2 entry with an inclusion proof but neither SET
 // nor integrated time, so the RFC 3161 timestamp is the only observer.
-func keylessBundleRekorV2(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
+func keylessBundleRekorV2(t testing.TB, vs *ca.VirtualSigstore, stmt []byte, identity, issuer string) []byte {
 	t.Helper()
 	ent, err := vs.AttestHashedRekordV2(identity, issuer, stmt)
 	if err != nil {
@@ -164,7 +164,7 @@ func keylessBundleRekorV2(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, ide
 	return entityBundle(t, vs, ent, false)
 }
 
-func entityBundle(t *testing.T, vs *ca.VirtualSigstore, ent *ca.TestEntity, rekorV1 bool) []byte {
+func entityBundle(t testing.TB, vs *ca.VirtualSigstore, ent *ca.TestEntity, rekorV1 bool) []byte {
 	t.Helper()
 	sc, err := ent.SignatureContent()
 	if err != nil {
@@ -201,7 +201,7 @@ func entityBundle(t *testing.T, vs *ca.VirtualSigstore, ent *ca.TestEntity, reko
 
 // keyBundle is the Sigstore bundle v0.3 of a DSSE signature over stmt made
 // with priv, without a log entry (`--tlog-upload=false`).
-func keyBundle(t *testing.T, priv *ecdsa.PrivateKey, stmt []byte) []byte {
+func keyBundle(t testing.TB, priv *ecdsa.PrivateKey, stmt []byte) []byte {
 	t.Helper()
 	signer, err := sigsig.LoadECDSASigner(priv, crypto.SHA256)
 	if err != nil {
@@ -221,7 +221,7 @@ func keyBundle(t *testing.T, priv *ecdsa.PrivateKey, stmt []byte) []byte {
 	return marshalBundle(t, material, env)
 }
 
-func marshalBundle(t *testing.T, material *protobundle.VerificationMaterial, env *dsse.Envelope) []byte {
+func marshalBundle(t testing.TB, material *protobundle.VerificationMaterial, env *dsse.Envelope) []byte {
 	t.Helper()
 	payload, err := base64.StdEncoding.DecodeString(env.Payload)
 	if err != nil {
@@ -246,7 +246,7 @@ func marshalBundle(t *testing.T, material *protobundle.VerificationMaterial, env
 	return b
 }
 
-func kindVersion(t *testing.T, body []byte) *protorekor.KindVersion {
+func kindVersion(t testing.TB, body []byte) *protorekor.KindVersion {
 	t.Helper()
 	var kv struct {
 		APIVersion string `json:"apiVersion"`
@@ -260,7 +260,7 @@ func kindVersion(t *testing.T, body []byte) *protorekor.KindVersion {
 
 // pushBundle attaches bundle to digest as a referrer, with cosign's
 // annotations.
-func pushBundle(t *testing.T, srv *registrytest.Server, repo, digest string, bundle []byte, predicateType string) string {
+func pushBundle(t testing.TB, srv *registrytest.Server, repo, digest string, bundle []byte, predicateType string) string {
 	t.Helper()
 	return srv.PushReferrer(t, repo, digest, bundleType, bundle, bundleType, map[string]string{
 		"dev.sigstore.bundle.content":       "dsse-envelope",

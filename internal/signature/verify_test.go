@@ -38,7 +38,7 @@ type world struct {
 	vs     *ca.VirtualSigstore
 }
 
-func newWorld(t *testing.T, referrersAPI bool) *world {
+func newWorld(t testing.TB, referrersAPI bool) *world {
 	t.Helper()
 	var opts []registrytest.Option
 	if referrersAPI {
@@ -64,7 +64,7 @@ func keylessPolicy() signature.Policy {
 	return signature.Policy{Identity: regexp.MustCompile(`^https://github\.com/acme/`), Issuer: ghIssuer}
 }
 
-func fingerprint(t *testing.T, pemKey []byte) string {
+func fingerprint(t testing.TB, pemKey []byte) string {
 	t.Helper()
 	pub, err := cryptoutils.UnmarshalPEMToPublicKey(pemKey)
 	if err != nil {
@@ -311,7 +311,7 @@ func TestVerify(t *testing.T) {
 
 // copySigTag pushes the .sig manifest of from, unchanged, as the .sig
 // manifest of to: what an attacker with push access can do without the key.
-func copySigTag(t *testing.T, w *world, from, to string) {
+func copySigTag(t testing.TB, w *world, from, to string) {
 	t.Helper()
 	w.srv.PushSignatures(t, repo, to, sigTagLayers(t, w, from)...)
 }
