@@ -1,0 +1,56 @@
+package signature
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/tuf"
+	"github.com/theupdateframework/go-tuf/v2/metadata/fetcher"
+)
+
+// tufTimeout bounds each TUF metadata or target download.
+const tufTimeout = 30 * time.Second
+
+// PublicGood returns the trusted material of Sigstore's public-good
+// instance (Fulcio CAs, Rekor and CT log keys, timestamp authorities), the
+// trust behind keyless signatures made on GitHub Actions and elsewhere. It
+// is obtained with TUF as cosign does: from the root embedded in
+// sigstore-go, updated from tuf-repo-cdn.sigstore.dev, and kept in cacheDir
+// (the run's cache directory; "" keeps nothing), which is trusted without
+// network for a day. Only keyless policies need it; tests inject a
+// VirtualSigstore instead and never come here.
+func PublicGood(ctx context.Context, cacheDir string) (root.TrustedMaterial, error) {
+	return fetchTrustedRoot(ctx, tuf.DefaultOptions(), cacheDir)
+}
+
+// fetchTrustedRoot gets trusted_root.json from the TUF repository opts
+// names, every download bounded by ctx and tufTimeout.
+func fetchTrustedRoot(ctx context.Context, opts *tuf.Options, cacheDir string) (*root.TrustedRoot, error) {
+	opts.CachePath = cacheDir
+	opts.DisableLocalCache = cacheDir == ""
+	// A rotation of the public-good keys is announced weeks ahead; a day's
+	// cache spares each run the TUF round trips.
+	opts.CacheValidity = 1
+	f := fetcher.NewDefaultFetcher()
+	f.SetHTTPUserAgent("imagebot")
+	f.SetHTTPClient(ctxClient{ctx: ctx, c: &http.Client{Timeout: tufTimeout}})
+	opts.Fetcher = f
+	opts.Context = ctx
+	tr, err := root.FetchTrustedRootWithOptions(opts)
+	if err != nil {
+		return nil, fmt.Errorf("sigstore trusted root from %s (cache %q): %w", opts.RepositoryBaseURL, cacheDir, err)
+	}
+	return tr, nil
+}
+
+// ctxClient gives every TUF request the caller's context: go-tuf's fetcher
+// makes its requests without one.
+type ctxClient struct {
+	ctx context.Context
+	c   *http.Client
+}
+
+func (c ctxClient) Do(r *http.Request) (*http.Response, error) { return c.c.Do(r.WithContext(c.ctx)) }
