@@ -76,7 +76,7 @@ func (w *walker) insertKeyAfter(m *kyaml.Node, after, key string) Field {
 		if strings.ContainsRune(string(w.lines.src[start:off]), '\t') {
 			return Field{}
 		}
-		end, eol := w.lines.lineEnd(off)
+		end, eol := w.lines.lineEnd(k.Line)
 		return Field{Span: Span{end, end}, Prefix: eol + indent + key + ": ", OK: true}
 	}
 	return Field{}
