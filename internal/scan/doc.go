@@ -10,6 +10,7 @@
 // never dropped silently.
 //
 // Bounds: a file is read up to the cap (DefaultMaxFileSize) and no further;
-// scanning it takes time linear in its size, including the search for the
-// line of a syntax error; messages quote at most ~100 characters of a value.
+// scanning it takes time linear in its size (a syntax error costs a few more
+// parses of a prefix, to find its line); messages quote at most ~100
+// characters of a value.
 package scan
