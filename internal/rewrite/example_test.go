@@ -10,7 +10,7 @@ import (
 
 func ExampleBytes() {
 	src := []byte("containers:\r\n  - image: \"nginx:1.25.3\"   # web\r\n")
-	refs, _ := scan.File("deploy.yaml", src)
+	refs := scan.File("deploy.yaml", src).Refs
 	out, _, err := rewrite.Bytes(src, []plan.Change{{Ref: refs[0], Tag: "1.26.1"}})
 	if err != nil {
 		panic(err)

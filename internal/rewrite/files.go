@@ -139,7 +139,8 @@ func verify(out []byte, changes []plan.Change, edits []Edit) error {
 		return nil
 	}
 	file := changes[0].Ref.File
-	refs, probs := scan.File(file, out)
+	res := scan.File(file, out)
+	refs, probs := res.Refs, res.Problems
 	for _, p := range probs {
 		if errors.Is(p.Err, scan.ErrSyntax) || errors.Is(p.Err, scan.ErrTemplate) {
 			return fmt.Errorf("%s: result would not parse, left untouched: %w", file, p.Err)

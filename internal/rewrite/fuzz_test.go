@@ -27,7 +27,7 @@ func FuzzRewrite(f *testing.F) {
 		f.Add([]byte(s), "1.30", true)
 	}
 	f.Fuzz(func(t *testing.T, src []byte, tag string, withDigest bool) {
-		refs, _ := scan.File("f.yaml", src)
+		refs := scan.File("f.yaml", src).Refs
 		var changes []plan.Change
 		for _, r := range refs {
 			c := plan.Change{Ref: r, Tag: tag}
@@ -91,7 +91,10 @@ func outsideEqual(t *testing.T, src, out []byte, edits []Edit) {
 	}
 }
 
-func scanFile(src []byte) ([]scan.Ref, []scan.Problem) { return scan.File("f.yaml", src) }
+func scanFile(src []byte) ([]scan.Ref, []scan.Problem) {
+	res := scan.File("f.yaml", src)
+	return res.Refs, res.Problems
+}
 
 func changesFor(refs []scan.Ref, tag string) []plan.Change {
 	var cs []plan.Change

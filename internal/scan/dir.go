@@ -9,18 +9,21 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/semaphore"
 )
 
-// Result is what a scan of a directory found.
+// Result is what a scan found.
 type Result struct {
 	Refs     []Ref
+	Skipped  []Skipped // values where a reference belongs that are not usable ones
 	Problems []Problem
-	Files    int // files read
+	Files    int // files looked at
 }
 
 // Dir scans every YAML file below root that include accepts; see FS.
-func Dir(ctx context.Context, root string, include func(rel string) bool) (Result, error) {
-	res, err := FS(ctx, os.DirFS(root), include)
+func Dir(ctx context.Context, root string, include func(rel string) bool, opts ...Option) (Result, error) {
+	res, err := FS(ctx, os.DirFS(root), include, opts...)
 	if err != nil {
 		return Result{}, fmt.Errorf("scan %s: %w", root, err)
 	}
@@ -33,7 +36,14 @@ func Dir(ctx context.Context, root string, include func(rel string) bool) (Resul
 // so that `run` plans from exactly the commit it will commit onto. Files are
 // read and parsed concurrently; the result is sorted by file and position,
 // so it does not depend on scheduling.
-func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool) (Result, error) {
+//
+// A file above the size cap (WithMaxFileSize, DefaultMaxFileSize) is read
+// no further than the cap and becomes a Problem wrapping ErrTooLarge. The
+// files in flight at once hold at most two caps of bytes together (a parsed
+// file takes up to ~45 times its size), so memory is bounded by the cap,
+// not by the number of cores.
+func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool, opts ...Option) (Result, error) {
+	o := newOptions(opts)
 	if include == nil {
 		include = func(rel string) bool {
 			return strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml")
@@ -58,15 +68,13 @@ func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	return scanFiles(ctx, fsys, files)
+	return scanFiles(ctx, fsys, files, o)
 }
 
-func scanFiles(ctx context.Context, fsys fs.FS, files []string) (Result, error) {
-	type out struct {
-		refs     []Ref
-		problems []Problem
-	}
-	outs := make([]out, len(files))
+func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Result, error) {
+	outs := make([]Result, len(files))
+	budget := 2 * (o.maxFileSize + 1)
+	mem := semaphore.NewWeighted(budget)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -74,12 +82,7 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string) (Result, error) 
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				src, err := fs.ReadFile(fsys, files[i])
-				if err != nil {
-					outs[i].problems = []Problem{{Location: Location{File: files[i]}, Err: err}}
-					continue
-				}
-				outs[i].refs, outs[i].problems = File(files[i], src)
+				outs[i] = scanOne(ctx, fsys, files[i], o, mem, budget)
 			}
 		}()
 	}
@@ -95,13 +98,34 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string) (Result, error) 
 		return Result{}, err
 	}
 	res := Result{Files: len(files)}
-	for _, o := range outs {
-		res.Refs = append(res.Refs, o.refs...)
-		res.Problems = append(res.Problems, o.problems...)
+	for _, r := range outs {
+		res.Refs = append(res.Refs, r.Refs...)
+		res.Skipped = append(res.Skipped, r.Skipped...)
+		res.Problems = append(res.Problems, r.Problems...)
 	}
 	sort.SliceStable(res.Refs, func(i, j int) bool { return less(res.Refs[i].Location, res.Refs[j].Location) })
+	sort.SliceStable(res.Skipped, func(i, j int) bool { return less(res.Skipped[i].Location, res.Skipped[j].Location) })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return less(res.Problems[i].Location, res.Problems[j].Location) })
 	return res, nil
+}
+
+// scanOne reads and scans one file while holding its share of the memory
+// budget: its size as stat reports it, at most the cap.
+func scanOne(ctx context.Context, fsys fs.FS, file string, o options, mem *semaphore.Weighted, budget int64) Result {
+	weight := o.maxFileSize + 1
+	if fi, err := fs.Stat(fsys, file); err == nil {
+		weight = min(max(fi.Size(), 1), weight)
+	}
+	weight = min(weight, budget)
+	if err := mem.Acquire(ctx, weight); err != nil {
+		return Result{} // cancelled: the caller returns ctx.Err()
+	}
+	defer mem.Release(weight)
+	src, err := readFile(fsys, file, o.maxFileSize)
+	if err != nil {
+		return Result{Problems: []Problem{{Location: Location{File: file, Line: 1}, Err: err}}}
+	}
+	return File(file, src)
 }
 
 func less(a, b Location) bool {

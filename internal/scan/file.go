@@ -3,10 +3,7 @@ package scan
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,73 +19,85 @@ var ErrSyntax = errors.New("not valid YAML, left untouched")
 // File finds the image references in one file's bytes. file is the name
 // used in locations (slash-separated, relative to the repository root).
 //
-// A file that does not parse yields one Problem and no references; a
-// template yields a Problem wrapping ErrTemplate.
-func File(file string, src []byte) ([]Ref, []Problem) {
+// A file that is not UTF-8 (ErrEncoding), is a template (ErrTemplate) or
+// does not parse (ErrSyntax, at the line to fix) yields one Problem and no
+// references. Time is linear in the size of src; File does not cap the
+// size, FS does.
+func File(file string, src []byte) Result {
+	res := Result{Files: 1}
+	if p := encoding(file, src); p != nil {
+		res.Problems = []Problem{*p}
+		return res
+	}
 	// Cheap screen first: most files in a big repository hold no image.
 	// "imagebot" (the marker) and "images" contain "image" too.
 	if !bytes.Contains(src, []byte("image")) {
-		return nil, nil
+		return res
 	}
 	// A Helm or Go template is only YAML after rendering: its bytes are not
 	// ours to edit. A values file that merely holds "{{ .Release.Name }}" in
 	// a string is plain YAML, and is scanned like any other.
 	template := bytes.Contains(src, []byte("{{"))
 	if template && (strings.HasPrefix(file, "templates/") || strings.Contains(file, "/templates/")) {
-		return nil, []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
+		res.Problems = []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
+		return res
 	}
-	docs, err := parse(src)
+	docs, read, err := parse(src)
 	if err != nil && template {
-		return nil, []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
+		res.Problems = []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
+		return res
 	}
 	if err != nil {
-		line, msg := syntaxError(src, err)
-		return nil, []Problem{{Location: Location{File: file, Line: line}, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}}
+		res.Problems = []Problem{syntaxError(file, src, err, read)}
+		return res
 	}
 	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
 	for _, d := range docs {
 		w.walk(d)
 	}
-	return w.refs, w.problems
+	if w.duplicate != nil {
+		// Which of two equal keys counts differs between kubectl, Helm and
+		// compose: the file means nothing certain, so it is not edited.
+		res.Problems = []Problem{*w.duplicate}
+		return res
+	}
+	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
+	return res
 }
 
-func parse(src []byte) ([]*kyaml.Node, error) {
-	dec := kyaml.NewDecoder(bytes.NewReader(src))
+// parse decodes every document of src. On an error it also returns how
+// many bytes the parser had read: the mistake is in what it read last.
+func parse(src []byte) ([]*kyaml.Node, int, error) {
+	r := &trickle{src: src}
+	dec := kyaml.NewDecoder(r)
 	var docs []*kyaml.Node
 	for {
 		var n kyaml.Node
 		err := dec.Decode(&n)
 		if errors.Is(err, io.EOF) {
-			return docs, nil
+			return docs, r.off, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, r.off, err
 		}
 		docs = append(docs, &n)
 	}
 }
 
-var lineRE = regexp.MustCompile(`^yaml: line (\d+): `)
+// trickle hands the parser its input a little at a time, so that the bytes
+// it has read when it fails say where it failed, give or take a chunk.
+type trickle struct {
+	src []byte
+	off int
+}
 
-// syntaxError names the line of a YAML error. yaml.v3 reports the line where
-// the enclosing block starts, which may be far above the mistake; the first
-// line after the longest prefix of the file that still parses is where the
-// mistake is. The search is bounded, as it parses the file again per step.
-func syntaxError(src []byte, err error) (int, string) {
-	msg, ctx := err.Error(), 1
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		ctx, _ = strconv.Atoi(m[1])
-		msg = strings.TrimPrefix(msg, m[0])
+const trickleChunk = 64
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if t.off >= len(t.src) {
+		return 0, io.EOF
 	}
-	ls := newLines(src)
-	n := len(ls.starts)
-	for k, steps := n-1, 0; k >= ctx && steps < 200; k, steps = k-1, steps+1 {
-		if _, perr := parse(src[:ls.starts[k]]); perr == nil {
-			if k+1 != ctx {
-				msg += fmt.Sprintf(" (in the block that starts on line %d)", ctx)
-			}
-			return k + 1, msg
-		}
-	}
-	return ctx, msg
+	n := copy(p[:min(len(p), trickleChunk)], t.src[t.off:])
+	t.off += n
+	return n, nil
 }

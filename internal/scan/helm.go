@@ -3,7 +3,6 @@ package scan
 import (
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -25,35 +24,45 @@ func mapValue(m *kyaml.Node, key string) *kyaml.Node {
 }
 
 // helm takes a Helm-style values map: image: {registry?, repository, tag,
-// digest?}; some charts say name where others say repository.
+// digest?}; some charts say name where others say repository. A map without
+// a repository or a tag pins nothing here (the chart's default applies).
 func (w *walker) helm(m *kyaml.Node) {
+	if w.seen[m] {
+		return
+	}
+	w.seen[m] = true
 	repo, tag := mapValue(m, "repository"), mapValue(m, "tag")
 	if repo == nil {
 		repo = mapValue(m, "name") // image: {name: ghcr.io/acme/api, tag: v1.2.3}
 	}
-	if repo == nil || tag == nil || !isString(repo) || !isString(tag) || w.seen[tag] {
+	if repo == nil || tag == nil || !hasValue(repo) || !hasValue(tag) || w.seen[tag] {
 		return
 	}
+	w.seen[tag] = true
 	img := repo.Value
-	if reg := mapValue(m, "registry"); reg != nil && reg.Value != "" {
+	if reg := mapValue(m, "registry"); reg != nil && hasValue(reg) {
 		img = strings.TrimSuffix(reg.Value, "/") + "/" + img
 	}
-	if _, err := name.NewRepository(img); err != nil {
+	// Some charts write `tag: 1.2.3@sha256:...`: parse it as a reference tail.
+	p, err := parseRef("x:" + tag.Value)
+	if err == nil {
+		err = checkName(img)
+	}
+	d := mapValue(m, "digest")
+	if err == nil && p.digest == "" && d != nil && hasValue(d) {
+		err = checkDigest(d.Value)
+	}
+	if err != nil {
+		w.skip(w.at(tag), KindHelm, helmValue(img, tag, d), err.Error())
 		return
 	}
 	span, ok := w.span(tag)
 	if !ok {
-		w.problem(tag, "cannot locate tag %q in the file's bytes; left untouched", tag.Value)
+		w.problem(tag, "cannot locate tag %s in the file's bytes; left untouched", quote(tag.Value))
 		return
 	}
-	// Some charts write `tag: 1.2.3@sha256:...`: parse it as a reference tail.
-	p, err := parseRef("x:" + tag.Value)
-	if err != nil {
-		return
-	}
-	w.seen[tag] = true
 	ref := Ref{
-		Location: Location{File: w.file, Line: tag.Line, Col: tag.Column},
+		Location: w.at(tag),
 		Kind:     KindHelm,
 		Name:     img,
 		Tag:      p.tag,
@@ -64,11 +73,20 @@ func (w *walker) helm(m *kyaml.Node) {
 	if p.digest == "" {
 		ref.TagField = Field{Span: span, OK: true, Scalar: tag.Style == 0}
 		ref.DigestField = w.digestKey(m)
-		if d := mapValue(m, "digest"); d != nil && ref.DigestField.OK {
+		if d != nil && hasValue(d) && ref.DigestField.OK {
 			ref.Digest = d.Value
 		}
 	}
 	w.add(ref)
+}
+
+// helmValue spells a Helm map's parts as one reference, for a notice.
+func helmValue(img string, tag, digest *kyaml.Node) string {
+	s := img + ":" + tag.Value
+	if digest != nil && hasValue(digest) {
+		s += "@" + digest.Value
+	}
+	return s
 }
 
 // digestKey is the field of a `digest:` key beside the tag, when there is one.

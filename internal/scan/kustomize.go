@@ -23,10 +23,16 @@ func (w *walker) kustomizeImages(v *kyaml.Node) {
 
 func (w *walker) kustomizeEntry(e *kyaml.Node) {
 	img := mapValue(e, "name").Value
-	if nn := mapValue(e, "newName"); nn != nil && nn.Value != "" {
+	if nn := mapValue(e, "newName"); nn != nil && hasValue(nn) {
 		img = nn.Value
 	}
 	tag, dig := mapValue(e, "newTag"), mapValue(e, "digest")
+	if tag != nil && !hasValue(tag) {
+		tag = nil
+	}
+	if dig != nil && !hasValue(dig) {
+		dig = nil
+	}
 	if tag == nil && dig == nil {
 		return // nothing pinned here: the manifests' own tags apply
 	}
@@ -37,16 +43,20 @@ func (w *walker) kustomizeEntry(e *kyaml.Node) {
 	if w.seen[at] {
 		return
 	}
-	ref := Ref{Location: Location{File: w.file, Line: at.Line, Col: at.Column}, Kind: KindKustomize, Name: img}
+	w.seen[at] = true
+	if err := checkEntry(img, tag, dig); err != nil {
+		w.skip(w.at(at), KindKustomize, entryValue(img, tag, dig), err.Error())
+		return
+	}
+	ref := Ref{Location: w.at(at), Kind: KindKustomize, Name: img}
 	if tag != nil {
 		span, ok := w.span(tag)
 		if !ok {
-			w.problem(tag, "cannot locate newTag %q in the file's bytes; left untouched", tag.Value)
+			w.problem(tag, "cannot locate newTag %s in the file's bytes; left untouched", quote(tag.Value))
 			return
 		}
 		ref.Tag = tag.Value
 		ref.TagField = Field{Span: span, OK: true, Scalar: tag.Style == 0}
-		w.seen[tag] = true
 	}
 	if dig != nil {
 		ref.Digest = dig.Value
@@ -55,6 +65,37 @@ func (w *walker) kustomizeEntry(e *kyaml.Node) {
 		ref.DigestField = w.insertKeyAfter(e, "newTag", "digest")
 	}
 	w.add(ref)
+}
+
+// checkEntry validates each part of a kustomize entry on its own terms.
+func checkEntry(img string, tag, dig *kyaml.Node) error {
+	if err := checkName(img); err != nil {
+		return err
+	}
+	if tag != nil {
+		if strings.ContainsAny(tag.Value, "\n\r") {
+			return errSeveralLines
+		}
+		if err := checkTag(tag.Value); err != nil {
+			return err
+		}
+	}
+	if dig != nil {
+		return checkDigest(dig.Value)
+	}
+	return nil
+}
+
+// entryValue spells a kustomize entry as one reference, for a notice.
+func entryValue(img string, tag, dig *kyaml.Node) string {
+	s := img
+	if tag != nil {
+		s += ":" + tag.Value
+	}
+	if dig != nil {
+		s += "@" + dig.Value
+	}
+	return s
 }
 
 // insertKeyAfter returns an insertion point for a new `key: ` line after the
@@ -76,7 +117,7 @@ func (w *walker) insertKeyAfter(m *kyaml.Node, after, key string) Field {
 		if strings.ContainsRune(string(w.lines.src[start:off]), '\t') {
 			return Field{}
 		}
-		end, eol := w.lines.lineEnd(off)
+		end, eol := w.lines.lineEnd(k.Line)
 		return Field{Span: Span{end, end}, Prefix: eol + indent + key + ": ", OK: true}
 	}
 	return Field{}

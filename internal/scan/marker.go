@@ -2,8 +2,8 @@ package scan
 
 import (
 	"regexp"
+	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -13,6 +13,9 @@ import (
 //	appVersion: 1.2.3               # imagebot: tag ghcr.io/acme/app
 var markerRE = regexp.MustCompile(`(?:^|\s)imagebot:\s*(image|tag)\b\s*(\S*)`)
 
+// marker takes a scalar whose line comment is a marker. A marker that names
+// no image, or not a valid one, is a Problem: the instruction itself is
+// wrong. A marked value that is not a reference (or not a tag) is Skipped.
 func (w *walker) marker(n *kyaml.Node) {
 	if n.Kind != kyaml.ScalarNode || n.LineComment == "" {
 		return
@@ -26,27 +29,38 @@ func (w *walker) marker(n *kyaml.Node) {
 		return
 	}
 	if m[2] == "" {
-		w.problem(n, "marker %q names no image (want `# imagebot: tag <image>`)", n.LineComment)
+		w.problem(n, "marker %s names no image (want `# imagebot: tag <image>`)", quote(n.LineComment))
 		return
 	}
-	if !isString(n) || w.seen[n] {
+	if err := checkName(m[2]); err != nil {
+		w.problem(n, "marker: %v (want `# imagebot: tag <image>`)", err)
 		return
 	}
-	if _, err := name.NewTag(m[2] + ":" + n.Value); err != nil {
-		w.problem(n, "marker: %q is not a tag of %s: %v", n.Value, m[2], err)
+	if w.seen[n] || !hasValue(n) {
+		return
+	}
+	w.seen[n] = true
+	if err := checkMarkedTag(n.Value); err != nil {
+		w.skip(w.at(n), KindMarker, m[2]+":"+n.Value, err.Error())
 		return
 	}
 	span, ok := w.span(n)
 	if !ok {
-		w.problem(n, "cannot locate %q in the file's bytes; left untouched", n.Value)
+		w.problem(n, "cannot locate %s in the file's bytes; left untouched", quote(n.Value))
 		return
 	}
-	w.seen[n] = true
 	w.add(Ref{
-		Location: Location{File: w.file, Line: n.Line, Col: n.Column},
+		Location: w.at(n),
 		Kind:     KindMarker,
 		Name:     m[2],
 		Tag:      n.Value,
 		TagField: Field{Span: span, OK: true, Scalar: n.Style == 0},
 	})
+}
+
+func checkMarkedTag(tag string) error {
+	if strings.ContainsAny(tag, "\n\r") {
+		return errSeveralLines
+	}
+	return checkTag(tag)
 }

@@ -1,8 +1,10 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-containerregistry/pkg/name"
 )
@@ -24,25 +26,65 @@ type parsed struct {
 
 // parseRef splits "name[:tag][@digest]" and validates each part with
 // go-containerregistry. It never guesses: anything that does not parse as a
-// reference (variables, templates, prose) is an error.
+// reference (variables, templates, prose) is an error, which says why in a
+// sentence short enough for a message whatever the value's length.
 func parseRef(s string) (parsed, error) {
 	p := parsed{tagStart: -1, digestStart: -1}
+	if strings.ContainsAny(s, "\n\r") {
+		return p, errSeveralLines
+	}
 	base := s
 	if i := strings.IndexByte(s, '@'); i >= 0 {
 		base, p.digest, p.digestStart = s[:i], s[i+1:], i+1
-		if _, err := name.NewDigest("example.com/x@" + p.digest); err != nil {
-			return p, fmt.Errorf("bad digest in %q: %w", s, err)
+		if err := checkDigest(p.digest); err != nil {
+			return p, err
 		}
 	}
 	p.name = base
 	if i := strings.LastIndexByte(base, ':'); i > strings.LastIndexByte(base, '/') {
 		p.name, p.tag, p.tagStart = base[:i], base[i+1:], i+1
-		if _, err := name.NewTag(base); err != nil {
-			return p, fmt.Errorf("bad tag in %q: %w", s, err)
+		if err := checkTag(p.tag); err != nil {
+			return p, err
 		}
 	}
-	if _, err := name.NewRepository(p.name); err != nil {
-		return p, fmt.Errorf("bad image name %q: %w", s, err)
+	if err := checkName(p.name); err != nil {
+		return p, err
 	}
 	return p, nil
+}
+
+var errSeveralLines = errors.New("a value over several lines is not an image reference")
+
+// checkTag says why a tag is not valid: 1 to 128 of [A-Za-z0-9_.-].
+func checkTag(tag string) error {
+	if tag == "" {
+		return errors.New("empty tag after ':'")
+	}
+	if n := utf8.RuneCountInString(tag); n > 128 {
+		return fmt.Errorf("tag is %d characters long, more than 128", n)
+	}
+	if _, err := name.NewTag("example.com/x:" + tag); err != nil {
+		return fmt.Errorf("tag %s may hold only letters, digits, '_', '.' and '-'", quote(tag))
+	}
+	return nil
+}
+
+func checkDigest(d string) error {
+	if _, err := name.NewDigest("example.com/x@" + d); err != nil {
+		return fmt.Errorf("digest %s is not algorithm:hex (sha256: and 64 hex digits)", quote(d))
+	}
+	return nil
+}
+
+func checkName(n string) error {
+	if n == "" {
+		return errors.New("no image name before the tag")
+	}
+	if _, err := name.NewRepository(n); err != nil {
+		if len(n) > 255 {
+			return fmt.Errorf("image name is %d characters long, more than 255", len(n))
+		}
+		return fmt.Errorf("image name %s is not [registry[:port]/]path with lowercase letters, digits, '.', '_', '-' and '/'", quote(n))
+	}
+	return nil
 }

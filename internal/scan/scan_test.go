@@ -27,6 +27,9 @@ func describe(t *testing.T, root string, res Result) string {
 		fmt.Fprintf(&b, "%s %s %s tag=%q digest=%q tagspan=%s digestspan=%s\n",
 			r.Location, r.Kind, r.Image, r.Tag, r.Digest, field(src, r.TagField), field(src, r.DigestField))
 	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(&b, "skipped %s %s %s %q: %s\n", s.Location, s.Kind, s.Reason, s.Value, s.Detail)
+	}
 	for _, p := range res.Problems {
 		fmt.Fprintf(&b, "problem %s\n", p.Error())
 	}

@@ -8,18 +8,24 @@ import (
 )
 
 type walker struct {
-	file     string
-	lines    *lines
-	seen     map[*kyaml.Node]bool // scalars already taken: an anchor is one location
-	refs     []Ref
-	problems []Problem
+	file  string
+	lines *lines
+	// seen holds the nodes already taken (a scalar as a reference, a map as
+	// a Helm image): a value shared through an anchor is one location, and
+	// a thousand aliases of one big map cost one look at it.
+	seen      map[*kyaml.Node]bool
+	refs      []Ref
+	skipped   []Skipped
+	problems  []Problem
+	duplicate *Problem // the first duplicate key: the file is left alone
+}
+
+func (w *walker) at(n *kyaml.Node) Location {
+	return Location{File: w.file, Line: n.Line, Col: n.Column}
 }
 
 func (w *walker) problem(n *kyaml.Node, format string, args ...any) {
-	w.problems = append(w.problems, Problem{
-		Location: Location{File: w.file, Line: n.Line, Col: n.Column},
-		Err:      fmt.Errorf(format, args...),
-	})
+	w.problems = append(w.problems, Problem{Location: w.at(n), Err: fmt.Errorf(format, args...)})
 }
 
 // walk visits every node once. Aliases are not followed: the anchored node
@@ -33,6 +39,7 @@ func (w *walker) walk(n *kyaml.Node) {
 			w.walk(c)
 		}
 	case kyaml.MappingNode:
+		w.duplicates(n)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			switch k.Value {
@@ -63,23 +70,22 @@ func (w *walker) image(v *kyaml.Node) {
 
 // refString takes a scalar holding a whole reference ("nginx:1.25@sha256:...").
 func (w *walker) refString(v *kyaml.Node, kind Kind) {
-	if !isString(v) || w.seen[v] {
+	if w.seen[v] || !hasValue(v) {
 		return
 	}
+	w.seen[v] = true
 	p, err := parseRef(v.Value)
 	if err != nil {
-		// Variables (${IMAGE}), empty values and prose are not references.
+		w.skip(w.at(v), kind, v.Value, err.Error())
 		return
 	}
 	span, ok := w.span(v)
 	if !ok {
-		w.seen[v] = true
-		w.problem(v, "cannot locate %q in the file's bytes (escaped or multi-line scalar); left untouched", v.Value)
+		w.problem(v, "cannot locate %s in the file's bytes (escaped or multi-line scalar); left untouched", quote(v.Value))
 		return
 	}
-	w.seen[v] = true
 	ref := Ref{
-		Location: Location{File: w.file, Line: v.Line, Col: v.Column},
+		Location: w.at(v),
 		Kind:     kind,
 		Name:     p.name,
 		Tag:      p.tag,
@@ -108,6 +114,11 @@ func stringFields(span Span, p parsed) (tag, digest Field) {
 func (w *walker) add(r Ref) {
 	img, err := normalize(r.Name)
 	if err != nil {
+		why := "not a valid image name"
+		if err := checkName(r.Name); err != nil {
+			why = err.Error()
+		}
+		w.skip(r.Location, r.Kind, r.String(), why)
 		return
 	}
 	r.Image = img
@@ -147,8 +158,9 @@ func (w *walker) span(n *kyaml.Node) (Span, bool) {
 	default: // literal and folded block scalars
 		return Span{}, false
 	}
-	want := quote + val + quote
-	if off+len(want) > len(src) || string(src[off:off+len(want)]) != want {
+	end := off + len(quote) + len(val) + len(quote)
+	if end > len(src) || string(src[off:off+len(quote)]) != quote ||
+		string(src[off+len(quote):end-len(quote)]) != val || string(src[end-len(quote):end]) != quote {
 		return Span{}, false
 	}
 	return Span{off + len(quote), off + len(quote) + len(val)}, true
@@ -156,8 +168,15 @@ func (w *walker) span(n *kyaml.Node) (Span, bool) {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// isString reports whether a scalar is a string that may hold a reference
-// (plain, quoted, or a number-looking tag such as 1.25).
+// hasValue reports whether a scalar holds something that may be a
+// reference: not empty and not a YAML null (`image:`, `image: ~`,
+// `image: null`), which say "no image here" rather than a bad one.
+func hasValue(n *kyaml.Node) bool {
+	return n.Kind == kyaml.ScalarNode && n.Value != "" && n.ShortTag() != kyaml.NodeTagNull
+}
+
+// isString reports whether a scalar is a one-line value that may hold part
+// of a reference (plain, quoted, or a number-looking tag such as 1.25).
 func isString(n *kyaml.Node) bool {
-	return n.Kind == kyaml.ScalarNode && n.Value != "" && !strings.ContainsAny(n.Value, "\n\r")
+	return hasValue(n) && !strings.ContainsAny(n.Value, "\n\r")
 }
