@@ -191,7 +191,7 @@ func TestAllow(t *testing.T) {
 func TestPinCandidates(t *testing.T) {
 	nginx := []string{
 		"latest", "mainline", "1", "1.27", "1.27.2", "1.27.3-bookworm", "1.27.3", "1.27.3-alpine3.19",
-		"1.27.3-alpine3.20", "1.27.3-alpine", "1.26.2", "1.27.3",
+		"1.27.3-alpine3.20", "1.27.3-alpine", "1.26.2", "1.27.3", "1.29.0-rc1", "alpine3.20",
 	}
 	node := []string{
 		"lts", "20", "20.12", "20.12.2", "v20.12.2", "20.12.1", "21.0.0", "20.13.0-rc.1",
@@ -203,7 +203,7 @@ func TestPinCandidates(t *testing.T) {
 		tags []string
 		want []string
 	}{
-		{"plain tag before its variants, no mutable tags, no duplicates", Spec{}, nginx, []string{
+		{"plain tag before its variants; no floating tags, prereleases or duplicates", Spec{}, nginx, []string{
 			"1.27.3", "1.27.3-alpine", "1.27.3-alpine3.20", "1.27.3-alpine3.19", "1.27.3-bookworm", "1.27.2", "1.26.2",
 		}},
 		{"allow does not apply", Spec{Allow: "patch"}, []string{"1.2.3", "2.0.0", "1.3.0"}, []string{"2.0.0", "1.3.0", "1.2.3"}},
@@ -223,6 +223,7 @@ func TestPinCandidates(t *testing.T) {
 			[]string{"build-9", "build-10", "build-x", "latest", "build-100", "build-2"},
 			[]string{"build-100", "build-10", "build-9", "build-2"}},
 		{"nothing", Spec{}, []string{"latest", "stable"}, []string{}},
+		{"commits after versions", Spec{}, []string{"sha-3f9a2c1", "1.2.3", "latest"}, []string{"1.2.3", "sha-3f9a2c1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,11 +21,12 @@ func (stream) name() string { return "stream" }
 func (s stream) parse(v string) (version, error) { return parseTag(v, s.windows), nil }
 
 // accepts keeps the current tag's stream. When pinning (cur == nil) every
-// stream competes, but only for tags that have a version or an id.
+// stream competes, but only releases with a version or an id: `latest` is
+// a release, and each candidate tried costs a digest request.
 func (stream) accepts(cur, v version) bool {
 	t := v.(*tag)
 	if cur == nil {
-		return t.versioned() || t.id
+		return (t.versioned() || t.id) && t.pre.word == ""
 	}
 	c := cur.(*tag)
 	if !t.versioned() || t.stream() != c.stream() || !t.preciseFor(c) {
