@@ -38,7 +38,7 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	p.Problems = append(p.Problems, res.Problems...)
-	if err := writePlan(stdout, p, o.Output); err != nil {
+	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
 		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}

@@ -26,6 +26,7 @@ type commonOptions struct {
 	Mirrors     mirrorFlag
 	LogLevel    string
 	LogFormat   string
+	Verbose     bool
 }
 
 func (o *commonOptions) bind(fs *flag.FlagSet) {
@@ -35,6 +36,7 @@ func (o *commonOptions) bind(fs *flag.FlagSet) {
 	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
+	fs.BoolVar(&o.Verbose, "verbose", false, "list every reference left alone, and why")
 }
 
 // mirrorFlag collects repeated --mirror host=url flags.

@@ -10,22 +10,30 @@ import (
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
-func writePlan(w io.Writer, p *plan.Plan, format string) error {
+// maxNoticeRows bounds the notices a Markdown plan lists: a step summary
+// holds 1 MiB, and a repository may hold thousands of references.
+const maxNoticeRows = 300
+
+// writePlan prints the plan in format. verbose lists every reference left
+// alone in the text format, which otherwise only counts them.
+func writePlan(w io.Writer, p *plan.Plan, format string, verbose bool) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		// A pattern in a notice reads (?P<version>...), not \u003cversion\u003e.
+		enc.SetEscapeHTML(false)
 		return enc.Encode(p)
 	case "markdown":
 		_, err := io.WriteString(w, markdown(p))
 		return err
 	case "text":
-		return text(w, p)
+		return text(w, p, verbose)
 	}
 	return fmt.Errorf("--output: want text, json or markdown, got %q", format)
 }
 
-func text(w io.Writer, p *plan.Plan) error {
+func text(w io.Writer, p *plan.Plan, verbose bool) error {
 	if len(p.Updates) == 0 {
 		fmt.Fprintln(w, "no updates")
 	} else {
@@ -43,6 +51,11 @@ func text(w io.Writer, p *plan.Plan) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, u := range p.Updates {
+			if u.Notice != "" {
+				fmt.Fprintf(w, "note: %s %s -> %s: %s\n", u.Image, u.From, u.To, u.Notice)
+			}
+		}
 	}
 	if len(p.Problems) > 0 {
 		fmt.Fprintf(w, "\n%d %s:\n", len(p.Problems), plural(len(p.Problems), "problem", "problems"))
@@ -50,10 +63,38 @@ func text(w io.Writer, p *plan.Plan) error {
 			fmt.Fprintf(w, "  %s:%d: %s\n", pr.File, pr.Line, pr.Message)
 		}
 	}
+	if n := len(p.Notices); n > 0 {
+		left := fmt.Sprintf("%d %s left alone", n, plural(n, "reference", "references"))
+		if !verbose {
+			fmt.Fprintf(w, "\n%s (--verbose lists them)\n", left)
+			return nil
+		}
+		fmt.Fprintf(w, "\n%s:\n", left)
+		for _, nt := range p.Notices {
+			fmt.Fprintf(w, "  %s:%d %s %s\n", nt.File, nt.Line, reference(nt), because(nt))
+		}
+	}
 	return nil
 }
 
+// reference is image:tag as the notice names it; untagged, the image alone.
+func reference(n plan.Notice) string {
+	if n.Tag == "" {
+		return n.Image
+	}
+	return n.Image + ":" + n.Tag
+}
+
+// because is "reason" or "reason: detail".
+func because(n plan.Notice) string {
+	if n.Detail == "" {
+		return n.Reason
+	}
+	return n.Reason + ": " + n.Detail
+}
+
 // markdown renders the plan for GitHub: a step summary or a PR comment.
+// References left alone are folded away in a <details> section.
 func markdown(p *plan.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### imagebot: %d %s\n\n", len(p.Updates), plural(len(p.Updates), "update", "updates"))
@@ -66,6 +107,15 @@ func markdown(p *plan.Plan) string {
 			}
 			fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %s | %s |\n", u.Image, u.From, u.To, u.Type, strings.Join(locs, "<br>"))
 		}
+		var notes []string
+		for _, u := range p.Updates {
+			if u.Notice != "" {
+				notes = append(notes, fmt.Sprintf("- `%s` `%s` → `%s`: %s\n", u.Image, u.From, u.To, cell(u.Notice)))
+			}
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n" + strings.Join(notes, ""))
+		}
 	}
 	if len(p.Problems) > 0 {
 		fmt.Fprintf(&b, "\n**%d %s**\n\n", len(p.Problems), plural(len(p.Problems), "problem", "problems"))
@@ -73,7 +123,32 @@ func markdown(p *plan.Plan) string {
 			fmt.Fprintf(&b, "- `%s:%d`: %s\n", pr.File, pr.Line, pr.Message)
 		}
 	}
+	if n := len(p.Notices); n > 0 {
+		if !strings.HasSuffix(b.String(), "\n\n") {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "<details><summary>%d %s left alone</summary>\n\n", n, plural(n, "reference", "references"))
+		b.WriteString("| Location | Image | Tag | Reason | Detail |\n|---|---|---|---|---|\n")
+		for i, nt := range p.Notices {
+			if i == maxNoticeRows {
+				fmt.Fprintf(&b, "\n%d more: `imagebot plan --verbose` lists them all.\n", n-maxNoticeRows)
+				break
+			}
+			tag := ""
+			if nt.Tag != "" {
+				tag = "`" + nt.Tag + "`"
+			}
+			fmt.Fprintf(&b, "| `%s:%d` | `%s` | %s | %s | %s |\n", nt.File, nt.Line, nt.Image, tag, nt.Reason, cell(nt.Detail))
+		}
+		b.WriteString("\n</details>\n")
+	}
 	return b.String()
+}
+
+// cell makes text safe inside a Markdown table cell: a `|` in a pattern
+// would end the cell, and HTML would be rendered.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
 }
 
 func plural(n int, one, many string) string {

@@ -45,7 +45,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
-	if err := writePlan(stdout, p, o.Output); err != nil {
+	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
 		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}

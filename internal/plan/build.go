@@ -71,11 +71,12 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	g.SetLimit(opts.Concurrency)
 	for _, img := range images {
 		g.Go(func() error {
-			ups, probs := decideImage(gctx, img, byImage[img], opts)
+			dec := decideImage(gctx, img, byImage[img], opts)
 			mu.Lock()
 			defer mu.Unlock()
-			p.Updates = append(p.Updates, ups...)
-			p.Problems = append(p.Problems, probs...)
+			p.Updates = append(p.Updates, dec.updates...)
+			p.Notices = append(p.Notices, dec.notices...)
+			p.Problems = append(p.Problems, dec.problems...)
 			done++
 			if opts.Progress != nil {
 				opts.Progress(done, len(images))
@@ -94,6 +95,9 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	}
 	slices.SortFunc(p.Updates, func(a, b Update) int {
 		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
+	})
+	slices.SortFunc(p.Notices, func(a, b Notice) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))
 	})
 	slices.SortFunc(p.Problems, func(a, b Problem) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))

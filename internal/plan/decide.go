@@ -10,21 +10,38 @@ import (
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
+// decision is what one image comes to: updates, references left alone,
+// and problems.
+type decision struct {
+	updates  []Update
+	notices  []Notice
+	problems []Problem
+}
+
 // decideImage decides every reference to one image. Lookup failures become
-// problems marked Failed, so one bad image never stops the others.
-func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options) ([]Update, []Problem) {
+// problems marked Failed, so one bad image never stops the others; every
+// other reference ends as an update's location or as a notice.
+func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options) decision {
+	var out decision
 	pol, err := opts.Policy(img)
 	if err != nil {
-		return nil, []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
+		out.problems = []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
+		return out
 	}
 	if pol.Skip() {
-		return nil, nil
+		out.notices = notices(refs, ReasonSkipped, "skip: true")
+		return out
 	}
 	byTag := map[string][]scan.Ref{}
 	var tags []string
 	for _, r := range refs {
-		if r.Tag == "" && (r.Digest != "" || pol.Pin() != "tag") {
-			continue // untagged: Kubernetes pulls latest; only `pin: tag` touches it
+		switch {
+		case r.Tag == "" && r.Digest != "":
+			out.notices = append(out.notices, notice(r, ReasonDigestOnly, "no tag to compare; the digest is kept"))
+			continue
+		case r.Tag == "" && pol.Pin() != "tag":
+			out.notices = append(out.notices, notice(r, ReasonNoTag, "Kubernetes pulls latest; pin: tag turns it into a version"))
+			continue
 		}
 		if _, ok := byTag[r.Tag]; !ok {
 			tags = append(tags, r.Tag)
@@ -32,27 +49,27 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
 	if len(tags) == 0 {
-		return nil, nil
+		return out
 	}
 	listing, err := opts.Registry.Tags(ctx, img)
 	if err != nil {
-		return nil, []Problem{problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err)}
+		out.problems = append(out.problems, problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err))
+		return out
 	}
 	slices.Sort(tags)
-	d := decider{ctx: ctx, img: img, pol: pol, listing: listing, reg: opts.Registry}
-	var ups []Update
-	var probs []Problem
+	// The listing is read once for every tag of the image.
+	d := decider{ctx: ctx, img: img, pol: pol, idx: pol.Index(listing), reg: opts.Registry}
 	for _, tag := range tags {
-		up, prob := d.decide(tag, byTag[tag])
+		up, notes, prob := d.decide(tag, byTag[tag])
+		out.notices = append(out.notices, notes...)
 		if prob != nil {
-			probs = append(probs, *prob)
+			out.problems = append(out.problems, *prob)
 		}
-		if up == nil {
-			continue
+		if up != nil {
+			out.updates = merge(out.updates, *up)
 		}
-		ups = merge(ups, *up)
 	}
-	return ups, probs
+	return out
 }
 
 // merge adds up to ups, joining it with an update of the same move: an
@@ -62,94 +79,127 @@ func merge(ups []Update, up Update) []Update {
 		if ups[i].From == up.From && ups[i].To == up.To {
 			ups[i].Changes = append(ups[i].Changes, up.Changes...)
 			ups[i].Locations = append(ups[i].Locations, up.Locations...)
+			ups[i].Notice = firstSet(ups[i].Notice, up.Notice)
 			return ups
 		}
 	}
 	return append(ups, up)
 }
 
-type decider struct {
-	ctx     context.Context
-	img     string
-	pol     *policy.Policy
-	listing []string
-	reg     Registry
+// firstSet returns the first of a and b that is set.
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
-// decide picks the target of one image:tag and the changes to its references.
-func (d decider) decide(from string, refs []scan.Ref) (*Update, *Problem) {
+type decider struct {
+	ctx context.Context
+	img string
+	pol *policy.Policy
+	idx *policy.Index
+	reg Registry
+}
+
+// decide picks the target of one image:tag and the changes to its
+// references; the references it leaves alone get notices.
+func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, *Problem) {
 	current := from
 	if current == "" {
 		current = "latest"
 	}
-	to, typ := current, ""
-	pinned := d.pol.Pin() == "digest"
-	for _, r := range refs {
-		pinned = pinned || r.Digest != ""
+	dec, err := d.idx.Decide(current)
+	if err != nil {
+		return nil, notices(refs, ReasonPattern, err.Error()), nil
 	}
-	mutable := policy.Mutable(current, d.listing)
+	to, typ, note := current, "", ""
 	switch {
-	case mutable && d.pol.Pin() == "tag":
+	case dec.Reason == policy.ReasonFloating && d.pol.Pin() == "tag":
 		target, err := d.pin(current)
 		if err != nil {
 			p := problem(refs[0], true, "pin %s:%s: %v", d.img, current, err)
-			return nil, &p
+			return nil, nil, &p
 		}
 		if target == "" {
 			p := problem(refs[0], false, "pin %s:%s: no versioned tag has the same digest", d.img, current)
-			return nil, &p
+			return nil, nil, &p
 		}
 		to, typ = target, "pin"
-	case mutable && !pinned:
-		return nil, nil // a floating tag is left alone unless asked to pin it
-	case mutable:
-		// nginx:stable@sha256:... keeps its tag; only the digest follows it.
-	default:
-		latest, ok, err := d.pol.Latest(current, d.listing)
-		if err != nil {
-			p := problem(refs[0], false, "%s: %v", d.img, err)
-			return nil, &p
-		}
-		if ok {
-			to, typ = latest, policy.Type(current, latest)
-		}
+	case len(dec.Candidates) > 0:
+		to, typ, note = dec.Candidates[0], policy.Type(current, dec.Candidates[0]), dec.Detail
 	}
+	// Otherwise the tag stays; a digest written beside it (or asked for by
+	// pin: digest) still follows it: nginx:stable@sha256:... keeps stable.
 
-	// A digest is looked up only where one is written or a policy pins it.
-	var digest string
-	if pinned {
-		var err error
-		if digest, err = d.reg.Digest(d.ctx, d.img, to); err != nil {
-			p := problem(refs[0], true, "digest of %s:%s: %v", d.img, to, err)
-			return nil, &p
-		}
+	digest, prob := d.digest(to, refs)
+	if prob != nil {
+		return nil, nil, prob
 	}
-	up := &Update{Image: d.img, From: from, To: to, Type: typ}
+	up := &Update{Image: d.img, From: from, To: to, Type: typ, Digest: digest, Notice: note}
 	if from == "" {
 		up.From = current
 	}
+	var left []Notice
 	for _, r := range refs {
 		c := Change{Ref: r}
 		if to != from {
 			c.Tag = to
 		}
-		if digest != "" && (r.Digest != "" || d.pol.Pin() == "digest") && r.Digest != digest {
+		if digest != "" && d.wantsDigest(r) && r.Digest != digest {
 			c.Digest = digest
 		}
 		if c.Tag == "" && c.Digest == "" {
+			left = append(left, d.leftAlone(r, dec))
 			continue
 		}
 		up.Changes = append(up.Changes, c)
 		up.Locations = append(up.Locations, r.Location)
 	}
 	if len(up.Changes) == 0 {
-		return nil, nil
+		return nil, left, nil
 	}
 	if to == current {
 		up.Type = "digest"
 	}
-	up.Digest = digest
-	return up, nil
+	if !slices.ContainsFunc(up.Changes, func(c Change) bool { return c.Digest != "" }) {
+		up.Digest = "" // no reference of this update takes the digest
+	}
+	return up, left, nil
+}
+
+// wantsDigest reports whether r is to carry the new digest: it has one, or
+// pin: digest asks for one and r has a place to put it. A `# imagebot: tag`
+// marker has none, and plan lists only what apply can write.
+func (d decider) wantsDigest(r scan.Ref) bool {
+	return r.Digest != "" || (d.pol.Pin() == "digest" && r.DigestField.OK)
+}
+
+// digest looks up to's digest, only where a reference writes one: a plan
+// of plain tags costs no manifest request.
+func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
+	if !slices.ContainsFunc(refs, d.wantsDigest) {
+		return "", nil
+	}
+	digest, err := d.reg.Digest(d.ctx, d.img, to)
+	if err != nil {
+		p := problem(refs[0], true, "digest of %s:%s: %v", d.img, to, err)
+		return "", &p
+	}
+	return digest, nil
+}
+
+// leftAlone is the notice for a reference that keeps its tag and digest.
+func (d decider) leftAlone(r scan.Ref, dec policy.Decision) Notice {
+	if d.pol.Pin() == "digest" && r.Digest == "" && !r.DigestField.OK {
+		return notice(r, ReasonNoDigestField, "pin: digest, but no digest can be written here: add one by hand, or mark the full reference (# imagebot: image)")
+	}
+	if dec.Reason == "" {
+		// Candidates exist, yet this reference does not move: only a
+		// pinned reference whose digest is current comes here.
+		return notice(r, ReasonUpToDate, "")
+	}
+	return notice(r, dec.Reason, dec.Detail)
 }
 
 // pin finds the versioned tag that today has the same digest as a floating
@@ -159,7 +209,7 @@ func (d decider) pin(tag string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for i, cand := range d.pol.PinCandidates(d.listing) {
+	for i, cand := range d.idx.PinCandidates() {
 		if i == maxPinTries {
 			break
 		}
@@ -172,6 +222,18 @@ func (d decider) pin(tag string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+func notice(r scan.Ref, reason, detail string) Notice {
+	return Notice{File: r.File, Line: r.Line, Image: r.Image, Tag: r.Tag, Reason: reason, Detail: detail}
+}
+
+func notices(refs []scan.Ref, reason, detail string) []Notice {
+	out := make([]Notice, len(refs))
+	for i, r := range refs {
+		out[i] = notice(r, reason, detail)
+	}
+	return out
 }
 
 func problem(r scan.Ref, failed bool, format string, args ...any) Problem {

@@ -28,6 +28,8 @@ var seed = map[string][][]string{
 	"ghcr.io/acme/api":          {{"v1.7.0"}, {"v1.8.2"}},
 	"ghcr.io/acme/worker":       {{"build-9"}, {"build-10"}, {"build-11"}},
 	"ghcr.io/acme/frozen":       {{"3.1.0"}, {"3.2.0"}},
+	// Streams: the newest node only as another variant; a commit tag.
+	"docker.io/library/node": {{"20.11.1-alpine3.18"}, {"20.12.0-alpine3.18"}, {"22.3.0-alpine3.19"}, {"sha-3f9a2c1"}},
 }
 
 // testRegistry is a registrytest server holding seed under one path prefix

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -27,16 +28,18 @@ type Notice struct {
 
 // Reasons a reference is left alone.
 const (
-	ReasonUpToDate     = "up-to-date"    // the newest allowed tag of its stream
-	ReasonFloating     = "floating"      // a mutable tag (latest, 1.27 beside 1.27.3); pin: tag fixes it
-	ReasonOtherVariant = "other-variant" // newer versions exist only in other variants
-	ReasonHeld         = "held"          // a gate held back every candidate (detail: gate and candidate)
-	ReasonNoTag        = "no-tag"        // no tag written (Kubernetes pulls latest)
-	ReasonDigestOnly   = "digest-only"   // name@sha256:... without a tag: nothing to compare
-	ReasonVariable     = "variable"      // ${VAR} or another value that is not a reference
-	ReasonSkipped      = "skipped"       // a policy says skip
-	ReasonPattern      = "pattern"       // the tag does not match the policy's pattern or versioning
-	ReasonDeclined     = "declined"      // a closed pull request declined exactly this version
+	ReasonUpToDate      = policy.ReasonUpToDate     // the newest allowed tag of its stream
+	ReasonFloating      = policy.ReasonFloating     // a mutable tag (latest, 1.27 beside 1.27.3); pin: tag fixes it
+	ReasonOtherVariant  = policy.ReasonOtherVariant // newer versions exist only in other variants
+	ReasonNoVersion     = policy.ReasonNoVersion    // a commit id (sha-3f9a2c1) without a version to compare
+	ReasonNoDigestField = "no-digest-field"         // pin: digest, but the reference has no place for a digest (a tag marker)
+	ReasonHeld          = "held"                    // a gate held back every candidate (detail: gate and candidate)
+	ReasonNoTag         = "no-tag"                  // no tag written (Kubernetes pulls latest)
+	ReasonDigestOnly    = "digest-only"             // name@sha256:... without a tag: nothing to compare
+	ReasonVariable      = "variable"                // ${VAR} or another value that is not a reference
+	ReasonSkipped       = "skipped"                 // a policy says skip
+	ReasonPattern       = "pattern"                 // the tag does not match the policy's pattern or versioning
+	ReasonDeclined      = "declined"                // a closed pull request declined exactly this version
 )
 
 // Update is one image moving from one tag to another. Every place in the
@@ -45,9 +48,12 @@ type Update struct {
 	Image     string          `json:"image"`
 	From      string          `json:"from"`
 	To        string          `json:"to"`
-	Type      string          `json:"type"` // major, minor, patch, digest or pin
+	Type      string          `json:"type"` // major, minor, patch, build, digest or pin
 	Digest    string          `json:"digest,omitempty"`
 	Locations []scan.Location `json:"locations"`
+	// Notice is said along with the update: "22.3.0 only as alpine3.19"
+	// when the newest version exists only in other variants.
+	Notice string `json:"notice,omitempty"`
 
 	// Changes are the edits that carry the update out, one per reference.
 	Changes []Change `json:"-"`

@@ -22,4 +22,4 @@ func (a text) compare(o version) int { return strings.Compare(string(a), string(
 
 // numbers are the digit runs, so that `allow` still means "keep the first
 // number(s)" (20240501T1200 has 20240501 and 1200).
-func (a text) numbers() []string { return split(string(a)).nums }
+func (a text) numbers() []string { return digitRuns(string(a)) }

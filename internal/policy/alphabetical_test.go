@@ -13,7 +13,9 @@ func TestAlphabetical(t *testing.T) {
 				"main-20240601T0000-def456", "main-20240501T1100-aaa", "dev-20250101T0000-fff", "main-20240701T0000-xyz",
 			}, "main-20240601T0000-def456"},
 		{"current without digits", alpha, "latest", []string{"latest", "stable"}, ""},
-		{"mutable current", alpha, "1.2", []string{"1.2", "1.2.1", "1.3"}, ""},
+		// An explicit versioning decides on its own terms, also for a tag the
+		// stream rule calls floating.
+		{"current the stream rule calls floating", alpha, "1.2", []string{"1.2", "1.2.1", "1.3"}, "1.3"},
 		{"mutable candidate never proposed", alpha, "1.1", []string{"1.2", "1.2.1"}, "1.2.1"},
 	})
 }

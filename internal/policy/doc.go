@@ -1,22 +1,32 @@
-// Package policy picks the newest allowed tag for one image reference.
+// Package policy decides which tags an image reference may move to.
 //
 // It is the decision stage of the pipeline (scan -> registry -> policy ->
 // plan): given the tag a manifest uses and the registry's full tag listing,
-// it answers "which tag may this image move to?". Like Flux's
-// image-reflector-controller policies it works in three steps:
+// it answers "which tags may this image move to, best first, and if none,
+// why?". Like Flux's image-reflector-controller policies it works in three
+// steps:
 //
-//   - filter: drop tags that are mutable (`latest`, `1.26` while `1.26.1`
-//     exists), ignored, not matched by the pattern, not parseable by the
-//     versioning, outside the range or the allowed major/minor, or of another
-//     shape than the current tag;
-//   - order: compare what is left with one strategy per file (shape.go is the
-//     default "same shape, higher numbers" rule; semver.go, numeric.go and
-//     alphabetical.go are opt-in);
-//   - pick: the best candidate that is newer than the current tag.
+//   - filter: drop tags that float (`latest`, `1.26` while `1.26.1`
+//     exists), are ignored, not matched by the pattern, not read by the
+//     versioning, outside the range or the allowed major/minor, or of
+//     another stream than the current tag;
+//   - order: compare what is left with one strategy per file (stream.go is
+//     the default rule, reading tags as tag.go describes; semver.go,
+//     numeric.go and alphabetical.go are opt-in);
+//   - pick: every candidate newer than the current tag, best first, so that
+//     a later check (age, platforms, signature) may pass over one for the
+//     next; or the reason there is none (up to date, floating, newer only in
+//     another variant, a commit id without a version).
+//
+// The default rule reads a tag as a prefix, a version and suffix tokens
+// (variants, build counters, commit ids, a prerelease): see tag.go and
+// words.go. It prefers proposing nothing, with a reason, over proposing a
+// tag of another variant, an alias, or a commit id read as a version.
 //
 // A Policy is built once per image from a Spec with New, which validates and
 // compiles everything so that a bad configuration fails at start-up, never in
-// the middle of a run.
+// the middle of a run. An Index reads one listing once for every tag of an
+// image.
 //
 // The package never does I/O: it never talks to a registry, never reads files,
 // never logs and never imports other imagebot packages. Resolving digests (for

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fuzzSpecs are the policies FuzzLatest runs; the fuzzer picks one by index.
@@ -21,10 +23,11 @@ var fuzzSpecs = []Spec{
 	{Pattern: `^(?P<version>v?\d+(\.\d+)*)(-.*)?$`},
 }
 
-// FuzzLatest checks that Latest never panics and that whatever it proposes
-// comes from the listing, is not the current tag, and does not float; and
-// that the answer does not depend on the listing's order. PinCandidates gets
-// the same checks.
+// FuzzLatest checks that Decide (and Latest, its first candidate) never
+// panics; that every candidate comes from the listing, once, is not the
+// current tag and does not float; that a decision without candidates says
+// why; and that nothing depends on the listing's order or on reading the
+// listing once for several tags. PinCandidates gets the same checks.
 func FuzzLatest(f *testing.F) {
 	f.Add(uint8(0), "7.2.4-alpine", "7.2.5-alpine\n7.2.5\n8.0.1-alpine\n7-alpine\nlatest")
 	f.Add(uint8(3), "v1.7.0", "1.9.0\nv1.9.0-rc.0\nv1.8.1\nv1\nv1.8")
@@ -34,28 +37,46 @@ func FuzzLatest(f *testing.F) {
 	f.Add(uint8(9), "20240501T1200", "20240502T0900\n2024\n")
 	f.Add(uint8(1), "2.6.2-rev1-b5.1", "2.6.3-rev1-b1.2\n2.6.3-rev1-b1\n3.0.0-rev1-b1.1")
 	f.Add(uint8(10), "1.02", "1.2\n01.3\n1.3.0")
+	f.Add(uint8(0), "20.11.1-alpine3.18", "20.12.0-alpine3.18\n22.3.0-alpine3.19\n20-alpine3.18")
+	f.Add(uint8(0), "9.3-1361.1699548029", "9.3-1475\n9.4\n9.3\n9.3-1361")
+	f.Add(uint8(0), "main-20240601-3f9a2c1", "main-20240612-a0b1c2d\ndev-20240701-1234abc\n1234567")
+	f.Add(uint8(0), "v2.4.0-12-g3a4b5c6", "v2.4.0-31-g9d8e7f6\nv2.5.0-3-g0a1b2c3\nv2.5.0")
+	f.Add(uint8(0), "3.12.0rc2", "3.12.0\n3.12.1\n3.13.0a1\n3.12")
+	f.Add(uint8(0), "8u402-b06-jdk-jammy", "8u412-b08-jdk-jammy\n8-jdk-jammy\n21.0.2_13-jdk-jammy")
+	f.Add(uint8(0), "10.0.17763.5458", "10.0.17763.5576\n10.0.20348.2340\nltsc2022\n1809")
+	f.Add(uint8(0), "RELEASE.2024-03-05T04-48-44Z", "RELEASE.2024-05-10T01-41-38Z\nRELEASE.2024-05-10T01-41-38Z.fips")
+	f.Add(uint8(0), "alpine3.19-x86_64-v16.11.1", "alpine3.19-x86_64-v17.0.0\nx86_64-8fa89735\nx86_64-v17.0.0-servercore21H2")
 	f.Fuzz(func(t *testing.T, spec uint8, current, listing string) {
 		p, err := New(fuzzSpecs[int(spec)%len(fuzzSpecs)])
 		if err != nil {
 			t.Fatal(err)
 		}
 		tags := strings.Split(listing, "\n")
-		tag, ok, err := p.Latest(current, tags)
+		d, err := p.Decide(current, tags)
 		switch {
-		case err != nil && (ok || tag != ""):
-			t.Fatalf("Latest(%q, %q) = %q, %v, %v: a result with an error", current, tags, tag, ok, err)
-		case ok != (tag != ""):
-			t.Fatalf("Latest(%q, %q) = %q, %v: ok must say whether there is a tag", current, tags, tag, ok)
-		case ok && !slices.Contains(tags, tag):
-			t.Fatalf("Latest(%q, %q) = %q: not in the listing", current, tags, tag)
-		case ok && tag == current:
-			t.Fatalf("Latest(%q, %q) = %q: the current tag", current, tags, tag)
-		case ok && Mutable(tag, tags):
-			t.Fatalf("Latest(%q, %q) = %q: a mutable tag", current, tags, tag)
+		case err != nil && !cmp.Equal(d, Decision{}):
+			t.Fatalf("Decide(%q, %q) = %+v, %v: a decision with an error", current, tags, d, err)
+		case err == nil && (len(d.Candidates) == 0) == (d.Reason == ""):
+			t.Fatalf("Decide(%q, %q) = %+v: a reason exactly when there is no candidate", current, tags, d)
 		}
-		rtag, rok, rerr := p.Latest(current, reversed(tags))
-		if rtag != tag || rok != ok || (rerr == nil) != (err == nil) {
-			t.Fatalf("Latest(%q, %q) = %q, %v, %v; reversed listing: %q, %v, %v", current, tags, tag, ok, err, rtag, rok, rerr)
+		for i, c := range d.Candidates {
+			if !slices.Contains(tags, c) || c == current || slices.Contains(d.Candidates[:i], c) || Mutable(c, tags) {
+				t.Fatalf("Decide(%q, %q) = %q: %q is unlisted, current, repeated or floating", current, tags, d.Candidates, c)
+			}
+		}
+		r, rerr := p.Decide(current, reversed(tags))
+		if !cmp.Equal(d, r) || (rerr == nil) != (err == nil) {
+			t.Fatalf("Decide(%q, %q) = %+v, %v; reversed listing: %+v, %v", current, tags, d, err, r, rerr)
+		}
+		x := p.Index(tags)
+		for _, other := range tags { // the index holds no state from one Decide to the next
+			_, _ = x.Decide(other)
+		}
+		if xd, _ := x.Decide(current); !cmp.Equal(d, xd) {
+			t.Fatalf("Index(%q).Decide(%q) = %+v after other tags; Decide: %+v", tags, current, xd, d)
+		}
+		if tag, ok, lerr := p.Latest(current, tags); tag != first(d.Candidates) || ok != (tag != "") || (lerr == nil) != (err == nil) {
+			t.Fatalf("Latest(%q, %q) = %q, %v, %v; Decide: %+v, %v", current, tags, tag, ok, lerr, d, err)
 		}
 
 		pins := p.PinCandidates(tags)
@@ -67,5 +88,6 @@ func FuzzLatest(f *testing.F) {
 		if rpins := p.PinCandidates(reversed(tags)); !slices.Equal(pins, rpins) {
 			t.Fatalf("PinCandidates(%q) = %q; reversed listing: %q", tags, pins, rpins)
 		}
+		_ = Type(current, first(d.Candidates))
 	})
 }

@@ -127,8 +127,6 @@ func TestLatestCurrentErrors(t *testing.T) {
 			`tag "abc1" does not match pattern "^build-(?P<version>\d+)$"`},
 		{"pattern, no digits", Spec{Pattern: `^build-(?P<version>\d+)$`}, "abc",
 			`tag "abc" does not match pattern "^build-(?P<version>\d+)$"`},
-		{"semver, no digits", Spec{Versioning: "semver"}, "latest",
-			`tag "latest" does not match versioning semver: `},
 		{"optional group absent", Spec{Pattern: `^build(-(?P<version>\d+))?(-v\d+)?$`}, "build-v2",
 			`tag "build-v2" does not match pattern "^build(-(?P<version>\d+))?(-v\d+)?$"`},
 		{"semver", Spec{Versioning: "semver"}, "1.2.3.4",
@@ -193,7 +191,7 @@ func TestAllow(t *testing.T) {
 func TestPinCandidates(t *testing.T) {
 	nginx := []string{
 		"latest", "mainline", "1", "1.27", "1.27.2", "1.27.3-bookworm", "1.27.3", "1.27.3-alpine3.19",
-		"1.27.3-alpine3.20", "1.27.3-alpine", "1.26.2", "1.27.3",
+		"1.27.3-alpine3.20", "1.27.3-alpine", "1.26.2", "1.27.3", "1.29.0-rc1", "alpine3.20",
 	}
 	node := []string{
 		"lts", "20", "20.12", "20.12.2", "v20.12.2", "20.12.1", "21.0.0", "20.13.0-rc.1",
@@ -205,7 +203,7 @@ func TestPinCandidates(t *testing.T) {
 		tags []string
 		want []string
 	}{
-		{"plain tag before its variants, no mutable tags, no duplicates", Spec{}, nginx, []string{
+		{"plain tag before its variants; no floating tags, prereleases or duplicates", Spec{}, nginx, []string{
 			"1.27.3", "1.27.3-alpine", "1.27.3-alpine3.20", "1.27.3-alpine3.19", "1.27.3-bookworm", "1.27.2", "1.26.2",
 		}},
 		{"allow does not apply", Spec{Allow: "patch"}, []string{"1.2.3", "2.0.0", "1.3.0"}, []string{"2.0.0", "1.3.0", "1.2.3"}},
@@ -225,6 +223,7 @@ func TestPinCandidates(t *testing.T) {
 			[]string{"build-9", "build-10", "build-x", "latest", "build-100", "build-2"},
 			[]string{"build-100", "build-10", "build-9", "build-2"}},
 		{"nothing", Spec{}, []string{"latest", "stable"}, []string{}},
+		{"commits after versions", Spec{}, []string{"sha-3f9a2c1", "1.2.3", "latest"}, []string{"1.2.3", "sha-3f9a2c1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

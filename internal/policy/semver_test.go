@@ -41,7 +41,11 @@ func TestSemVer(t *testing.T) {
 			[]string{"1.24.0", "1.24.3"}, ""},
 		{"tie: build metadata", sv, "1.2.2", []string{"1.2.3+b", "1.2.3+a"}, "1.2.3+a"},
 		{"tie: plainest tag", sv, "1.2.2", []string{"1.2.3+a", "1.2.3"}, "1.2.3"},
-		{"mutable current", sv, "1.2", []string{"1.2", "1.2.1", "1.3.0"}, ""},
+		// An explicit versioning decides on its own terms, also for a tag the
+		// stream rule calls floating (DESIGN.md).
+		{"current the stream rule calls floating", sv, "1.2", []string{"1.2", "1.2.1", "1.3.0"}, "1.3.0"},
+		{"range ^1.0 moves 1.0", Spec{Versioning: "semver", Range: "^1.0"}, "1.0",
+			[]string{"1.0", "1.0.1", "1.1", "1.1.2", "2.0.0"}, "1.1.2"},
 		{"mutable candidate never proposed", sv, "1.2.0", []string{"1.3", "1.3.0"}, "1.3.0"},
 		{"pattern", Spec{Versioning: "semver", Pattern: `^(?P<version>v?\d+\.\d+\.\d+)-debian-\d+$`}, "1.2.3-debian-12",
 			[]string{"1.3.0-debian-12", "1.4.0-debian-11", "1.5.0", "1.6.0-debian-x"}, "1.4.0-debian-11"},

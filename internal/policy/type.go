@@ -3,11 +3,16 @@ package policy
 // Type classifies a move from one tag to another for the plan and the PR:
 //
 //   - "digest" when from == to (only the digest changes);
-//   - "pin" when from floats next to to (no digits, as latest; or to extends
-//     its numbers, as 1.26 -> 1.26.1; see Mutable);
+//   - "pin" when from floats next to to (no version of its own, as latest
+//     or alpine3.20; or to states its numbers and more, as 1.26 -> 1.26.1;
+//     see Mutable);
+//   - "build" when only the build counter or commit changes (SUSE's
+//     2.6.2-rev1-b5.1 -> 2.6.2-rev1-b5.2, a CVE rebuild of one version);
 //   - otherwise "major", "minor" or "patch" by the index (0, 1, >= 2) of the
-//     first number that differs between the two tags' digit runs; tags whose
-//     numbers are all equal (1.27.3 -> 1.27.3-bookworm) count as "patch".
+//     first number of the version that differs (a missing number counts as
+//     0: 26 -> 26.0.1 is a patch); a prerelease moving to its
+//     release, or tags whose versions are equal otherwise (1.27.3 ->
+//     1.27.3-bookworm), count as "patch".
 func Type(from, to string) string {
 	if from == to {
 		return "digest"
@@ -15,13 +20,27 @@ func Type(from, to string) string {
 	if Mutable(from, []string{to}) {
 		return "pin"
 	}
-	a, b := split(from).nums, split(to).nums
+	win := isWindowsTag(from) || isWindowsTag(to)
+	a, b := parseTag(from, win), parseTag(to, win)
+	va, vb := a.version, b.version
+	if !a.versioned() || !b.versioned() {
+		va, vb = digitRuns(from), digitRuns(to)
+	} else if compareTuple(va, vb) == 0 && a.pre.compare(b.pre) == 0 && a.stream() == b.stream() {
+		return "build"
+	}
+	// A missing number counts as 0: 26_35 -> 26.0.1_8 is a patch.
+	at := func(v []string, i int) string {
+		if i < len(v) {
+			return v[i]
+		}
+		return "0"
+	}
 	i := 0
-	for i < len(a) && i < len(b) && compareDigits(a[i], b[i]) == 0 {
+	for i < max(len(va), len(vb)) && compareDigits(at(va, i), at(vb, i)) == 0 {
 		i++
 	}
 	switch {
-	case i == len(a) && i == len(b):
+	case i == max(len(va), len(vb)):
 		return "patch"
 	case i == 0:
 		return "major"

@@ -1,0 +1,147 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxLabels bounds the variants an other-variant detail names.
+const maxLabels = 4
+
+// floating is the decision for a current tag that floats. It names the
+// highest tag that states the floating tag's numbers and more ("1.27
+// floats, now 1.27.3"), found in the listing without a registry request;
+// `latest` and `alpine3.20` state no numbers to extend, so none is named.
+func (x *Index) floating(cur *tag) Decision {
+	var now *tag
+	for _, e := range x.entries {
+		if extends(e.t, cur) && !x.float.has(e.t) && (now == nil || e.t.compare(now) > 0 ||
+			(e.t.compare(now) == 0 && e.t.raw < now.raw)) {
+			now = e.t
+		}
+	}
+	if now == nil {
+		return Decision{Reason: ReasonFloating, Detail: cur.raw + " floats (pin: tag)"}
+	}
+	return Decision{Reason: ReasonFloating, Detail: fmt.Sprintf("%s floats, now %s (pin: tag)", cur.raw, now.raw)}
+}
+
+// otherVariants says when the newest version of the current tag's family
+// (same prefix and counter form, any variant) is newer than newest, the best
+// the current stream offers, and exists only in other variants: "22.3.0 only
+// as alpine3.19". The policy's filters apply, so an ignored or disallowed
+// version is not mentioned. "" when there is nothing to say.
+func (x *Index) otherVariants(cur *tag, curV version, newest *tag) string {
+	sibling := func(e entry) bool {
+		t := e.t
+		return e.ok && t.versioned() && t.pre.word == "" && t.family() == cur.family() && t.variant != cur.variant &&
+			t.preciseFor(cur) && x.p.allowed(curV, e.c.v)
+	}
+	var top *tag
+	for _, e := range x.entries {
+		if sibling(e) && higherVersion(e.t, top) {
+			top = e.t
+		}
+	}
+	if top == nil || compareTuple(top.version, newest.version) <= 0 {
+		return ""
+	}
+	labels := map[string]bool{}
+	for _, e := range x.entries {
+		if sibling(e) && compareTuple(e.t.version, top.version) == 0 {
+			labels[variantLabel(e.t.variant)] = true
+		}
+	}
+	return top.verText + " only as " + strings.Join(closest(cur.variant, labels), ", ")
+}
+
+// higherVersion reports whether t's version is above top's. Equal versions
+// may be spelt differently (1.02, 1.2): the listing's order must not choose
+// the spelling.
+func higherVersion(t, top *tag) bool {
+	if top == nil {
+		return true
+	}
+	c := compareTuple(t.version, top.version)
+	return c > 0 || (c == 0 && t.verText < top.verText)
+}
+
+// closest orders variant labels by likeness to the current variant (words
+// shared, then fewest extra words, then name), so that alpine3.19 is told
+// about alpine3.24 before perl, and cuts the list at maxLabels.
+func closest(variant string, labels map[string]bool) []string {
+	want := variantWords(variant)
+	type scored struct {
+		name          string
+		shared, extra int
+	}
+	var ls []scored
+	for l := range labels {
+		s := scored{name: l}
+		if l == "plain" {
+			ls = append(ls, s)
+			continue
+		}
+		for _, w := range variantWords(l) {
+			if slices.Contains(want, w) {
+				s.shared++
+			} else {
+				s.extra++
+			}
+		}
+		ls = append(ls, s)
+	}
+	slices.SortFunc(ls, func(a, b scored) int {
+		return cmp.Or(b.shared-a.shared, a.extra-b.extra, strings.Compare(a.name, b.name))
+	})
+	names := make([]string, 0, maxLabels+1)
+	for i, s := range ls {
+		if i == maxLabels {
+			names = append(names, fmt.Sprintf("%d more", len(ls)-maxLabels))
+			break
+		}
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// variantWords are the words of a variant without their numbers:
+// alpine3.19-slim has alpine and slim.
+func variantWords(v string) []string {
+	var ws []string
+	for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if w := strings.ToLower(leadingLetters(tok)); w != "" {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// lessPrecise says when the stream has a newer release that states fewer
+// numbers than the current tag, and so is never proposed (postgres 9.6.24
+// beside 18.6: an alias or another scheme, for a human to judge).
+func (x *Index) lessPrecise(cur *tag) string {
+	var top *tag
+	for _, e := range x.entries {
+		t := e.t
+		if e.ok && t.versioned() && t.pre.word == "" && t.stream() == cur.stream() && !t.preciseFor(cur) &&
+			compareTuple(t.version, cur.version) > 0 && (top == nil || t.compare(top) > 0 || (t.compare(top) == 0 && t.raw < top.raw)) {
+			top = t
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is newer but states fewer numbers than %s: not proposed", top.raw, cur.raw)
+}
+
+// variantLabel names a variant for humans: "alpine3.19", "jdk-jammy", or
+// "plain" for a tag without one.
+func variantLabel(v string) string {
+	if v = strings.TrimLeft(v, "-_."); v == "" {
+		return "plain"
+	}
+	return v
+}
