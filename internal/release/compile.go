@@ -25,13 +25,16 @@ func compile(ctx context.Context, o Options, p v1.Platform) ([]byte, error) {
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "imagebot")
 
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath",
+	// -buildvcs=false and the baseline CPU levels keep the bytes
+	// independent of the machine: VCS stamping differs between a clone and
+	// a worktree or a dirty tree (the revision is a label instead), and a
+	// GOAMD64=v3 left in someone's environment would make an image that
+	// crashes on older nodes.
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false",
 		"-ldflags", "-s -w -X main.version="+o.Version, "-o", out, o.Main)
 	cmd.Dir = o.Dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture, "GOARM=")
-	if p.Variant != "" && p.Architecture == "arm" {
-		cmd.Env = append(cmd.Env, "GOARM="+strings.TrimPrefix(p.Variant, "v"))
-	}
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture,
+		"GOAMD64=v1", "GOARM64=v8.0", "GOARM="+strings.TrimPrefix(p.Variant, "v"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
