@@ -83,7 +83,10 @@ release_tag() {
 		return
 	fi
 	local listing commit
-	if ! listing="$(git ls-remote --tags "$git_url" 2>&1)"; then
+	# Never prompt for credentials, and give up on a stalled connection:
+	# the step must end in bounded time.
+	if ! listing="$(GIT_TERMINAL_PROMPT=0 GIT_HTTP_LOW_SPEED_LIMIT=1000 GIT_HTTP_LOW_SPEED_TIME=30 \
+		git ls-remote --tags "$git_url" 2>&1)"; then
 		say warning "git ls-remote --tags $git_url failed: ${listing##*$'\n'}"
 		source_build "cannot tell which release $ref is"
 	fi

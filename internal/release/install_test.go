@@ -219,6 +219,7 @@ func TestInstallAction(t *testing.T) {
 			tag: "v1.2.3", archive: "imagebot_1.2.3_linux_amd64.tar.gz", runs: "imagebot 1.2.3 (linux/amd64)"},
 
 		{name: "branch", env: []string{"IMAGEBOT_REF=main"}},
+		{name: "repository unreachable: cannot tell which release", env: []string{"IMAGEBOT_REF=v1", "IMAGEBOT_GIT_URL=" + filepath.Join(t.TempDir(), "gone")}},
 		{name: "unreleased commit", env: []string{"IMAGEBOT_REF=" + repo.untagged}},
 		{name: "tag without a release", env: []string{"IMAGEBOT_REF=v9.9.9"}},
 		{name: "release without this platform", env: []string{"IMAGEBOT_REF=v1.2.4", "RUNNER_ARCH=ARM64"}},
