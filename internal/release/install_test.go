@@ -186,7 +186,19 @@ func install(t *testing.T, f *fakeRelease, repo tagRepo, env ...string) installR
 	return r
 }
 
+// needTools skips when the machine lacks what every GitHub runner has and
+// the script uses.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed; GitHub's runners have it", tool)
+		}
+	}
+}
+
 func TestInstallAction(t *testing.T) {
+	needTools(t, "bash", "curl", "git", "tar", "sha256sum")
 	g := loadGoreleaser(t)
 	f := newFakeRelease(t)
 	f.publish(t, g, "v1.2.3")
@@ -228,6 +240,9 @@ func TestInstallAction(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasSuffix(tc.archive, ".zip") {
+				needTools(t, "unzip")
+			}
 			before := len(f.requests())
 			r := install(t, f, repo, tc.env...)
 			if r.err != nil {
@@ -268,6 +283,7 @@ func TestInstallAction(t *testing.T) {
 // TestInstallActionRefuses: a release that exists but cannot be verified
 // fails the step, says why, and leaves no binary, not even an older one.
 func TestInstallActionRefuses(t *testing.T) {
+	needTools(t, "bash", "curl", "git", "tar", "sha256sum")
 	g := loadGoreleaser(t)
 	f := newFakeRelease(t)
 	archive := func(tag string) string {
