@@ -1,13 +1,44 @@
 # imagebot: the two commands a new user runs are `make demo` and `make test`.
 GO      ?= go
 BIN     := bin/imagebot
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version as GoReleaser writes it: the tag without its "v" (1.2.3), so
+# that `imagebot version` reads the same however the binary was built.
+VERSION ?= $(patsubst v%,%,$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build demo test vet fuzz bench lint clean
+# The image's only timestamp and its revision label come from the commit, so
+# one commit gives one image digest (reproducible-builds.org's variable).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null)
+IMAGE_DIR         ?= bin/image
+PLATFORMS         ?= linux/amd64,linux/arm64
 
+# GoReleaser, pinned, built from the module proxy (checked against the Go
+# checksum database) rather than downloaded as a binary. v2.16.0 is the
+# newest whose go.mod accepts our Go 1.26 toolchain (v2.18 wants 1.27) and
+# whose dependencies the proxy serves in full (v2.17's go-msix is refused).
+GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.16.0
+
+.PHONY: build image release-snapshot release demo test vet fuzz bench lint clean
+
+## build: bin/imagebot for this machine.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/bot
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/bot
+
+## image: the container image (linux/amd64 and linux/arm64) as an OCI layout
+## in bin/image, built without Docker or network (internal/release).
+image:
+	$(GO) run ./internal/release/cmd/image -out $(IMAGE_DIR) -platforms $(PLATFORMS) \
+		-version $(VERSION) -revision "$(REVISION)" -created $(SOURCE_DATE_EPOCH)
+
+## release-snapshot: the release archives and checksums.txt in dist/, from
+## any commit, publishing nothing. The first run compiles GoReleaser (minutes).
+release-snapshot:
+	$(GO) run $(GORELEASER) release --snapshot --clean --skip=publish
+
+## release: publish the tag's GitHub release (the release workflow runs it).
+release:
+	$(GO) run $(GORELEASER) release --clean
 
 ## demo: run the whole job against an embedded registry, git remote and GitHub.
 demo: build
@@ -28,4 +59,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
