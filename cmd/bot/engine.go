@@ -130,7 +130,7 @@ func credentials(cfg *config.Config, mirrors map[string]string) map[string]regis
 
 // plan scans the repository and decides every reference.
 func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
-	res, err := scan.Dir(ctx, e.repo, e.cfg.Included)
+	res, err := scan.Dir(ctx, e.repo, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
 	if err != nil {
 		return nil, res, err
 	}

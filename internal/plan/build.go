@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -51,6 +52,9 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			continue
 		}
 		p.Problems = append(p.Problems, Problem{File: sp.File, Line: sp.Line, Message: sp.Err.Error()})
+	}
+	for _, s := range res.Skipped {
+		p.Notices = append(p.Notices, skippedNotice(s))
 	}
 
 	byImage := map[string][]scan.Ref{}
@@ -103,6 +107,21 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 	})
 	return p, nil
+}
+
+// skippedNotice accounts for an image value the scan saw but could not
+// take as a reference: a variable, or text that is not a valid reference.
+func skippedNotice(s scan.Skipped) Notice {
+	// The value is not a reference, so it has no image or tag to report:
+	// the detail quotes it (scan cut it short).
+	n := Notice{File: s.File, Line: s.Line, Reason: ReasonVariable, Detail: strconv.Quote(s.Value)}
+	if s.Reason == scan.SkipInvalid {
+		n.Reason = ReasonInvalid
+	}
+	if s.Detail != "" {
+		n.Detail += ": " + s.Detail
+	}
+	return n
 }
 
 // sortLocations orders an update's changes by file and position, whichever

@@ -18,19 +18,21 @@ func TestBuildNotices(t *testing.T) {
 	reg := newRegistry(t, seed)
 	files := map[string]string{
 		"a.yaml": pod(
-			"nginx:1.26.1",                   // 8: up to date
-			"nginx:1.26",                     // 10: floats over 1.26.1
-			"nginx:stable",                   // 12: floats, no version
-			"nginx",                          // 14: no tag
-			"busybox@"+zeros,                 // 16: digest only
-			"ghcr.io/acme/frozen:3.1.0",      // 18: skipped
-			"ghcr.io/acme/worker:abc",        // 20: pattern
-			"node:22.3.0-alpine3.19",         // 22: up to date
-			"node:20.12.0-alpine3.18",        // 24: newer only as alpine3.19
-			"node:sha-3f9a2c1",               // 26: a commit, no version
-			"node:20.11.1-alpine3.18",        // 28: an update with a notice
-			"redis:7.4.1-alpine@DIGEST",      // 30: pinned to the current digest
-			"ghcr.io/acme/api:v1.8.2@"+zeros, // 32: a digest refresh: an update
+			"nginx:1.26.1",                    // 8: up to date
+			"nginx:1.26",                      // 10: floats over 1.26.1
+			"nginx:stable",                    // 12: floats, no version
+			"nginx",                           // 14: no tag
+			"busybox@"+zeros,                  // 16: digest only
+			"ghcr.io/acme/frozen:3.1.0",       // 18: skipped
+			"ghcr.io/acme/worker:abc",         // 20: pattern
+			"node:22.3.0-alpine3.19",          // 22: up to date
+			"node:20.12.0-alpine3.18",         // 24: newer only as alpine3.19
+			"node:sha-3f9a2c1",                // 26: a commit, no version
+			"node:20.11.1-alpine3.18",         // 28: an update with a notice
+			"redis:7.4.1-alpine@DIGEST",       // 30: pinned to the current digest
+			"ghcr.io/acme/api:v1.8.2@"+zeros,  // 32: a digest refresh: an update
+			"${REGISTRY}/tool:${TAG}",         // 34: a variable, seen by scan
+			"nginx:"+strings.Repeat("1", 200), // 36: not a valid reference
 		),
 	}
 	files["a.yaml"] = strings.ReplaceAll(files["a.yaml"], "@DIGEST", "@"+reg.digest(t, "docker.io/library/redis", "7.4.1-alpine"))
@@ -57,6 +59,8 @@ func TestBuildNotices(t *testing.T) {
 		"a.yaml:24 docker.io/library/node:20.12.0-alpine3.18 other-variant: 22.3.0 only as alpine3.19",
 		"a.yaml:26 docker.io/library/node:sha-3f9a2c1 no-version: sha-3f9a2c1 has no version to compare, only a commit id: set a pattern and versioning to order such tags",
 		"a.yaml:30 docker.io/library/redis:7.4.1-alpine up-to-date",
+		`a.yaml:34 : variable: "${REGISTRY}/tool:${TAG}": a placeholder filled in by another tool; only literal references are updated`,
+		`a.yaml:36 : invalid: "nginx:` + strings.Repeat("1", 94) + `…": tag is 200 characters long, more than 128`,
 	}
 	if diff := cmp.Diff(want, noticeLines(p)); diff != "" {
 		t.Errorf("notices (-want +got):\n%s", diff)
@@ -76,7 +80,7 @@ func TestBuildNotices(t *testing.T) {
 	if diff := cmp.Diff(wantUpdates, gotUpdates); diff != "" {
 		t.Errorf("updates (-want +got):\n%s", diff)
 	}
-	assertAccounted(t, len(res.Refs), p)
+	assertAccounted(t, len(res.Refs)+len(res.Skipped), p)
 }
 
 // TestBuildNoDigestField: under pin: digest, a `# imagebot: tag` marker has

@@ -37,6 +37,7 @@ const (
 	ReasonNoTag         = "no-tag"                  // no tag written (Kubernetes pulls latest)
 	ReasonDigestOnly    = "digest-only"             // name@sha256:... without a tag: nothing to compare
 	ReasonVariable      = "variable"                // ${VAR} or another value that is not a reference
+	ReasonInvalid       = "invalid"                 // an image value that is not a valid reference (detail says why)
 	ReasonSkipped       = "skipped"                 // a policy says skip
 	ReasonPattern       = "pattern"                 // the tag does not match the policy's pattern or versioning
 	ReasonDeclined      = "declined"                // a closed pull request declined exactly this version
