@@ -130,13 +130,13 @@ func topAlternatives(re string) []string {
 // Flux's filterTags and Renovate's /regex/ allowedVersions test it) and
 // compares the whole tag: `^(?P<version>.*?(?:re).*)$`. Anchors inside re
 // keep their meaning: `^` can only match where the lazy prefix is empty.
+// The user's text is kept as written, so the pattern stays readable.
 func wholeTag(re string) (string, error) {
-	n, err := syntax.Parse(re, syntax.Perl)
-	if err != nil {
+	out := `^(?P<version>.*?(?:` + renameGroups(re, -1) + `).*)$`
+	if _, err := regexp.Compile(out); err != nil {
 		return "", err
 	}
-	unname(n, nil)
-	return `^(?P<version>.*?(?:` + n.String() + `).*)$`, nil
+	return out, nil
 }
 
 var extractRE = regexp.MustCompile(`^\$(?:\{(\w+)\}|(\w+))$`)
@@ -150,48 +150,96 @@ func extractGroup(pattern, extract string) (string, error) {
 	if m == nil {
 		return "", fmt.Errorf("extract %q assembles text; imagebot compares one named group, so only $name or ${name} converts", extract)
 	}
-	ref := m[1] + m[2]
-	n, err := syntax.Parse(pattern, syntax.Perl)
+	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return "", err
 	}
-	num, numErr := strconv.Atoi(ref)
-	var target *syntax.Regexp
-	walk(n, func(r *syntax.Regexp) {
-		if r.Op == syntax.OpCapture && target == nil && ((numErr == nil && r.Cap == num) || (numErr != nil && r.Name == ref)) {
-			target = r
-		}
-	})
-	if target == nil {
+	ref := m[1] + m[2]
+	target, err := strconv.Atoi(ref)
+	if err != nil {
+		target = re.SubexpIndex(ref)
+	}
+	if target < 1 || target > re.NumSubexp() {
 		return "", fmt.Errorf("extract %q names no group of pattern %q", extract, pattern)
 	}
-	unname(n, target)
-	target.Name = "version"
-	return n.String(), nil
+	return renameGroups(pattern, target), nil
 }
 
-// unname makes every capture but keep anonymous, so that no other group is
-// called `version`.
-func unname(n, keep *syntax.Regexp) {
-	walk(n, func(r *syntax.Regexp) {
-		if r.Op == syntax.OpCapture && r != keep {
-			r.Name = ""
+// renameGroups names capture group number target (1-based, in the order
+// of their opening parentheses) `version`, and renames any other group
+// called `version`, so that exactly one is compared.
+func renameGroups(re string, target int) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		switch {
+		case c == '\\' && i+1 < len(re):
+			b.WriteString(re[i : i+2])
+			i++
+			continue
+		case c == '[':
+			j := classEnd(re, i)
+			b.WriteString(re[i:j])
+			i = j - 1
+			continue
+		case c != '(':
+			b.WriteByte(c)
+			continue
 		}
-	})
+		rest := re[i+1:]
+		name, named := "", false
+		for _, p := range []string{"?P<", "?<"} {
+			if strings.HasPrefix(rest, p) && !strings.HasPrefix(rest, "?<=") && !strings.HasPrefix(rest, "?<!") {
+				end := strings.IndexByte(rest, '>')
+				if end > 0 {
+					name, named = rest[len(p):end], true
+					i += end + 1
+				}
+				break
+			}
+		}
+		if !named && strings.HasPrefix(rest, "?") {
+			b.WriteByte(c) // (?: (?i) and friends capture nothing
+			continue
+		}
+		n++
+		switch {
+		case n == target:
+			b.WriteString("(?P<version>")
+		case named && name == "version":
+			b.WriteString("(?P<version_>")
+		case named:
+			b.WriteString("(?P<" + name + ">")
+		default:
+			b.WriteByte('(')
+		}
+	}
+	return b.String()
 }
 
-func walk(n *syntax.Regexp, f func(*syntax.Regexp)) {
-	f(n)
-	for _, s := range n.Sub {
-		walk(s, f)
+// classEnd is the index after the `]` that closes the class opening at i.
+func classEnd(re string, i int) int {
+	j := i + 1
+	if j < len(re) && re[j] == '^' {
+		j++
 	}
+	if j < len(re) && re[j] == ']' {
+		j++
+	}
+	for ; j < len(re); j++ {
+		switch re[j] {
+		case '\\':
+			j++
+		case ']':
+			return j + 1
+		}
+	}
+	return len(re)
 }
 
 // renovateGroups are the capture groups of Renovate's regex versioning.
-var renovateGroups = map[string]bool{
-	"major": true, "minor": true, "patch": true, "build": true, "revision": true,
-	"prerelease": true, "compatibility": true,
-}
+var renovateGroups = regexp.MustCompile(`\(\?P?<(major|minor|patch|build|revision|prerelease|compatibility)>`)
 
 // versionSpan turns Renovate's `regex:` versioning into a pattern: the
 // `version` group spans the top-level parts that hold Renovate's groups
@@ -199,41 +247,75 @@ var renovateGroups = map[string]bool{
 // which orders the numbers and keeps the words between them, the
 // compatibility suffix included, unchanged, as Renovate does.
 func versionSpan(re string) (string, error) {
-	n, err := syntax.Parse(re, syntax.Perl)
-	if err != nil {
+	if _, err := regexp.Compile(re); err != nil {
 		return "", err
 	}
-	has := func(r *syntax.Regexp) bool {
-		found := false
-		walk(r, func(x *syntax.Regexp) { found = found || (x.Op == syntax.OpCapture && renovateGroups[x.Name]) })
-		return found
-	}
-	if !has(n) {
+	if !renovateGroups.MatchString(re) {
 		return "", fmt.Errorf("no major, minor or patch group")
 	}
-	if n.Op != syntax.OpConcat {
-		unname(n, nil)
-		return `(?P<version>` + n.String() + `)`, nil
-	}
+	items := topItems(renameGroups(re, 0))
 	lo, hi := -1, -1
-	for i, s := range n.Sub {
-		if has(s) {
+	for i, it := range items {
+		if it == "|" {
+			lo, hi = 0, len(items)-1 // an alternation: the whole regexp
+			break
+		}
+		if renovateGroups.MatchString(it) {
 			if lo < 0 {
 				lo = i
 			}
 			hi = i
 		}
 	}
-	unname(n, nil)
-	span := &syntax.Regexp{Op: syntax.OpConcat, Sub: n.Sub[lo : hi+1]}
-	group := &syntax.Regexp{Op: syntax.OpCapture, Name: "version", Cap: 1, Sub: []*syntax.Regexp{span}}
-	var out strings.Builder
-	for _, s := range n.Sub[:lo] {
-		out.WriteString(s.String())
+	out := strings.Join(items[:lo], "") + "(?P<version>" + strings.Join(items[lo:hi+1], "") + ")" + strings.Join(items[hi+1:], "")
+	if _, err := regexp.Compile(out); err != nil {
+		return "", err
 	}
-	out.WriteString(group.String())
-	for _, s := range n.Sub[hi+1:] {
-		out.WriteString(s.String())
+	return out, nil
+}
+
+// quantifier matches what may follow an item: *, +, ?, {n,m}, lazily or not.
+var quantifier = regexp.MustCompile(`^(?:[*+?]|\{\d+(?:,\d*)?\})\??`)
+
+// topItems splits re into its top-level items, each with its quantifier:
+// `^(?<major>\d+)\.(?<minor>\d+)(-(?<compatibility>.*))?$` gives ^,
+// (?<major>\d+), \., (?<minor>\d+), (-(?<compatibility>.*))? and $.
+func topItems(re string) []string {
+	var items []string
+	for i := 0; i < len(re); {
+		start := i
+		switch re[i] {
+		case '\\':
+			i += 2
+		case '[':
+			i = classEnd(re, i)
+		case '(':
+			depth := 0
+			for ; i < len(re); i++ {
+				if re[i] == '\\' {
+					i++
+					continue
+				}
+				if re[i] == '[' {
+					i = classEnd(re, i) - 1
+					continue
+				}
+				if re[i] == '(' {
+					depth++
+				} else if re[i] == ')' {
+					depth--
+					if depth == 0 {
+						i++
+						break
+					}
+				}
+			}
+		default:
+			i++
+		}
+		i = min(i, len(re))
+		i += len(quantifier.FindString(re[i:]))
+		items = append(items, re[start:i])
 	}
-	return out.String(), nil
+	return items
 }

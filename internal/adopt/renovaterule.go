@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/scan"
 )
