@@ -53,6 +53,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"run":      runCmd,
 		"serve":    serveCmd,
 		"validate": validateCmd,
+		"init":     initCmd,
 		"demo":     demoCmd,
 		"version":  versionCmd,
 	}

@@ -1,0 +1,207 @@
+package adopt
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/config"
+)
+
+// schemaURL is named in the first line, so that editors with
+// yaml-language-server complete and check the file.
+const schemaURL = "https://raw.githubusercontent.com/imagebot/imagebot/main/schema/imagebot.schema.json"
+
+// draft is the configuration being generated, with the comments that say
+// where each part came from.
+type draft struct {
+	origin      string // "init" or "init --from flux", for the header
+	notes       []Note // what was not converted: comments at the top
+	hosts       []*host
+	policies    []entry
+	suggestions []string // commented-out suggestions below the gates
+	groups      []config.Group
+	groupNotes  map[string][]string // head comments per group name
+	labels      []string
+	reviewers   []string
+	schedule    string
+	scheduleWhy string
+	exclude     []string
+}
+
+// entry is one generated policy and the comments that explain it.
+type entry struct {
+	comment []string          // lines above the entry
+	why     map[string]string // line comment per key ("pin": "digestReflectionPolicy: Always")
+	p       config.Policy
+}
+
+func (d *draft) add(e entry) { d.policies = append(d.policies, e) }
+
+// render encodes the draft with kyaml and loads it back with the config
+// loader, so that what is returned always passes `imagebot validate`.
+func (d *draft) render() ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(), Content: []*yaml.Node{root}}
+
+	if len(d.exclude) > 0 {
+		k := str("exclude")
+		k.HeadComment = "Files imagebot never scans."
+		root.Content = append(root.Content, k, strs(d.exclude))
+	}
+	if d.schedule != "" {
+		k := str("schedule")
+		k.HeadComment = "When `imagebot serve` runs (the Actions workflow has its own cron)."
+		v := str(d.schedule)
+		v.LineComment = d.scheduleWhy
+		root.Content = append(root.Content, k, v)
+	}
+	pk := str("policies")
+	pk.HeadComment = d.policiesComment()
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	if len(d.policies) == 0 {
+		seq.Style = yaml.FlowStyle
+	}
+	for _, e := range d.policies {
+		seq.Content = append(seq.Content, policyNode(e))
+	}
+	root.Content = append(root.Content, pk, seq)
+	if len(d.groups) > 0 {
+		gk := str("groups")
+		gk.HeadComment = "Images that move together, in one branch and pull request."
+		gs := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, g := range d.groups {
+			m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: strings.Join(d.groupNotes[g.Name], "\n")}
+			m.Content = append(m.Content, str("name"), str(g.Name), str("match"), strs(g.Match))
+			gs.Content = append(gs.Content, m)
+		}
+		root.Content = append(root.Content, gk, gs)
+	}
+	if len(d.labels) > 0 || len(d.reviewers) > 0 {
+		pr := &yaml.Node{Kind: yaml.MappingNode}
+		if len(d.labels) > 0 {
+			pr.Content = append(pr.Content, str("labels"), strs(d.labels))
+		}
+		if len(d.reviewers) > 0 {
+			pr.Content = append(pr.Content, str("reviewers"), strs(d.reviewers))
+		}
+		root.Content = append(root.Content, str("pullRequests"), pr)
+	}
+	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
+	if err != nil {
+		return nil, fmt.Errorf("encode .imagebot.yaml: %w", err)
+	}
+	if _, err := config.Parse(".imagebot.yaml", out); err != nil {
+		// Every part was checked on its own; a file that still does not
+		// load is our bug, and writing it would only hand it to the user.
+		return nil, fmt.Errorf("the generated .imagebot.yaml does not load (a bug in imagebot init, please report it): %w", err)
+	}
+	return out, nil
+}
+
+func (d *draft) header() string {
+	lines := []string{
+		"yaml-language-server: $schema=" + schemaURL,
+		"",
+		"imagebot configuration, written by `imagebot " + d.origin + "`.",
+		"Reference: https://github.com/imagebot/imagebot#configuration-reference-imagebotyaml",
+		"Check it with `imagebot validate`, and see what it would do with `imagebot plan`.",
+	}
+	if len(d.notes) > 0 {
+		heading := "Not converted (also printed by init); decide these by hand:"
+		if d.origin == "init" {
+			heading = "Notes (also printed by init):"
+		}
+		lines = append(lines, "", heading)
+		for _, n := range d.notes {
+			lines = append(lines, "- "+n.String())
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// policiesComment says which registries were found, how to give them
+// credentials, and which gates are worth turning on.
+func (d *draft) policiesComment() string {
+	var lines []string
+	lines = append(lines, registryComment(d.hosts)...)
+	if len(lines) > 0 {
+		lines = append(lines, "")
+	}
+	lines = append(lines,
+		"Gates, worth turning on once the first pull requests look right. Each",
+		"candidate a gate inspects costs manifest requests, and Docker Hub counts",
+		"a manifest request as a pull (10 an hour without a login):",
+		"  - match: \"**\"",
+		"    platforms: keep   # never propose a tag that lacks a platform the current one has",
+		"    minAge: 3d        # let a release age three days (from its build time) first",
+	)
+	if len(d.suggestions) > 0 {
+		lines = append(lines, "")
+		lines = append(lines, d.suggestions...)
+	}
+	if len(d.policies) == 0 {
+		lines = append(lines, "", "No policy needed: the default rule (same shape, higher numbers) decides every tag found.")
+	} else {
+		lines = append(lines, "", "Every matching policy applies, in this order; a key set later wins.")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// policyNode renders one policy with its keys in a fixed, readable order.
+func policyNode(e entry) *yaml.Node {
+	p := e.p
+	m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: strings.Join(e.comment, "\n")}
+	put := func(key string, v *yaml.Node) {
+		v.LineComment = e.why[key]
+		m.Content = append(m.Content, str(key), v)
+	}
+	put("match", str(p.Match))
+	if p.Skip != nil {
+		put("skip", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(*p.Skip)})
+	}
+	opt := func(key string, v *string) {
+		if v != nil {
+			put(key, str(*v))
+		}
+	}
+	opt("allow", p.Allow)
+	opt("versioning", p.Versioning)
+	opt("range", p.Range)
+	opt("pattern", p.Pattern)
+	if p.Ignore != nil {
+		put("ignore", strs(p.Ignore))
+	}
+	opt("pin", p.Pin)
+	if p.MinAge != nil {
+		put("minAge", str(p.MinAge.String()))
+	}
+	if p.Labels != nil {
+		put("labels", strs(p.Labels))
+	}
+	if p.Reviewers != nil {
+		put("reviewers", strs(p.Reviewers))
+	}
+	if p.Automerge != nil {
+		put("automerge", strs(p.Automerge))
+	}
+	return m
+}
+
+// str is a string scalar; the encoder quotes it when YAML would read it as
+// anything else (a number, a boolean, an alias), so no escaping is ours.
+func str(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// strs is a flow sequence of strings: `[a, b]`, `[]` when empty.
+func strs(ss []string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, s := range ss {
+		n.Content = append(n.Content, str(s))
+	}
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }

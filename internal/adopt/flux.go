@@ -1,0 +1,106 @@
+package adopt
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// fluxGroup is the API group of Flux's image automation objects; every
+// version (v1beta1, v1beta2, v1) spells the fields converted here alike.
+const fluxGroup = "image.toolkit.fluxcd.io/"
+
+// fluxRepo is an ImageRepository: which image the registry is asked about.
+type fluxRepo struct {
+	ns, name string
+	image    string // normalized
+	file     string
+	line     int
+	spec     *yaml.Node
+}
+
+// fluxPolicy is an ImagePolicy: how the latest tag of a repository is chosen.
+type fluxPolicy struct {
+	ns, name         string
+	repoNS, repoName string
+	file             string
+	line             int
+	spec             *yaml.Node
+	repo             *fluxRepo
+	markers          int // $imagepolicy markers that name it
+}
+
+func (p *fluxPolicy) String() string { return qualified(p.ns, p.name) }
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// fluxObjects reads every ImageRepository and ImagePolicy in the repository.
+func fluxObjects(ctx context.Context, fsys fs.FS, ns *notes) ([]*fluxRepo, []*fluxPolicy, error) {
+	var repos []*fluxRepo
+	var pols []*fluxPolicy
+	err := yamlFiles(ctx, fsys, ns, []string{fluxGroup}, func(file string, src []byte) {
+		for _, doc := range documents(file, src, ns) {
+			if !strings.HasPrefix(scalar(doc, "apiVersion"), fluxGroup) {
+				continue
+			}
+			meta := get(doc, "metadata")
+			spec := get(doc, "spec")
+			switch scalar(doc, "kind") {
+			case "ImageRepository":
+				r := &fluxRepo{ns: scalar(meta, "namespace"), name: scalar(meta, "name"), file: file, line: doc.Line, spec: spec}
+				img := scalar(spec, "image")
+				norm, err := scan.NormalizeName(img)
+				if err != nil {
+					ns.add(file, lineAt(spec, doc, "image"), "ImageRepository %s: image %q is not a repository name: %v", qualified(r.ns, r.name), img, err)
+					continue
+				}
+				r.image = norm
+				repos = append(repos, r)
+			case "ImagePolicy":
+				p := &fluxPolicy{ns: scalar(meta, "namespace"), name: scalar(meta, "name"), file: file, line: doc.Line, spec: spec}
+				p.repoName = scalar(spec, "imageRepositoryRef", "name")
+				p.repoNS = scalar(spec, "imageRepositoryRef", "namespace")
+				if p.repoNS == "" {
+					p.repoNS = p.ns
+				}
+				pols = append(pols, p)
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read Flux objects: %w", err)
+	}
+	for _, p := range pols {
+		for _, r := range repos {
+			if r.name == p.repoName && (r.ns == p.repoNS || r.ns == "" || p.repoNS == "") {
+				p.repo = r
+				break
+			}
+		}
+		if p.repo == nil {
+			ns.add(p.file, p.line, "ImagePolicy %s: its ImageRepository %s is not in the repository, so its image is unknown; not converted", p, qualified(p.repoNS, p.repoName))
+		}
+	}
+	return repos, pols, nil
+}
+
+// lineAt is the line of key in n, or of fallback when n lacks it.
+func lineAt(n, fallback *yaml.Node, keys ...string) int {
+	if v := get(n, keys...); v != nil {
+		return v.Line
+	}
+	if n != nil {
+		return n.Line
+	}
+	return fallback.Line
+}

@@ -1,0 +1,56 @@
+package adopt
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Note is something a conversion could not carry over, or a step left to the
+// user, at the place in the repository that said it.
+type Note struct {
+	File string // slash path relative to the repository root; "" for the repository as a whole
+	Line int    // 1-based; 0 when the note is about the whole file
+	Msg  string
+}
+
+// String prints the note as "file:line: message", the form editors jump to.
+func (n Note) String() string {
+	switch {
+	case n.File == "":
+		return n.Msg
+	case n.Line == 0:
+		return n.File + ": " + n.Msg
+	}
+	return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+}
+
+// notes collects notes without repeats.
+type notes []Note
+
+func (ns *notes) add(file string, line int, format string, args ...any) {
+	n := Note{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	if !slices.Contains(*ns, n) {
+		*ns = append(*ns, n)
+	}
+}
+
+// sorted orders notes by file and line, keeping the order of notes at one place.
+func (ns notes) sorted() []Note {
+	out := slices.Clone([]Note(ns))
+	slices.SortStableFunc(out, func(a, b Note) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+	return out
+}
+
+// lineOf is the 1-based line of byte offset off in src.
+func lineOf(src []byte, off int) int {
+	if off > len(src) {
+		off = len(src)
+	}
+	return 1 + strings.Count(string(src[:off]), "\n")
+}

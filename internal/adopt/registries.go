@@ -1,0 +1,167 @@
+package adopt
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// host is one registry the repository pulls from.
+type host struct {
+	name   string
+	images []string // normalized names, sorted
+	refs   int
+	// denied is set when listing tags answered 401 or 403: the registry
+	// wants credentials that imagebot does not have yet.
+	denied bool
+	// authed is set when the old tool's config gave it credentials.
+	authed bool
+}
+
+// publicHosts serve public images anonymously; any other host looks like
+// it may need credentials and gets a commented stub.
+var publicHosts = map[string]bool{
+	"docker.io": true, "quay.io": true, "registry.k8s.io": true, "gcr.io": true,
+	"mcr.microsoft.com": true, "public.ecr.aws": true, "registry.suse.com": true,
+	"docker.elastic.co": true, "cgr.dev": true, "registry.access.redhat.com": true,
+}
+
+// hostsOf groups the references by registry host, sorted by name.
+func hostsOf(refs []scan.Ref) []*host {
+	by := map[string]*host{}
+	for _, r := range refs {
+		if r.Image == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(r.Image, "/")
+		h := by[name]
+		if h == nil {
+			h = &host{name: name}
+			by[name] = h
+		}
+		h.refs++
+		if !slices.Contains(h.images, r.Image) {
+			h.images = append(h.images, r.Image)
+		}
+	}
+	var out []*host
+	for _, h := range by {
+		slices.Sort(h.images)
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b *host) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// private reports whether the host looks like it needs credentials: it
+// refused to list tags, or it is not one of the well-known public
+// registries (ghcr.io packages are private unless made public).
+func (h *host) private() bool {
+	return h.denied || h.authed || !publicHosts[h.name]
+}
+
+// registryComment lists the registries and, for those that may need
+// credentials, a commented stub to uncomment.
+func registryComment(hosts []*host) []string {
+	if len(hosts) == 0 {
+		return nil
+	}
+	var found []string
+	for _, h := range hosts {
+		found = append(found, fmt.Sprintf("%s (%d %s)", h.name, h.refs, plural(h.refs, "reference", "references")))
+	}
+	lines := wrap("Registries found: "+strings.Join(found, ", ")+".", 76)
+	var stub []string
+	for _, h := range hosts {
+		if !h.private() {
+			continue
+		}
+		why := "may be private"
+		switch {
+		case h.denied:
+			why = "refused to list tags without credentials"
+		case h.authed:
+			why = "the old tool had credentials for it"
+		}
+		stub = append(stub, fmt.Sprintf("  %s:   # %s", h.name, why))
+		if h.name == "ghcr.io" {
+			stub = append(stub,
+				"    username: x-access-token   # ghcr.io takes any user name with a token",
+				"    passwordEnv: GITHUB_TOKEN  # the workflow's token (the job has `packages: read`)")
+			continue
+		}
+		stub = append(stub,
+			"    username: imagebot",
+			"    passwordEnv: "+envName(h.name)+"   # the NAME of the variable, never the secret")
+	}
+	if h := find(hosts, "docker.io"); h != nil {
+		lines = append(lines, "docker.io needs no login to list tags; a login (docker/login-action, or",
+			"username + passwordEnv) raises Docker Hub's pull limit, which the gates use.")
+	}
+	if len(stub) == 0 {
+		return lines
+	}
+	lines = append(lines,
+		"Private registries need credentials: a `docker login` before imagebot runs",
+		"(docker/login-action; cloud registries through a Docker credential helper),",
+		"or a user name and the name of an environment variable holding the token.",
+		"Uncomment what applies and set the secret in the workflow's env:",
+		"registries:")
+	return append(lines, stub...)
+}
+
+func find(hosts []*host, name string) *host {
+	for _, h := range hosts {
+		if h.name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// envName is the variable a host's token would live in:
+// registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN.
+func envName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	var b strings.Builder
+	for _, r := range strings.ToUpper(host) {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.Trim(b.String(), "_") + "_TOKEN"
+}
+
+// wrap breaks text into lines of at most width runes, at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,284 @@
+package adopt
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/policy"
+)
+
+// ruleEntry is a policy from a rule, and whether the global labels or
+// reviewers must be cleared before it.
+type ruleEntry struct {
+	entry
+	clearLabels, clearReviewers bool
+}
+
+// typed converts a rule limited to update types: imagebot's policies are
+// per image, so only two such rules translate. automerge lists the types,
+// and `enabled: false` for major (and minor) is `allow: minor` (`patch`).
+func (c *renovate) typed(where string, r *jnode, types []string, e *ruleEntry) bool {
+	for j, k := range r.keys {
+		switch {
+		case matchers[k]:
+		case k == "automerge":
+			if r.vals[j].isTrue() {
+				e.p.Automerge = updateTypes(types)
+			} else {
+				e.p.Automerge = []string{}
+			}
+		case k == "enabled" && r.vals[j].isFalse():
+			switch t := slices.Sorted(slices.Values(types)); {
+			case slices.Equal(t, []string{"major"}):
+				e.p.Allow = ptr("minor")
+			case slices.Equal(t, []string{"major", "minor"}):
+				e.p.Allow = ptr("patch")
+			default:
+				c.note(r.vals[j], "%s: enabled: false for %s: imagebot can only hold back major (allow: minor) or major and minor (allow: patch); not converted", where, strings.Join(types, ", "))
+			}
+		case k == "groupName":
+			c.note(r.vals[j], "%s: a group for %s updates only: imagebot groups whole images, so the group takes every update of them", where, strings.Join(types, ", "))
+		case ruleActions[k]:
+			c.note(r.vals[j], "%s: %s with matchUpdateTypes: imagebot policies apply to every update of an image; not converted", where, k)
+		}
+	}
+	return true
+}
+
+// updateTypes maps Renovate's update types onto imagebot's; a counter-only
+// rebuild (build) is a patch to Renovate.
+func updateTypes(types []string) []string {
+	var out []string
+	add := func(t string) {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range types {
+		switch t {
+		case "major", "minor", "pin", "rollback":
+			add(t)
+		case "patch":
+			add("patch")
+			add("build")
+		case "digest", "pinDigest":
+			add("digest")
+		}
+	}
+	return out
+}
+
+// actions converts the settings of a rule without update types.
+func (c *renovate) actions(where string, r *jnode, globs []string, e *ruleEntry) bool {
+	var spec policy.Spec
+	for j, k := range r.keys {
+		v := r.vals[j]
+		switch k {
+		case "enabled":
+			if v.isFalse() {
+				e.p.Skip = ptr(true)
+			}
+		case "allowedVersions":
+			if !c.allowed(where, v, globs, &spec, e) {
+				return false
+			}
+		case "ignoreVersions":
+			list, _ := v.list()
+			for _, iv := range list {
+				switch {
+				case strings.HasPrefix(iv, "!"):
+					c.note(v, "%s: ignoreVersions %q: a negation cannot be expressed; not converted", where, iv)
+				case strings.HasPrefix(iv, "/"):
+					gs, err := regexGlobs(jsRegexBody(iv))
+					if err != nil {
+						c.note(v, "%s: ignoreVersions %s is %v; not converted", where, iv, errNotGlob)
+						continue
+					}
+					spec.Ignore = append(spec.Ignore, gs...)
+				default:
+					spec.Ignore = append(spec.Ignore, iv)
+				}
+			}
+		case "versioning":
+			if !c.versioning(where, v, &spec, e) {
+				return false
+			}
+		case "minimumReleaseAge", "stabilityDays":
+			s := v.str
+			if k == "stabilityDays" {
+				s += " days"
+			}
+			d, ok := renovateDuration(s)
+			if !ok {
+				c.note(v, "%s: %s %q: want minutes, hours, days or weeks; not converted", where, k, s)
+				continue
+			}
+			e.p.MinAge = &d
+			e.why["minAge"] = "from the image's build time, on every registry"
+		case "pinDigests":
+			if v.isTrue() {
+				spec.Pin = "digest"
+			}
+		case "automerge":
+			if v.isTrue() {
+				e.p.Automerge = allTypes
+			} else {
+				e.p.Automerge = []string{}
+			}
+		case "labels":
+			e.p.Labels = append(e.p.Labels, c.strs(r, k)...)
+			e.clearLabels = e.clearLabels || c.globalLbl
+		case "addLabels":
+			e.p.Labels = append(e.p.Labels, c.strs(r, k)...)
+		case "reviewers":
+			e.p.Reviewers = append(e.p.Reviewers, c.reviewers(r, k)...)
+			e.clearReviewers = e.clearReviewers || c.globalRev
+		case "additionalReviewers":
+			e.p.Reviewers = append(e.p.Reviewers, c.reviewers(r, k)...)
+		}
+	}
+	if _, err := policy.New(spec); err != nil {
+		c.note(r, "%s: %v; rule not converted", where, err)
+		return false
+	}
+	set := func(dst **string, v string) {
+		if v != "" {
+			*dst = ptr(v)
+		}
+	}
+	set(&e.p.Versioning, spec.Versioning)
+	set(&e.p.Range, spec.Range)
+	set(&e.p.Pattern, spec.Pattern)
+	set(&e.p.Pin, spec.Pin)
+	if spec.Ignore != nil {
+		e.p.Ignore = spec.Ignore
+	}
+	return true
+}
+
+// jsRegexBody strips JavaScript's slashes and turns its flags into Go's:
+// /^1\./i -> (?i)^1\.
+func jsRegexBody(re string) string {
+	i := strings.LastIndex(re, "/")
+	body, flags := re[1:i], re[i+1:]
+	if strings.Contains(flags, "i") {
+		body = "(?i)" + body
+	}
+	return body
+}
+
+// versionPart splits a docker tag into a `v`, its dotted number and the rest.
+var versionPart = regexp.MustCompile(`^(v?)(\d+(?:\.\d+)*)(.*)$`)
+
+// allowed converts allowedVersions. A /regexp/ keeps the tags it matches
+// and compares them by the default rule. A range is semver: Renovate reads
+// it as npm semver on the version with its suffix cut off, so when the
+// images' tags carry one suffix (7.2.4-alpine) the pattern keeps that
+// suffix fixed and compares only the number, as Renovate does.
+func (c *renovate) allowed(where string, v *jnode, globs []string, spec *policy.Spec, e *ruleEntry) bool {
+	s := v.str
+	switch {
+	case strings.HasPrefix(s, "!/"):
+		c.note(v, "%s: allowedVersions %s: a negated regexp cannot be expressed; rule not converted", where, s)
+		return false
+	case strings.HasPrefix(s, "/"):
+		p, err := wholeTag(jsRegexBody(s))
+		if err != nil {
+			c.note(v, "%s: allowedVersions %s: %v; rule not converted", where, s, err)
+			return false
+		}
+		spec.Pattern = p
+		e.why["pattern"] = "allowedVersions " + s
+		return true
+	}
+	spec.Versioning, spec.Range = "semver", s
+	e.why["range"] = "allowedVersions"
+	prefix, suffix, same := c.tagForm(globs)
+	switch {
+	case !same:
+		c.note(v, "%s: allowedVersions %q: the images' tags have different suffixes, which imagebot's semver reads as prereleases; check `imagebot plan`", where, s)
+	case suffix != "":
+		spec.Pattern = "^" + regexp.QuoteMeta(prefix) + `(?P<version>\d+(?:\.\d+)*)` + regexp.QuoteMeta(suffix) + "$"
+		e.why["pattern"] = "keeps the " + suffix + " suffix, as Renovate's docker versioning does"
+	}
+	return true
+}
+
+// tagForm reads the current tags of the images the globs match: the `v`
+// and suffix they share, or same=false when they differ.
+func (c *renovate) tagForm(globs []string) (prefix, suffix string, same bool) {
+	first := true
+	for _, r := range c.refs {
+		if !slices.ContainsFunc(globs, func(g string) bool { ok, _ := doublestar.Match(g, r.Image); return ok }) {
+			continue
+		}
+		m := versionPart.FindStringSubmatch(r.Tag)
+		if m == nil {
+			continue
+		}
+		if first {
+			prefix, suffix, first = m[1], m[3], false
+		} else if m[1] != prefix || m[3] != suffix {
+			return "", "", false
+		}
+	}
+	return prefix, suffix, true
+}
+
+// versioning converts Renovate's versioning: docker and loose are
+// imagebot's default rule, semver is semver, and `regex:` becomes a pattern.
+func (c *renovate) versioning(where string, v *jnode, spec *policy.Spec, e *ruleEntry) bool {
+	switch s := v.str; {
+	case s == "docker" || s == "loose":
+		e.comment = append(e.comment, "versioning "+s+": imagebot's default rule.")
+	case s == "semver" || s == "semver-coerced":
+		spec.Versioning = "semver"
+	case strings.HasPrefix(s, "regex:"):
+		p, err := versionSpan(strings.TrimPrefix(s, "regex:"))
+		if err != nil {
+			c.note(v, "%s: versioning %q: %v; rule not converted", where, s, err)
+			return false
+		}
+		spec.Pattern = p
+		e.why["pattern"] = "versioning regex; the groups major..compatibility are compared by the default rule"
+	default:
+		c.note(v, "%s: versioning %q has no imagebot equivalent; rule not converted", where, s)
+		return false
+	}
+	return true
+}
+
+// group adds the rule's images to the group groupName names; rules that
+// share a group name share the group.
+func (c *renovate) group(g *jnode, globs, types []string) {
+	name := slug(g.str)
+	for i := range c.d.groups {
+		if c.d.groups[i].Name == name {
+			c.d.groups[i].Match = append(c.d.groups[i].Match, globs...)
+			return
+		}
+	}
+	c.d.groups = append(c.d.groups, config.Group{Name: name, Match: globs})
+	if c.d.groupNotes == nil {
+		c.d.groupNotes = map[string][]string{}
+	}
+	c.d.groupNotes[name] = []string{"groupName " + `"` + g.str + `"` + "."}
+}
+
+var nonSlug = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// slug makes a group name safe in a branch name: "All non-major" -> all-non-major.
+func slug(s string) string {
+	s = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-._")
+	if len(s) > 63 {
+		s = strings.Trim(s[:63], "-._")
+	}
+	if s == "" {
+		s = "group"
+	}
+	return s
+}

@@ -1,0 +1,266 @@
+package adopt
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// FromRenovate converts the repository's Renovate config: the packageRules
+// that apply to docker images (matchDatasources docker, a docker manager,
+// or no datasource at all) and the global settings imagebot has an
+// equivalent for. Rules apply in order and later ones win, in both tools.
+func FromRenovate(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
+	file, root, err := renovateConfig(fsys)
+	if err != nil {
+		return nil, err
+	}
+	res, err := scan.FS(ctx, fsys, nil)
+	if err != nil {
+		return nil, fmt.Errorf("scan the repository: %w", err)
+	}
+	c := &renovate{file: file, refs: res.Refs, d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
+	c.global(root)
+	if rules := root.get("packageRules"); rules != nil {
+		for i, r := range rules.vals {
+			c.rule(i, r)
+		}
+	}
+	if c.otherRules > 0 {
+		c.ns.add(file, rules(root).line, "%d packageRules are for other datasources or managers than docker; not converted", c.otherRules)
+	}
+	return finish(c.d, c.ns, o, c.cron)
+}
+
+func rules(root *jnode) *jnode { return root.get("packageRules") }
+
+// renovate is one conversion in progress.
+type renovate struct {
+	file       string
+	refs       []scan.Ref
+	d          *draft
+	ns         notes
+	cron       string // the schedule for the workflow, when it is cron
+	otherRules int
+	globalLbl  bool // the config sets labels for every pull request
+	globalRev  bool
+}
+
+func (c *renovate) note(n *jnode, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.line
+	}
+	c.ns.add(c.file, line, format, args...)
+}
+
+// handledGlobal are the top-level keys converted (or deliberately
+// ignored as not about what imagebot does) without a note.
+var handledGlobal = map[string]bool{
+	"$schema": true, "packageRules": true, "extends": true, "enabled": true,
+	"labels": true, "addLabels": true, "reviewers": true, "additionalReviewers": true,
+	"schedule": true, "timezone": true, "ignorePaths": true, "ignoreDeps": true,
+	"hostRules": true, "description": true,
+}
+
+func (c *renovate) global(root *jnode) {
+	all := &jnode{kind: '{', line: root.line}
+	for i, k := range root.keys {
+		v := root.vals[i]
+		switch {
+		case handledGlobal[k]:
+		case ruleActions[k]:
+			all.keys, all.vals = append(all.keys, k), append(all.vals, v)
+		default:
+			c.note(v, "%s: not converted (%s)", k, whyNot(k))
+		}
+	}
+	if root.get("enabled").isFalse() {
+		c.d.add(entry{comment: []string{"Renovate is disabled (enabled: false)."}, p: config.Policy{Match: "**", Skip: ptr(true)}})
+	}
+	c.extends(root.get("extends"))
+	c.d.labels = append(c.strs(root, "labels"), c.strs(root, "addLabels")...)
+	c.d.reviewers = append(c.reviewers(root, "reviewers"), c.reviewers(root, "additionalReviewers")...)
+	c.globalLbl, c.globalRev = len(c.d.labels) > 0, len(c.d.reviewers) > 0
+	for _, name := range c.strs(root, "ignoreDeps") {
+		if g, ok := c.glob(root.get("ignoreDeps"), name); ok {
+			c.d.add(entry{comment: []string{"ignoreDeps"}, p: config.Policy{Match: g, Skip: ptr(true)}})
+		}
+	}
+	for _, p := range c.strs(root, "ignorePaths") {
+		g := strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
+		if !strings.ContainsAny(g, "*?[{") {
+			g = strings.TrimSuffix(g, "/") + "/**"
+		}
+		if !doublestar.ValidatePattern(g) {
+			c.note(root.get("ignorePaths"), "ignorePaths %q is not a glob imagebot reads; not converted", p)
+			continue
+		}
+		c.d.exclude = append(c.d.exclude, g)
+	}
+	c.schedule(root.get("schedule"), root.get("timezone"))
+	c.hostRules(root.get("hostRules"))
+	if len(all.keys) > 0 {
+		c.convertRule("the top level", all, []string{"**"}, nil)
+	}
+}
+
+// whyNot says why a Renovate setting has no imagebot equivalent.
+func whyNot(key string) string {
+	switch key {
+	case "prHourlyLimit", "prConcurrentLimit", "branchConcurrentLimit":
+		return "imagebot opens one pull request per update each run, without limits"
+	case "separateMajorMinor", "separateMinorPatch", "separateMultipleMajor":
+		return "imagebot proposes the newest allowed version of each stream; narrow it with allow"
+	case "branchPrefix", "commitMessage", "commitMessagePrefix", "semanticCommits", "gitAuthor":
+		return "see git.branchPrefix, git.commitMessage and git.author"
+	case "draftPR":
+		return "see pullRequests.draft"
+	case "rebaseWhen", "platformAutomerge", "automergeType", "automergeStrategy":
+		return "imagebot rebases conflicted pull requests and uses GitHub's auto-merge"
+	case "dependencyDashboard", "dependencyDashboardApproval", "onboarding", "configMigration":
+		return "imagebot keeps no dashboard; `imagebot plan` shows what it would do"
+	case "enabledManagers", "kubernetes", "helm-values", "kustomize", "docker-compose", "flux", "argocd", "customManagers", "regexManagers":
+		return "imagebot finds images in every YAML file; use paths/exclude or `# imagebot:` markers"
+	}
+	return "no imagebot equivalent"
+}
+
+// presets maps the docker presets that have an imagebot equivalent.
+var presets = map[string]config.Policy{
+	"docker:pinDigests":  {Match: "**", Pin: ptr("digest")},
+	"docker:disable":     {Match: "**", Skip: ptr(true)},
+	":automergeDigest":   {Match: "**", Automerge: []string{"digest"}},
+	":automergePatch":    {Match: "**", Automerge: []string{"patch", "build"}},
+	":automergeMinor":    {Match: "**", Automerge: []string{"minor", "patch", "build"}},
+	":automergeAll":      {Match: "**", Automerge: allTypes},
+	":automergeDisabled": {Match: "**", Automerge: []string{}},
+}
+
+var labelPreset = regexp.MustCompile(`^:labels?\((.*)\)$`)
+
+func (c *renovate) extends(n *jnode) {
+	list, _ := n.list()
+	var unknown []string
+	for _, p := range list {
+		if pol, ok := presets[p]; ok {
+			c.d.add(entry{comment: []string{"extends " + p}, p: pol})
+			continue
+		}
+		if m := labelPreset.FindStringSubmatch(p); m != nil {
+			for _, l := range strings.Split(m[1], ",") {
+				c.d.labels = append(c.d.labels, strings.TrimSpace(l))
+			}
+			continue
+		}
+		unknown = append(unknown, p)
+	}
+	if len(unknown) > 0 {
+		c.note(n, "extends %s: presets are not expanded; copy the docker rules they hold into packageRules and run init again, or write them as policies (config:best-practices pins digests: pin: digest)", strings.Join(unknown, ", "))
+	}
+}
+
+// strs reads a list of strings, noting anything else.
+func (c *renovate) strs(n *jnode, key string) []string {
+	v := n.get(key)
+	if v == nil {
+		return nil
+	}
+	out, ok := v.list()
+	if !ok {
+		c.note(v, "%s: want a list of strings; not converted", key)
+	}
+	return out
+}
+
+// reviewers reads Renovate reviewers: users and "org/team" stay,
+// "@user" loses its @, and "team:slug" needs the owner imagebot names
+// teams by.
+func (c *renovate) reviewers(n *jnode, key string) []string {
+	var out []string
+	for _, r := range c.strs(n, key) {
+		r = strings.TrimPrefix(r, "@")
+		if slug, ok := strings.CutPrefix(r, "team:"); ok {
+			c.note(n.get(key), "%s %q: write the team as OWNER/%s in pullRequests.reviewers", key, r, slug)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+var cronRE = regexp.MustCompile(`^\S+ \S+ \S+ \S+ \S+$`)
+
+// schedule converts a cron schedule. Renovate's is a window (any minute in
+// which it may run), so a `*` minute becomes 0: once at the start of each
+// hour of the window. Text schedules ("before 6am on monday") are noted.
+func (c *renovate) schedule(n, tz *jnode) {
+	list, _ := n.list()
+	if len(list) == 0 || (len(list) == 1 && list[0] == "at any time") {
+		return
+	}
+	if len(list) > 1 || !cronRE.MatchString(list[0]) {
+		c.note(n, "schedule %q: only a single cron expression converts; set schedule (for serve) and the workflow's cron by hand", strings.Join(list, `", "`))
+		return
+	}
+	f := strings.Fields(list[0])
+	if f[0] == "*" {
+		f[0] = "0"
+	}
+	c.cron = strings.Join(f, " ")
+	c.d.schedule = c.cron
+	c.d.scheduleWhy = "Renovate schedule " + strconv.Quote(list[0])
+	if tz != nil && tz.str != "" {
+		if _, err := time.LoadLocation(tz.str); err == nil {
+			c.d.schedule = "CRON_TZ=" + tz.str + " " + c.cron
+			c.d.scheduleWhy += " in " + tz.str + " (the workflow's cron is UTC)"
+		}
+	}
+}
+
+// hostRules hold credentials, often encrypted: only the hosts are named,
+// never a value.
+func (c *renovate) hostRules(n *jnode) {
+	if n == nil {
+		return
+	}
+	var hosts []string
+	for _, r := range n.vals {
+		h := r.get("matchHost")
+		if h == nil {
+			h = r.get("hostName")
+		}
+		if h != nil && h.kind == '"' {
+			hosts = append(hosts, h.str)
+			if x := find(c.d.hosts, h.str); x != nil {
+				x.authed = true
+			}
+		}
+	}
+	c.note(n, "hostRules for %s: credentials are not converted; give imagebot its own (the registries stub above, or docker login)", strings.Join(hosts, ", "))
+}
+
+// durationRE reads Renovate's durations ("3 days", "12 hours", "1 week").
+var durationRE = regexp.MustCompile(`^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks)$`)
+
+func renovateDuration(s string) (config.Duration, bool) {
+	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[m[2][0]]
+	return config.Duration(time.Duration(n) * unit), true
+}

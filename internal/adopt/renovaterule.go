@@ -1,0 +1,207 @@
+package adopt
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// allTypes are the update types a plain `automerge: true` covers.
+var allTypes = []string{"major", "minor", "patch", "build", "digest", "pin"}
+
+// ruleActions are the settings of a rule that convert.
+var ruleActions = map[string]bool{
+	"enabled": true, "allowedVersions": true, "ignoreVersions": true, "versioning": true,
+	"minimumReleaseAge": true, "stabilityDays": true, "groupName": true, "automerge": true,
+	"labels": true, "addLabels": true, "reviewers": true, "additionalReviewers": true,
+	"pinDigests": true,
+}
+
+// dockerManagers are Renovate's managers whose dependencies are images.
+var dockerManagers = []string{"kubernetes", "helm-values", "helmv3", "kustomize", "docker-compose",
+	"dockerfile", "flux", "argocd", "helmfile", "custom.regex", "regex", "crossplane", "tekton", "woodpecker", "gitlabci", "github-actions"}
+
+// matchers are the keys that say which images a rule is for.
+var matchers = map[string]bool{
+	"matchPackageNames": true, "matchDepNames": true, "matchPackagePrefixes": true,
+	"matchPackagePatterns": true, "matchDatasources": true, "matchManagers": true,
+	"matchUpdateTypes": true, "matchCategories": true, "description": true,
+}
+
+// rule converts packageRules[i], or says why not.
+func (c *renovate) rule(i int, r *jnode) {
+	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
+	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "docker") {
+		c.otherRules++
+		return
+	}
+	if mg, ok := r.get("matchManagers").list(); ok && !slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(dockerManagers, m) }) {
+		c.otherRules++
+		return
+	}
+	if cat, ok := r.get("matchCategories").list(); ok && !slices.Contains(cat, "docker") && !slices.Contains(cat, "kubernetes") {
+		c.otherRules++
+		return
+	}
+	for j, k := range r.keys {
+		if !matchers[k] && !ruleActions[k] {
+			if strings.HasPrefix(k, "match") || strings.HasPrefix(k, "exclude") {
+				c.note(r.vals[j], "%s: %s: imagebot policies match image names only; rule not converted", where, k)
+				return
+			}
+			c.note(r.vals[j], "%s: %s: not converted (%s)", where, k, whyNot(k))
+		}
+	}
+	globs, ok := c.names(r)
+	if !ok {
+		return
+	}
+	if len(globs) == 0 {
+		globs = []string{"**"}
+	}
+	var types []string
+	if t := r.get("matchUpdateTypes"); t != nil {
+		types, _ = t.list()
+	}
+	c.convertRule(where, r, globs, types)
+}
+
+// names turns the rule's name matchers into globs over normalized names.
+func (c *renovate) names(r *jnode) ([]string, bool) {
+	var globs []string
+	for _, key := range []string{"matchPackageNames", "matchDepNames"} {
+		n := r.get(key)
+		list, _ := n.list()
+		for _, name := range list {
+			if strings.HasPrefix(name, "/") {
+				g, err := regexPrefixGlob(name)
+				if err != nil {
+					c.note(n, "%s %q: %v; rule not converted", key, name, err)
+					return nil, false
+				}
+				name = g
+			}
+			g, ok := c.glob(n, name)
+			if !ok {
+				return nil, false
+			}
+			globs = append(globs, g)
+		}
+	}
+	prefixes, _ := r.get("matchPackagePrefixes").list()
+	for _, p := range prefixes {
+		if g, ok := c.glob(r.get("matchPackagePrefixes"), p+"**"); ok {
+			globs = append(globs, g)
+		}
+	}
+	patterns, _ := r.get("matchPackagePatterns").list()
+	for _, p := range patterns {
+		g, err := regexPrefixGlob("/" + p + "/")
+		if err != nil {
+			c.note(r.get("matchPackagePatterns"), "matchPackagePatterns %q: %v; rule not converted", p, err)
+			return nil, false
+		}
+		if g, ok := c.glob(r.get("matchPackagePatterns"), g); ok {
+			globs = append(globs, g)
+		}
+	}
+	return globs, true
+}
+
+// literalPrefix reads a regexp that only says "starts with": ^ghcr\.io/acme/.
+var literalPrefix = regexp.MustCompile(`^\^((?:[A-Za-z0-9_/:@-]|\\[./-])+)(?:\.\*)?$`)
+
+// regexPrefixGlob converts `/^ghcr\.io\/acme\//` into `ghcr.io/acme/**`.
+func regexPrefixGlob(re string) (string, error) {
+	body := strings.TrimSuffix(strings.TrimPrefix(re, "/"), "/")
+	body = strings.ReplaceAll(body, `\/`, "/")
+	m := literalPrefix.FindStringSubmatch(body)
+	if m == nil {
+		return "", fmt.Errorf("only a regexp for a name prefix (/^ghcr\\.io\\/acme\\//) converts to a glob")
+	}
+	p := strings.NewReplacer(`\.`, ".", `\-`, "-", `\/`, "/").Replace(m[1])
+	if strings.HasSuffix(p, "/") {
+		return p + "**", nil
+	}
+	return p + "*", nil
+}
+
+// glob normalizes a Renovate package name or glob as Docker does
+// (nginx -> docker.io/library/nginx, bitnami/** -> docker.io/bitnami/**).
+// A negation (!name) cannot be expressed.
+func (c *renovate) glob(at *jnode, name string) (string, bool) {
+	if strings.HasPrefix(name, "!") {
+		c.note(at, "%q: imagebot policies cannot exclude names; rule not converted", name)
+		return "", false
+	}
+	if !strings.ContainsAny(name, "*?[{") {
+		n, err := scan.NormalizeName(name)
+		if err != nil {
+			c.note(at, "%q is not an image name: %v; rule not converted", name, err)
+			return "", false
+		}
+		return n, true
+	}
+	first, rest, more := strings.Cut(name, "/")
+	switch {
+	case first == "**" || first == "*":
+		return name, true // any registry: already over normalized names
+	case !more:
+		return "docker.io/library/" + name, true
+	case strings.ContainsAny(first, ".:") || first == "localhost":
+		if first == "index.docker.io" {
+			first = "docker.io"
+		}
+		return first + "/" + rest, true
+	}
+	return "docker.io/" + name, true
+}
+
+// convertRule writes one policy per glob with the rule's settings.
+func (c *renovate) convertRule(where string, r *jnode, globs, types []string) {
+	e := ruleEntry{entry: entry{comment: []string{"From " + where + "."}, why: map[string]string{}}}
+	if types != nil {
+		if !c.typed(where, r, types, &e) {
+			return
+		}
+	} else if !c.actions(where, r, globs, &e) {
+		return
+	}
+	if g := r.get("groupName"); g != nil && g.kind == '"' {
+		c.group(g, globs, types)
+	}
+	if isEmpty(e.p) {
+		return // only a group, or nothing that converts
+	}
+	for i, g := range globs {
+		if e.clearLabels || e.clearReviewers {
+			// Renovate's rule labels replace the global ones; imagebot's
+			// add, so an entry clears them first.
+			cl := config.Policy{Match: g}
+			if e.clearLabels {
+				cl.Labels = []string{}
+			}
+			if e.clearReviewers {
+				cl.Reviewers = []string{}
+			}
+			c.d.add(entry{comment: []string{"Renovate's rule labels and reviewers replace the global ones."}, p: cl})
+		}
+		p := e.p
+		p.Match = g
+		out := entry{why: e.why, p: p}
+		if i == 0 {
+			out.comment = e.comment
+		}
+		c.d.add(out)
+	}
+}
+
+// isEmpty reports a policy that says nothing but its match.
+func isEmpty(p config.Policy) bool {
+	return p.Skip == nil && p.Allow == nil && p.Ignore == nil && p.Pattern == nil && p.Versioning == nil &&
+		p.Range == nil && p.Pin == nil && p.Labels == nil && p.Reviewers == nil && p.Automerge == nil && p.MinAge == nil
+}

@@ -1,0 +1,119 @@
+package adopt
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// WorkflowPath is where init writes the GitHub Actions workflow.
+const WorkflowPath = ".github/workflows/imagebot.yml"
+
+// defaultCron runs on weekdays, off the hour, when Actions is less busy.
+const defaultCron = "17 5 * * 1-5"
+
+// workflow is the Actions workflow that runs imagebot, modelled on
+// .github/examples/imagebot.yml. cron is five fields (GitHub has no
+// CRON_TZ); secrets are the passwordEnv variables the config's stubs name,
+// offered as a commented env block.
+func workflow(ref, cron string, hosts []*host) ([]byte, error) {
+	if ref == "" {
+		ref = "v1"
+	}
+	if cron == "" {
+		cron = defaultCron
+	}
+	perms := mapping(
+		kv("contents", str("write"), "push the imagebot/* branches"),
+		kv("pull-requests", str("write"), "open, update and close its pull requests"),
+	)
+	var secrets []string
+	for _, h := range hosts {
+		if h.name == "ghcr.io" {
+			perms.Content = append(perms.Content, kv("packages", str("read"), "list private ghcr.io packages with GITHUB_TOKEN")...)
+			continue
+		}
+		if h.private() {
+			secrets = append(secrets, envName(h.name))
+		}
+	}
+	schedule := mapping(kv("cron", str(cron), ""))
+	schedule.Content[1].Style = yaml.SingleQuotedStyle
+	if cron == defaultCron {
+		schedule.Content[1].LineComment = "weekdays 05:17 UTC; off the hour, when Actions is less busy"
+	}
+	on := mapping(
+		kv("schedule", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{schedule}}, ""),
+		kv("workflow_dispatch", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, "run it by hand from the Actions tab"),
+	)
+	bot := mapping(kv("id", str("imagebot"), ""), kv("uses", str("imagebot/imagebot@"+ref), ""))
+	bot.Content[2].FootComment = strings.Join([]string{
+		"with:",
+		"  config: deploy/.imagebot.yaml   # default: .imagebot.yaml at the root",
+		"  dry-run: 'true'                 # print what it would do, write nothing",
+		"  args: --log-level debug",
+	}, "\n")
+	summary := mapping(
+		kv("name", str("Summary"), ""),
+		kv("env", mapping(
+			kv("UPDATES", str("${{ steps.imagebot.outputs.updates }}"), ""),
+			kv("PULLS", str("${{ steps.imagebot.outputs.pull-requests }}"), ""),
+		), ""),
+		kv("run", str(`echo "$UPDATES updates, $PULLS pull requests opened or updated"`), ""),
+	)
+	steps := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{
+		mapping(kv("uses", str("actions/checkout@v4"), "")), bot, summary,
+	}}
+	job := mapping(
+		kv("runs-on", str("ubuntu-latest"), ""),
+		kv("timeout-minutes", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "30"}, ""),
+	)
+	stepsKV := kv("steps", steps, "")
+	if len(secrets) > 0 {
+		env := []string{"The tokens that .imagebot.yaml's passwordEnv names, from the repository's secrets:", "env:"}
+		for _, s := range secrets {
+			env = append(env, fmt.Sprintf("  %s: ${{ secrets.%s }}", s, s))
+		}
+		stepsKV[0].HeadComment = strings.Join(env, "\n")
+	}
+	job.Content = append(job.Content, stepsKV...)
+	conc := mapping(kv("group", str("imagebot"), ""), kv("cancel-in-progress", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"}, ""))
+	root := mapping(
+		kv("name", str("imagebot"), ""),
+		kv("on", on, ""),
+		kv("permissions", perms, ""),
+		kv("concurrency", conc, ""),
+		kv("jobs", mapping(kv("imagebot", job, "")), ""),
+	)
+	// "on" is a boolean to YAML 1.1 readers; GitHub reads it as the key
+	// it is, and so do the examples everyone copies.
+	root.Content[2].Style = 0
+	root.Content[6].HeadComment = "Two runs at once would race for the same branches."
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}, HeadComment: strings.Join([]string{
+		"Written by `imagebot init`. imagebot opens one pull request per image",
+		"update; merging it is the human gate, and your sync tool (Flux, Argo CD)",
+		"rolls the change out.",
+	}, "\n")}
+	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", WorkflowPath, err)
+	}
+	return out, nil
+}
+
+// kv is one key and value of a mapping, with a line comment.
+func kv(key string, v *yaml.Node, comment string) []*yaml.Node {
+	if comment != "" {
+		v.LineComment = comment
+	}
+	return []*yaml.Node{str(key), v}
+}
+
+func mapping(pairs ...[]*yaml.Node) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, p := range pairs {
+		m.Content = append(m.Content, p...)
+	}
+	return m
+}

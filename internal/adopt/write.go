@@ -1,0 +1,62 @@
+package adopt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/config"
+)
+
+// Files are the paths (relative to the repository root) and contents init
+// writes: the config under the name the repository already uses, if any,
+// and the workflow.
+func (r *Result) Files(root string) (map[string][]byte, error) {
+	name := config.FileNames[0]
+	for _, n := range config.FileNames {
+		if _, err := os.Lstat(filepath.Join(root, n)); err == nil {
+			name = n
+			break
+		}
+	}
+	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}, nil
+}
+
+// Write writes the files below root. Unless force is set, a file that
+// exists is never overwritten, and nothing is written when any exists.
+// It returns the paths written, config first.
+func (r *Result) Write(root string, force bool) ([]string, error) {
+	files, err := r.Files(root)
+	if err != nil {
+		return nil, err
+	}
+	var names, exist []string
+	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", WorkflowPath} {
+		if _, ok := files[n]; !ok {
+			continue
+		}
+		names = append(names, n)
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n))); err == nil {
+			exist = append(exist, n)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	if len(exist) > 0 && !force {
+		return nil, fmt.Errorf("%s already %s: nothing was written; edit %s, move %s away, run with --stdout to see what init would write, or with --force to replace %s",
+			strings.Join(exist, " and "), plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"))
+	}
+	for _, n := range names {
+		path := filepath.Join(root, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		if err := writeAtomic(path, files[n], 0o644); err != nil {
+			return nil, fmt.Errorf("init: write %s: %w", n, err)
+		}
+	}
+	return names, nil
+}
