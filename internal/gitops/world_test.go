@@ -118,6 +118,7 @@ type world struct {
 	logs  *syncBuffer // every slog line of every run
 	out   *syncBuffer // Options.Out of every run
 	plan  *plan.Plan  // the plan of the last run
+	clock *fakeClock  // the time of runs and of the fake GitHub
 }
 
 type worldOption func(*worldConfig)
@@ -161,7 +162,7 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		o(&wc)
 	}
 	ctx := context.Background()
-	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}}
+	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}, clock: newFakeClock()}
 
 	reg, err := fixtures.Serve(ctx)
 	if err != nil {
@@ -181,7 +182,7 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		t.Fatal(err)
 	}
 
-	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token)}, wc.ghOpts...)...)
+	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token), githubfake.WithClock(w.clock.Now)}, wc.ghOpts...)...)
 	t.Cleanup(gh.Close)
 	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
 	w.gh = gh
@@ -258,12 +259,18 @@ func policies(cfg *config.Config) func(string) (*policy.Policy, error) {
 	}
 }
 
-// planDir scans dir and decides every reference against the registry as it
-// is now, with a fresh client (no cache from an earlier run).
+// planDir plans the files of dir; see planFS.
 func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client) {
 	t.Helper()
+	return w.planFS(t, os.DirFS(dir))
+}
+
+// planFS scans fsys and decides every reference against the registry as
+// it is now, with a fresh client (no cache from an earlier run).
+func (w *world) planFS(t *testing.T, fsys fs.FS) (*plan.Plan, *registry.Client) {
+	t.Helper()
 	reg := registry.NewClient(registry.WithMirrors(w.reg.Mirrors()))
-	res, err := scan.Dir(w.ctx, dir, w.cfg.Included)
+	res, err := scan.FS(w.ctx, fsys, w.cfg.Included)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +284,8 @@ func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client)
 	return p, reg
 }
 
-// options are what cmd/bot's run builds from the environment and config.
-func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
+// options are what cmd/bot's run builds from the environment.
+func (w *world) options(t *testing.T) gitops.Options {
 	t.Helper()
 	url, err := gitops.OriginURL(w.clone)
 	if err != nil {
@@ -291,12 +298,20 @@ func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
 	if repo != owner+"/"+name {
 		t.Fatalf("repository from %s = %s", url, repo)
 	}
-	cfg := w.cfg
 	return gitops.Options{
-		URL:          url,
-		Repository:   repo,
-		APIURL:       w.gh.URL(),
-		Token:        token,
+		URL:        url,
+		Repository: repo,
+		APIURL:     w.gh.URL(),
+		Token:      token,
+		Logger:     slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Clock:      w.clock,
+	}
+}
+
+// runOptions are what cmd/bot's run builds from the config.
+func (w *world) runOptions(reg *registry.Client) gitops.RunOptions {
+	cfg := w.cfg
+	return gitops.RunOptions{
 		BranchPrefix: cfg.Git.BranchPrefix,
 		Author:       object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
 		Draft:        cfg.PullRequests.Draft,
@@ -309,22 +324,40 @@ func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
 			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
 		},
 		Details: reg.Info,
-		Logger:  slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		MaxWait: 3 * time.Second,
 	}
 }
 
-// run is one scheduled run: fresh checkout of main, plan, gitops.Run.
-func (w *world) run(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+// open starts a run as cmd/bot's does: fetch the default branch's tip,
+// then plan from its tree. The clone is never read: it may be stale.
+func (w *world) open(t *testing.T) (*gitops.Session, *plan.Plan, *registry.Client) {
 	t.Helper()
-	w.sync(t)
-	p, reg := w.planDir(t, w.clone)
+	s, err := gitops.Open(w.ctx, w.options(t))
+	if err != nil {
+		if strings.Contains(err.Error(), token) {
+			t.Errorf("Open error holds the token: %v", err)
+		}
+		t.Fatalf("Open: %v", err)
+	}
+	p, reg := w.planFS(t, s.FS())
+	return s, p, reg
+}
+
+// run is one scheduled run: open, plan from the tip, Run.
+func (w *world) run(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
+	t.Helper()
+	s, p, reg := w.open(t)
+	return w.finish(t, s, p, reg, edit...)
+}
+
+// finish is the second half of run: Session.Run and its checks.
+func (w *world) finish(t *testing.T, s *gitops.Session, p *plan.Plan, reg *registry.Client, edit ...func(*gitops.RunOptions)) *gitops.Result {
+	t.Helper()
 	w.plan = p
-	o := w.options(t, reg)
+	o := w.runOptions(reg)
 	for _, e := range edit {
 		e(&o)
 	}
-	res, err := gitops.Run(w.ctx, p, o)
+	res, err := s.Run(w.ctx, p, o)
 	if err != nil {
 		if strings.Contains(err.Error(), token) {
 			t.Errorf("Run error holds the token: %v", err)
@@ -343,7 +376,7 @@ func (w *world) run(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result 
 }
 
 // runClean is a run that must not fail anything.
-func (w *world) runClean(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+func (w *world) runClean(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
 	t.Helper()
 	res := w.run(t, edit...)
 	for _, e := range res.Failed {

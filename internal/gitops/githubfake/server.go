@@ -23,10 +23,12 @@ const rateLimit = 5000
 // Server is a fake GitHub API on a local httptest server. All methods are
 // safe for concurrent use.
 type Server struct {
-	token   string
-	perPage int // 0: honour the client's per_page
-	http    *httptest.Server
-	mux     *http.ServeMux
+	token     string
+	perPage   int // 0: honour the client's per_page
+	clock     func() time.Time
+	secondary *SecondaryLimit
+	http      *httptest.Server
+	mux       *http.ServeMux
 
 	mu      sync.Mutex
 	repos   map[string]*repo // by lower-case "owner/name": GitHub ignores case
@@ -35,6 +37,8 @@ type Server struct {
 	faults  []fault
 	used    map[string]int // rate-limit resource -> requests this window
 	resetAt time.Time
+	written  []time.Time // times of recent writes, for the secondary limit
+	requests int
 }
 
 // Option configures New.
@@ -43,9 +47,33 @@ type Option func(*Server)
 // WithToken sets the token every request must carry.
 func WithToken(t string) Option { return func(s *Server) { s.token = t } }
 
+// WithClock sets the time the fake lives in: rate-limit windows, Retry-After
+// and timestamps. Tests share it with the client's clock, so that a client
+// that waits in fake time finds the window turned when it retries.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
+
 // WithPerPage caps page sizes at n, below the client's per_page, so that
 // tests exercise pagination with a handful of PRs.
 func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
+
+// SecondaryLimit is GitHub's secondary rate limit on content-creating
+// requests (documented as 80 a minute and 500 an hour): beyond Writes
+// within any Per, a write is refused with Status (403, GitHub's usual
+// answer, or 429) and a Retry-After saying when the oldest write leaves the
+// window. Reads are never refused.
+type SecondaryLimit struct {
+	Writes int
+	Per    time.Duration
+	Status int // 0: 403
+}
+
+// WithSecondaryLimit enforces l.
+func WithSecondaryLimit(l SecondaryLimit) Option {
+	if l.Status == 0 {
+		l.Status = http.StatusForbidden
+	}
+	return func(s *Server) { s.secondary = &l }
+}
 
 type fault struct {
 	method, path string
@@ -55,7 +83,7 @@ type fault struct {
 
 // New starts a fake GitHub API. Close it when done.
 func New(opts ...Option) *Server {
-	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}}
+	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -72,6 +100,14 @@ func (s *Server) URL() string { return s.http.URL }
 
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
+
+// Requests counts authenticated requests of every kind: what a run costs
+// against GitHub's hourly budget.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
 
 // Writes counts authenticated requests that ask to change state (every
 // method but GET and HEAD, and GraphQL mutations), whether or not they
@@ -171,7 +207,7 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.clock()
 	if now.After(s.resetAt) {
 		s.resetAt, s.used = now.Add(time.Hour).Truncate(time.Second), map[string]int{}
 	}
@@ -186,11 +222,19 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	if !authed {
 		return nil, false
 	}
-	if isWrite(r) {
+	s.requests++
+	write := isWrite(r)
+	if write {
 		s.writes++
 	}
 	if s.used[resource] > rateLimit {
 		return nil, true
+	}
+	if write && s.secondary != nil {
+		if wait, over := s.overSecondary(now); over {
+			secs := strconv.Itoa(int((wait + time.Second - 1) / time.Second))
+			return &fault{status: s.secondary.Status, header: http.Header{"Retry-After": {secs}}}, false
+		}
 	}
 	for i, f := range s.faults {
 		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path, f.path) {
@@ -199,6 +243,24 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 		}
 	}
 	return nil, false
+}
+
+// overSecondary records a write at now, or reports how long until the
+// secondary limit lets one through; the caller holds s.mu.
+func (s *Server) overSecondary(now time.Time) (time.Duration, bool) {
+	l := s.secondary
+	keep := s.written[:0]
+	for _, t := range s.written {
+		if now.Sub(t) < l.Per {
+			keep = append(keep, t)
+		}
+	}
+	s.written = keep
+	if len(s.written) >= l.Writes {
+		return s.written[0].Add(l.Per).Sub(now), true
+	}
+	s.written = append(s.written, now)
+	return 0, false
 }
 
 // isWrite reports whether r asks to change state. GraphQL queries are
