@@ -30,13 +30,13 @@ type Server struct {
 	http      *httptest.Server
 	mux       *http.ServeMux
 
-	mu      sync.Mutex
-	repos   map[string]*repo // by lower-case "owner/name": GitHub ignores case
-	nextID  int64
-	writes  int
-	faults  []fault
-	used    map[string]int // rate-limit resource -> requests this window
-	resetAt time.Time
+	mu       sync.Mutex
+	repos    map[string]*repo // by lower-case "owner/name": GitHub ignores case
+	nextID   int64
+	writes   int
+	faults   []fault
+	used     map[string]int // rate-limit resource -> requests this window
+	resetAt  time.Time
 	written  []time.Time // times of recent writes, for the secondary limit
 	requests int
 }
