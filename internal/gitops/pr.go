@@ -23,7 +23,11 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 	if err != nil {
 		return false, err
 	}
-	commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, msg, r.o.Author)
+	who := r.o.Author
+	if who.When.IsZero() {
+		who.When = r.clock.Now()
+	}
+	commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, msg, who)
 	if err != nil {
 		return false, err
 	}
@@ -34,9 +38,12 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 	if r.limited {
 		return false, errRateLimited
 	}
-	perr := r.rm.push(ctx, g.Branch, commit, leased)
+	already, perr := r.rm.push(ctx, g.Branch, commit, leased)
+	if already {
+		r.log.Info("another run pushed the same commit; not pushing it again", "branch", g.Branch, "commit", commit.String())
+	}
 	if perr == nil {
-		return false, nil
+		return already, nil
 	}
 	// Refused or failed, the branch is looked at again: if it moved, the
 	// lease held, and what moved it decides.

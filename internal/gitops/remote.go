@@ -158,10 +158,13 @@ func (r *remote) branchTip(branch string) *object.Commit {
 // is never overwritten. go-git checks the lease against the refs the
 // remote advertises; receive-pack then updates the ref only if it still
 // holds the advertised value, which closes the window between the two.
-func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, leased *object.Commit) error {
+//
+// already reports that the remote's branch holds commit itself: another
+// run made the same commit (same tree, parent, message, author and second).
+func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, leased *object.Commit) (already bool, err error) {
 	local := plumbing.ReferenceName("refs/heads/" + branch)
 	if err := r.repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
-		return err
+		return false, err
 	}
 	opts := &git.PushOptions{RemoteName: "origin", Auth: r.auth}
 	if leased != nil {
@@ -172,11 +175,12 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 		// is refused for a branch that appeared meanwhile, which is the same.
 		opts.RefSpecs = []gitconfig.RefSpec{gitconfig.RefSpec(string(local) + ":" + string(local))}
 	}
-	err := r.repo.PushContext(ctx, opts)
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("push %s: %w", branch, scrub(err, r.password()))
+	err = r.repo.PushContext(ctx, opts)
+	already = errors.Is(err, git.NoErrAlreadyUpToDate)
+	if err != nil && !already {
+		return false, fmt.Errorf("push %s: %w", branch, scrub(err, r.password()))
 	}
-	return r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
+	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
 }
 
 // refetch fetches one branch again and returns its tip, nil when the

@@ -19,6 +19,7 @@ import (
 type runner struct {
 	o       RunOptions
 	log     *slog.Logger
+	clock   Clock
 	h       *hub
 	rm      *remote
 	tip     *object.Commit

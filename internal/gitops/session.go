@@ -87,7 +87,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	r := &runner{o: o, log: s.o.Logger, h: s.h, rm: s.rm, tip: s.tip, base: s.base, res: &Result{}}
+	r := &runner{o: o, log: s.o.Logger, clock: s.o.Clock, h: s.h, rm: s.rm, tip: s.tip, base: s.base, res: &Result{}}
 	open, err := s.h.openPulls(ctx, o.BranchPrefix)
 	if isRateLimit(err) {
 		r.limit(err)

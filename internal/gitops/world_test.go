@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -528,46 +529,55 @@ func tagOnlyDiff(t *testing.T, what, before, after, from, to string) int {
 // name) and pushes; it returns the new commit.
 func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
 	t.Helper()
-	dir := t.TempDir()
+	h, err := w.tryHumanPush(t.TempDir(), branch, msg, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// tryHumanPush is humanPush for a goroutine other than the test's, such as
+// a gitserver hook, where t.Fatal must not be called.
+func (w *world) tryHumanPush(dir, branch, msg string, edits map[string]func(string) string) (string, error) {
 	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
 		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
 		ReferenceName: plumbing.NewBranchReferenceName(branch), SingleBranch: true,
 	})
 	if err != nil {
-		t.Fatalf("clone %s: %v", branch, err)
+		return "", fmt.Errorf("clone %s: %w", branch, err)
 	}
 	wt, err := r.Worktree()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for f, edit := range edits {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		b, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		after := edit(string(b))
 		if after == string(b) {
-			t.Fatalf("edit of %s changes nothing", f)
+			return "", fmt.Errorf("edit of %s changes nothing", f)
 		}
 		if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		if _, err := wt.Add(f); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
 	who := human
 	who.When = time.Now()
 	h, err := wt.Commit(msg, &git.CommitOptions{Author: &who, Committer: &who})
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	ref := "refs/heads/" + branch
 	if err := r.PushContext(w.ctx, &git.PushOptions{Auth: gitAuth, RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(ref + ":" + ref)}}); err != nil {
-		t.Fatalf("push %s: %v", branch, err)
+		return "", fmt.Errorf("push %s: %w", branch, err)
 	}
-	return h.String()
+	return h.String(), nil
 }
 
 // replace is an edit that must find old.
