@@ -107,25 +107,34 @@ func allBranches() []string {
 // registry, a smart-HTTP git remote that requires the token, the fake
 // GitHub API in front of it, and a clone as actions/checkout leaves it.
 type world struct {
-	t     *testing.T
-	ctx   context.Context
-	reg   *fixtures.Registry
-	gs    *gitserver.Server
-	gh    *githubfake.Server
-	files map[string][]byte // the repository as first committed
-	clone string
-	repo  *git.Repository
-	cfg   *config.Config
-	logs  *syncBuffer // every slog line of every run
-	out   *syncBuffer // Options.Out of every run
-	plan  *plan.Plan  // the plan of the last run
-	clock *fakeClock  // the time of runs and of the fake GitHub
+	t       *testing.T
+	ctx     context.Context
+	reg     *fixtures.Registry // nil with withRepo
+	mirrors map[string]string
+	gs      *gitserver.Server
+	gh      *githubfake.Server
+	files   map[string][]byte // the repository as first committed
+	clone   string
+	repo    *git.Repository
+	cfg     *config.Config
+	logs    *syncBuffer // every slog line of every run
+	out     *syncBuffer // Options.Out of every run
+	plan    *plan.Plan  // the plan of the last run
+	clock   *fakeClock  // the time of runs and of the fake GitHub
 }
 
 type worldOption func(*worldConfig)
 
 type worldConfig struct {
-	ghOpts []githubfake.Option
+	ghOpts  []githubfake.Option
+	files   map[string][]byte // nil: testdata/manifests against the seeded registry
+	mirrors map[string]string
+}
+
+// withRepo makes the repository files, looked up through mirrors, instead
+// of testdata/manifests against the seeded registry.
+func withRepo(files map[string][]byte, mirrors map[string]string) worldOption {
+	return func(c *worldConfig) { c.files, c.mirrors = files, mirrors }
 }
 
 func withGitHub(o ...githubfake.Option) worldOption {
@@ -165,12 +174,16 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	ctx := context.Background()
 	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}, clock: newFakeClock()}
 
-	reg, err := fixtures.Serve(ctx)
-	if err != nil {
-		t.Fatal(err)
+	w.files, w.mirrors = wc.files, wc.mirrors
+	if w.files == nil {
+		reg, err := fixtures.Serve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(reg.Close)
+		w.reg, w.mirrors = reg, reg.Mirrors()
+		w.files = readTree(t, "testdata/manifests")
 	}
-	t.Cleanup(reg.Close)
-	w.reg = reg
 
 	gs, err := gitserver.New(t.TempDir(), token)
 	if err != nil {
@@ -178,7 +191,6 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	}
 	t.Cleanup(gs.Close)
 	w.gs = gs
-	w.files = readTree(t, "testdata/manifests")
 	if _, err := gs.CreateRepo(owner, name, w.files, main_); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +282,7 @@ func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client)
 // it is now, with a fresh client (no cache from an earlier run).
 func (w *world) planFS(t *testing.T, fsys fs.FS) (*plan.Plan, *registry.Client) {
 	t.Helper()
-	reg := registry.NewClient(registry.WithMirrors(w.reg.Mirrors()))
+	reg := registry.NewClient(registry.WithMirrors(w.mirrors))
 	res, err := scan.FS(w.ctx, fsys, w.cfg.Included)
 	if err != nil {
 		t.Fatal(err)
