@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,7 +114,6 @@ type world struct {
 	gh      *githubfake.Server
 	files   map[string][]byte // the repository as first committed
 	clone   string
-	repo    *git.Repository
 	cfg     *config.Config
 	logs    *syncBuffer // every slog line of every run
 	out     *syncBuffer // Options.Out of every run
@@ -201,9 +199,11 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	w.gh = gh
 
 	// actions/checkout: an https-style origin without credentials; the
-	// token is only handed to the transport.
+	// token is only handed to the transport. Runs only read its origin:
+	// it is never pulled, and goes stale as PRs merge, as a checkout that
+	// is not refreshed would.
 	w.clone = filepath.Join(t.TempDir(), "checkout")
-	w.repo, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
+	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,30 +235,6 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return files
-}
-
-// sync makes the clone what a fresh checkout of the scheduled run would be:
-// the remote's main, nothing else.
-func (w *world) sync(t *testing.T) {
-	t.Helper()
-	err := w.repo.FetchContext(w.ctx, &git.FetchOptions{RemoteName: "origin", Auth: gitAuth, Force: true, Prune: true})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		t.Fatalf("fetch: %v", err)
-	}
-	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", main_), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := w.repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.Reset(&git.ResetOptions{Commit: ref.Hash(), Mode: git.HardReset}); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.git(t, "rev-parse", main_); got != ref.Hash().String() {
-		t.Fatalf("clone at %s, remote main at %s", ref.Hash(), got)
-	}
 }
 
 // policies compiles policies as cmd/bot's engine does.
@@ -455,60 +431,35 @@ func (w *world) rawGit(args ...string) ([]byte, error) {
 	return out, nil
 }
 
-func (w *world) blob(t *testing.T, rev string) string {
-	t.Helper()
-	b, err := w.rawGit("cat-file", "blob", rev)
-	if err != nil {
-		t.Fatalf("%s: %v", rev, err)
-	}
-	return string(b)
-}
-
-func (w *world) sha(t *testing.T, branch string) string {
-	t.Helper()
-	return w.git(t, "rev-parse", "refs/heads/"+branch)
-}
-
-func (w *world) branchExists(branch string) bool {
-	_, err := w.tryGit("rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
-	return err == nil
-}
-
-func (w *world) count(t *testing.T, rng string) int {
-	t.Helper()
-	n, err := strconv.Atoi(w.git(t, "rev-list", "--count", rng))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // checkBranch asserts that branch is exactly one commit on top of main's
 // tip, made by the configured author, and that it changes only s's tag in
 // s's files, turning s.From into to in every one of s's locations.
 func (w *world) checkBranch(t *testing.T, s stream, to string) {
 	t.Helper()
-	b := "refs/heads/" + s.Branch
-	if n := w.count(t, "main.."+b); n != 1 {
+	if n := w.ahead(t, s.Branch); n != 1 {
 		t.Errorf("%s: %d commits ahead of main, want 1", s.Branch, n)
 	}
-	if parent, tip := w.git(t, "rev-parse", b+"^"), w.git(t, "rev-parse", "main"); parent != tip {
-		t.Errorf("%s: parent %s is not main's tip %s", s.Branch, parent, tip)
+	c := w.commit(t, s.Branch)
+	parent, err := c.Parent(0)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Branch, err)
 	}
-	who := w.git(t, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", b)
+	if tip := w.commit(t, main_); parent.Hash != tip.Hash {
+		t.Errorf("%s: parent %s is not main's tip %s", s.Branch, parent.Hash, tip.Hash)
+	}
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	who := fmt.Sprintf("%s <%s>|%s <%s>|%s", c.Author.Name, c.Author.Email, c.Committer.Name, c.Committer.Email, subject)
 	wantWho := botAuthor.Name + " <" + botAuthor.Email + ">"
 	if want := wantWho + "|" + wantWho + "|Update " + s.Image + " to " + to; who != want {
 		t.Errorf("%s: commit %q, want %q", s.Branch, who, want)
 	}
-	changed := strings.Fields(w.git(t, "diff", "--name-only", b+"^", b))
+	changed := changedFiles(t, parent, c)
 	if !slices.Equal(changed, s.Files) {
 		t.Errorf("%s changes %v, want %v", s.Branch, changed, s.Files)
 	}
 	locs := 0
 	for _, f := range changed {
-		before := w.blob(t, b+"^:"+f)
-		after := w.blob(t, b+":"+f)
-		locs += tagOnlyDiff(t, s.Branch+": "+f, before, after, s.From, to)
+		locs += tagOnlyDiff(t, s.Branch+": "+f, fileOf(t, parent, f), fileOf(t, c, f), s.From, to)
 	}
 	if locs != s.Locations {
 		t.Errorf("%s: %d lines changed, want %d", s.Branch, locs, s.Locations)

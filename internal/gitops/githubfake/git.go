@@ -68,12 +68,11 @@ func (b BareRepos) BranchSHA(owner, repo, branch string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	// Pushes only ever point branches at commits, so the ref is read as
+	// it is, without peeling: reading the commit too doubled the cost.
 	ref, err := r.Reference(plumbing.NewBranchReferenceName(branch), true)
 	if err != nil {
 		return "", false
-	}
-	if _, err := r.CommitObject(ref.Hash()); err != nil {
-		return "", false // not a commit, as rev-parse's ^{commit} would refuse
 	}
 	return ref.Hash().String(), true
 }

@@ -246,8 +246,11 @@ func defaultCommit(r *repo, p *pull, method string) (title, msg string) {
 // rule for pull requests.
 func (s *Server) openPullFor(r *repo, head, base string) *pull {
 	for _, p := range r.pulls {
+		if p.head != head || p.base != base {
+			continue // only a PR of this branch can be its open one
+		}
 		s.sync(r, p, false)
-		if p.state == "open" && p.head == head && p.base == base {
+		if p.state == "open" {
 			return p
 		}
 	}
