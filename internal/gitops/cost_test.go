@@ -105,4 +105,26 @@ func TestDeclineLookupCost(t *testing.T) {
 	if strings.Contains(w.logs.String(), "status="+fmt.Sprint(http.StatusNotFound)) {
 		t.Errorf("a lookup went astray:\n%s", w.logs.String())
 	}
+
+	// GitHub fails the closed listing, every retry too: the declined
+	// streams cannot be told apart from new ones, so they fail; the
+	// streams whose open PR carries their update are still done.
+	for range 4 {
+		w.gh.FailNext(http.MethodGet, "state=closed", http.StatusBadGateway, nil)
+	}
+	before := w.counters()
+	res = w.run(t)
+	var failed []string
+	for _, err := range res.Failed {
+		b, _, _ := strings.Cut(err.Error(), ": ")
+		failed = append(failed, b)
+		if !strings.Contains(err.Error(), "list closed pull requests") {
+			t.Errorf("failure %v, want the closed listing's", err)
+		}
+	}
+	diffSets(t, "failed", failed, declined)
+	diffSets(t, "unchanged", res.Unchanged, without(allBranches(), declined...))
+	if after := w.counters(); after != before {
+		t.Errorf("wrote: %+v -> %+v", before, after)
+	}
 }

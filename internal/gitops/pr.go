@@ -51,6 +51,9 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 	if err != nil || sameCommit(now, leased) {
 		return false, perr
 	}
+	if now == nil {
+		return false, fmt.Errorf("push %s: the branch was deleted while this run was going; the next run looks at it afresh", g.Branch)
+	}
 	if r.ours(now) && r.current(now, tree, files) {
 		r.log.Info("another run pushed the same change; not pushing it again", "branch", g.Branch, "commit", now.Hash.String())
 		return true, nil

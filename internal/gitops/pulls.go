@@ -80,10 +80,11 @@ func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]
 		for _, b := range branches {
 			want[b] = true
 		}
-		whole := false
+		whole, first := false, true
 		err := h.listPages(ctx, &github.PullRequestListOptions{State: "closed"}, func(prs []*github.PullRequest, resp *github.Response) bool {
-			if resp.FirstPage == 0 && resp.PrevPage == 0 { // the first page
+			if first {
 				whole = resp.NextPage == 0 || resp.LastPage-1 <= len(branches)
+				first = false
 			}
 			if !whole {
 				return false

@@ -17,7 +17,8 @@ import (
 // branch over as foreign (one comment, no push). The person's push lands
 // at each moment a race can put it: before the remote lists its refs to
 // the run (go-git's lease check refuses), and after (receive-pack refuses
-// to move a ref that no longer holds what the run saw).
+// to move a ref that no longer holds what the run saw). A branch deleted
+// meanwhile is not recreated either.
 func TestPersonPushesDuringRun(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -84,6 +85,18 @@ func TestPersonPushesDuringRun(t *testing.T) {
 					t.Errorf("run %d: %s's comments %q, want exactly one hand-over", run, b, c)
 				}
 			}
+		}
+	})
+
+	t.Run("a branch deleted during the run", func(t *testing.T) {
+		w.pushTag(t, "docker.io/library/postgres", "16.3")
+		w.gs.OnNextPush(gitserver.BeforeAdvertise, func() { w.tryGit("update-ref", "-d", "refs/heads/"+postgres) })
+		res := w.run(t)
+		if len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Error(), postgres+": push "+postgres+": the branch was deleted while this run was going") {
+			t.Fatalf("failed: %v, want postgres's push refused", res.Failed)
+		}
+		if w.branchExists(postgres) {
+			t.Errorf("the run recreated %s", postgres)
 		}
 	})
 }

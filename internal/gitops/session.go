@@ -114,15 +114,21 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 		}
 	}
 	gs := groupsKeeping(p, o.BranchPrefix, carried)
-	if err := r.loadClosed(ctx, gs); err != nil {
-		if !isRateLimit(err) {
-			return nil, err
-		}
-		r.limit(err)
+	asked, closedErr := r.loadClosed(ctx, gs)
+	if isRateLimit(closedErr) {
+		r.limit(closedErr)
+	} else if closedErr != nil {
+		r.log.Error("cannot tell which updates were declined", "err", closedErr)
 	}
 	handled := map[string]bool{}
 	for _, g := range gs {
 		handled[g.Branch] = true
+		if closedErr != nil && !r.limited && asked[g.Branch] {
+			// Proposing it might repeat a declined version; the
+			// groups whose open PR carries them are still done.
+			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", g.Branch, closedErr))
+			continue
+		}
 		// Once limited, groups are still looked at: only those that
 		// would write are left for the next run.
 		err := r.group(ctx, g)
@@ -143,16 +149,17 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 // what a group proposes. A group whose open PR already proposes exactly its
 // updates needs none: the bot opened it after any decline, and a rerun with
 // nothing to do asks nothing.
-func (r *runner) loadClosed(ctx context.Context, gs []group) error {
+func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]bool, err error) {
 	var ask []string
+	asked = map[string]bool{}
 	for _, g := range gs {
 		if pr := r.open[g.Branch]; pr == nil || !proposesAll(pr, g) {
 			ask = append(ask, g.Branch)
+			asked[g.Branch] = true
 		}
 	}
-	closed, err := r.h.closedPulls(ctx, ask)
-	r.closed = closed
-	return err
+	r.closed, err = r.h.closedPulls(ctx, ask)
+	return asked, err
 }
 
 // proposesAll reports whether pr's marker proposes every update of g.

@@ -119,8 +119,9 @@ func (s *Server) Writes() int {
 }
 
 // FailNext makes the next authenticated request whose method is method (any
-// when empty) and whose path contains pathSubstring answer status with
-// header added, and a body as GitHub's for that failure: a 403 with
+// when empty) and whose path, with its query ("/pulls?state=closed"),
+// contains pathSubstring answer status with header added, and a body as
+// GitHub's for that failure: a 403 with
 // X-RateLimit-Remaining: 0 is a primary rate limit (go-github's
 // *RateLimitError), a 403 or 429 with Retry-After a secondary one
 // (*AbuseRateLimitError for 403). Faults queue in call order; each fires once.
@@ -237,7 +238,7 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 		}
 	}
 	for i, f := range s.faults {
-		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path, f.path) {
+		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path+"?"+r.URL.RawQuery, f.path) {
 			s.faults = append(s.faults[:i], s.faults[i+1:]...)
 			return &f, false
 		}
