@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
@@ -93,7 +94,14 @@ func (r *remote) fetchBranches(ctx context.Context, prefix string) error {
 	return r.fetch(ctx, true, "+refs/heads/"+prefix+"*:refs/remotes/origin/"+prefix+"*")
 }
 
+// gitTimeout bounds one fetch or push: a remote that stops answering costs
+// a run this much, not forever. The first fetch of a large repository's
+// history is the longest of them.
+const gitTimeout = 10 * time.Minute
+
 func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	var refSpecs []gitconfig.RefSpec
 	for _, s := range specs {
 		refSpecs = append(refSpecs, gitconfig.RefSpec(s))
@@ -175,6 +183,8 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 		// is refused for a branch that appeared meanwhile, which is the same.
 		opts.RefSpecs = []gitconfig.RefSpec{gitconfig.RefSpec(string(local) + ":" + string(local))}
 	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	err = r.repo.PushContext(ctx, opts)
 	already = errors.Is(err, git.NoErrAlreadyUpToDate)
 	if err != nil && !already {
