@@ -75,3 +75,33 @@ func TestSecondaryLimitBeyondCap(t *testing.T) {
 	diffSets(t, "rate-limited an hour later", res.RateLimited, all[10:])
 	diffSets(t, "unchanged an hour later", res.Unchanged, all[:5])
 }
+
+// TestPrimaryLimitSpent: the hourly budget runs out mid-run (403,
+// X-RateLimit-Remaining: 0, a reset most of an hour away). As with a long
+// secondary limit, the run stops writing and leaves the rest, without
+// waiting and without a failure each; an hour later the next run goes on.
+func TestPrimaryLimitSpent(t *testing.T) {
+	t.Parallel()
+	// The repository, the open and the closed listing, then three PRs.
+	w := newWorld(t, withGitHub(githubfake.WithRateLimit(6)))
+	res := w.run(t)
+	if len(res.Failed) != 0 {
+		t.Errorf("failed: %v, want none", res.Failed)
+	}
+	all := allBranches()
+	slices.Sort(all)
+	diffSets(t, "opened", res.Opened, all[:3])
+	diffSets(t, "rate-limited", res.RateLimited, all[3:])
+	if waits := w.clock.Slept(); len(waits) != 0 {
+		t.Errorf("waited %v for a reset most of an hour away", waits)
+	}
+	// The sixth answer says none remain: go-github refuses the seventh
+	// request itself, so not even a refused one reaches GitHub.
+	if requests := w.gh.Requests(); requests != 6 {
+		t.Errorf("%d requests, want the budget's 6", requests)
+	}
+
+	w.clock.Sleep(w.ctx, time.Hour)
+	res = w.run(t)
+	diffSets(t, "opened an hour later", res.Opened, all[3:6])
+}

@@ -17,14 +17,15 @@ import (
 // DefaultToken is the token New accepts unless WithToken says otherwise.
 const DefaultToken = "ghs_githubfake"
 
-// rateLimit is GitHub's hourly budget for an installation token.
-const rateLimit = 5000
+// defaultRateLimit is GitHub's hourly budget for an installation token.
+const defaultRateLimit = 5000
 
 // Server is a fake GitHub API on a local httptest server. All methods are
 // safe for concurrent use.
 type Server struct {
 	token     string
 	perPage   int // 0: honour the client's per_page
+	rateLimit int // requests an hour per resource
 	clock     func() time.Time
 	secondary *SecondaryLimit
 	http      *httptest.Server
@@ -51,6 +52,12 @@ func WithToken(t string) Option { return func(s *Server) { s.token = t } }
 // and timestamps. Tests share it with the client's clock, so that a client
 // that waits in fake time finds the window turned when it retries.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
+
+// WithRateLimit sets the primary budget: n requests an hour per resource
+// (REST and GraphQL apart), 5000 unless set (GITHUB_TOKEN has 1000). Beyond
+// it, requests are refused with 403, X-RateLimit-Remaining: 0 and the
+// window's reset time, until the fake's clock reaches it.
+func WithRateLimit(n int) Option { return func(s *Server) { s.rateLimit = n } }
 
 // WithPerPage caps page sizes at n, below the client's per_page, so that
 // tests exercise pagination with a handful of PRs.
@@ -83,7 +90,7 @@ type fault struct {
 
 // New starts a fake GitHub API. Close it when done.
 func New(opts ...Option) *Server {
-	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now}
+	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now, rateLimit: defaultRateLimit}
 	for _, o := range opts {
 		o(s)
 	}
@@ -213,9 +220,9 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 		s.resetAt, s.used = now.Add(time.Hour).Truncate(time.Second), map[string]int{}
 	}
 	s.used[resource]++
-	remaining := max(rateLimit-s.used[resource], 0)
+	remaining := max(s.rateLimit-s.used[resource], 0)
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(rateLimit))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.rateLimit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("X-RateLimit-Used", strconv.Itoa(s.used[resource]))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.resetAt.Unix(), 10))
@@ -228,7 +235,7 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	if write {
 		s.writes++
 	}
-	if s.used[resource] > rateLimit {
+	if s.used[resource] > s.rateLimit {
 		return nil, true
 	}
 	if write && s.secondary != nil {

@@ -230,3 +230,26 @@ func TestEnterpriseURLs(t *testing.T) {
 		t.Errorf("graphql under /api/v3: %v %s", err, buf.String())
 	}
 }
+
+// TestPrimaryLimit: beyond the hourly budget GitHub answers 403 with
+// X-RateLimit-Remaining: 0 and the reset, go-github's *RateLimitError,
+// until the window turns in the fake's clock.
+func TestPrimaryLimit(t *testing.T) {
+	now := time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
+	e := setup(t, []Option{WithClock(func() time.Time { return now }), WithRateLimit(2)})
+	for range 2 {
+		if _, _, err := e.gh.Repositories.Get(e.ctx, "acme", "apps"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// go-github would refuse on its own now; a fresh client asks.
+	_, _, err := client(t, e.fake, apiToken).Repositories.Get(e.ctx, "acme", "apps")
+	var rl *github.RateLimitError
+	if !errors.As(err, &rl) || !rl.Rate.Reset.Time.Equal(now.Add(time.Hour)) || rl.Rate.Limit != 2 {
+		t.Fatalf("third request: %v (%T), want *github.RateLimitError resetting at %v", err, err, now.Add(time.Hour))
+	}
+	now = now.Add(time.Hour + time.Second)
+	if _, _, err := client(t, e.fake, apiToken).Repositories.Get(e.ctx, "acme", "apps"); err != nil {
+		t.Errorf("after the reset: %v", err)
+	}
+}
