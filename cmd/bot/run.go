@@ -94,7 +94,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		endPlan()
 		return fail(exitUsage, err)
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), sess.Base()+"@"+sess.Commit()[:12], log, stderr)
+	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -196,6 +196,9 @@ func pullRequestOptions(o runOptions, cfg *config.Config, stdout io.Writer) gito
 	}
 }
 
+// tipName names the commit run plans from in messages: "main@1a2b3c4d5e6f".
+func tipName(sess *gitops.Session) string { return sess.Base() + "@" + sess.Commit()[:12] }
+
 // maxConfigSize bounds a config read from the tree, as config.Load does on
 // disk: a config is a few kilobytes.
 const maxConfigSize = 1 << 20
@@ -208,7 +211,7 @@ func treeConfig(sess *gitops.Session, file string) (*config.Config, error) {
 	if file != "" && filepath.IsAbs(file) {
 		return config.Load(file)
 	}
-	fsys, where := sess.FS(), sess.Base()+"@"+sess.Commit()[:12]
+	fsys, where := sess.FS(), tipName(sess)
 	names := config.FileNames
 	if file != "" {
 		name := path.Clean(filepath.ToSlash(file))
