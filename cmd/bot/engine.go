@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -76,7 +77,8 @@ func (o *commonOptions) logger(stderr io.Writer) (*slog.Logger, error) {
 
 // engine is the pipeline up to the plan, built once per command.
 type engine struct {
-	repo   string
+	repo   string // what fsys is, for messages: a directory or a commit
+	fsys   fs.FS  // the files to scan
 	cfg    *config.Config
 	reg    *registry.Client
 	log    *slog.Logger
@@ -95,6 +97,11 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr), nil
+}
+
+// engineFor is the pipeline for cfg over fsys, which repo names in messages.
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) *engine {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
@@ -105,7 +112,7 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 		registry.WithConcurrency(o.Concurrency),
 		registry.WithLogger(log),
 	)
-	return &engine{repo: o.Repo, cfg: cfg, reg: reg, log: log, stderr: stderr}, nil
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: stderr}
 }
 
 // credentials maps the host actually contacted (the mirror's, when a
@@ -130,9 +137,9 @@ func credentials(cfg *config.Config, mirrors map[string]string) map[string]regis
 
 // plan scans the repository and decides every reference.
 func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
-	res, err := scan.Dir(ctx, e.repo, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
+	res, err := scan.FS(ctx, e.fsys, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
 	if err != nil {
-		return nil, res, err
+		return nil, res, fmt.Errorf("scan %s: %w", e.repo, err)
 	}
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
 	prog := newProgress(e.stderr, "looking up images")

@@ -1,11 +1,22 @@
 // Package gitops turns a plan into pull requests: one branch, one commit on
 // top of the default branch's tip, and one pull request per image stream.
 //
+// Open fetches the default branch's tip into memory; Session.FS is that
+// commit's tree, which the caller scans and reads its config from, and
+// Session.Run builds every branch on that same commit. A stale or dirty
+// checkout can therefore neither fail a run nor mislead it: the user's
+// checkout, its HEAD and its index are never touched, nor read beyond its
+// origin URL.
+//
 // It keeps no state of its own. Everything a run needs to know is read back
 // from the remote's branches and the pull requests' hidden markers, so a
-// rerun with nothing new pushes nothing and writes nothing to the API, a PR
-// closed without merge means "not that version", and a newer version moves
-// the open PR instead of adding one. Commits are built in an in-memory clone:
-// the user's checkout, its HEAD and its index are never touched. It never
-// decides what to update; that is the plan's job.
+// rerun with nothing new pushes nothing, writes nothing to the API and costs
+// a constant number of API requests; a PR closed without merge means "not
+// that version", and a newer version moves the open PR instead of adding
+// one. Pushes are leased against the branch tips the run fetched, so a
+// commit pushed meanwhile (a person's, another run's) is never overwritten;
+// the very change pushed by another run counts as done. GitHub's rate
+// limits are waited out up to a bound, beyond which the run stops writing
+// and reports what it left for the next run. It never decides what to
+// update; that is the plan's job.
 package gitops

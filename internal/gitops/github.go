@@ -6,14 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v60/github"
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // hub is the slice of the GitHub API a run uses.
@@ -36,7 +32,7 @@ func newHub(o Options) (*hub, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
 	}
 	gh := github.NewClient(hc).WithAuthToken(o.Token)
 	base, err := gh.BaseURL.Parse(api + "/")
@@ -52,98 +48,12 @@ func newHub(o Options) (*hub, error) {
 	return &hub{gh: gh, http: hc, graphqlURL: gql, owner: owner, name: name, token: o.Token}, nil
 }
 
-// retryingClient retries rate limits and server errors, waiting as GitHub
-// asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
-// bounded number of times. A 422 or 404 is an answer, never retried.
-func retryingClient(maxWait time.Duration, log *slog.Logger) *http.Client {
-	if maxWait <= 0 {
-		maxWait = time.Minute
-	}
-	rc := retryablehttp.NewClient()
-	rc.RetryMax = 3
-	rc.RetryWaitMin = 500 * time.Millisecond
-	rc.RetryWaitMax = maxWait
-	rc.Logger = nil
-	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		if err != nil {
-			return true, nil
-		}
-		switch {
-		case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
-			return true, nil
-		case resp.StatusCode == http.StatusForbidden:
-			limited := resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != ""
-			return limited && waitFor(resp) <= maxWait, nil
-		}
-		return false, nil
-	}
-	rc.Backoff = func(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-		if d := waitFor(resp); d > 0 {
-			return min2(d, max)
-		}
-		return retryablehttp.DefaultBackoff(min, max, attempt, resp)
-	}
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: 2 * maxWait}
-}
-
-// waitFor is how long GitHub asked a client to wait, or 0.
-func waitFor(resp *http.Response) time.Duration {
-	if resp == nil {
-		return 0
-	}
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil {
-			return time.Duration(n) * time.Second
-		}
-	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			if d := time.Until(time.Unix(n, 0)); d > 0 {
-				return d
-			}
-			return time.Second
-		}
-	}
-	return 0
-}
-
-func min2(a, b time.Duration) time.Duration {
-	if a < b {
-		return a
-	}
-	return b
-}
-
 func (h *hub) defaultBranch(ctx context.Context) (string, error) {
 	r, _, err := h.gh.Repositories.Get(ctx, h.owner, h.name)
 	if err != nil {
 		return "", fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, err)
 	}
 	return r.GetDefaultBranch(), nil
-}
-
-// pulls lists pull requests, every page. head filters by branch.
-func (h *hub) pulls(ctx context.Context, state, head string) ([]*github.PullRequest, error) {
-	opts := &github.PullRequestListOptions{State: state, ListOptions: github.ListOptions{PerPage: 100}}
-	if head != "" {
-		opts.Head = h.owner + ":" + head
-	}
-	var all []*github.PullRequest
-	for {
-		page, resp, err := h.gh.PullRequests.List(ctx, h.owner, h.name, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list %s pull requests: %w", state, err)
-		}
-		all = append(all, page...)
-		if resp.NextPage == 0 {
-			return all, nil
-		}
-		opts.Page = resp.NextPage
-	}
 }
 
 // create opens a PR. A 422 because one is already open for the branch (an

@@ -187,7 +187,7 @@ func TestLifecycle(t *testing.T) {
 				if pr.Number != numbers[b] {
 					t.Errorf("round %d: %s has PR #%d, want #%d", round, b, pr.Number, numbers[b])
 				}
-				if n := w.count(t, "main.."+b); n != 1 {
+				if n := w.ahead(t, b); n != 1 {
 					t.Errorf("round %d: %s is %d commits ahead", round, b, n)
 				}
 				// Every remaining PR still merges cleanly.

@@ -12,14 +12,26 @@ import (
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
-// Options configure a run. The environment of GitHub Actions fills most of
-// them: GITHUB_TOKEN, GITHUB_API_URL and GITHUB_REPOSITORY.
+// Options say where the repository is and how to talk to it. The
+// environment of GitHub Actions fills most of them: GITHUB_TOKEN,
+// GITHUB_API_URL and GITHUB_REPOSITORY.
 type Options struct {
 	URL        string // git remote to push to; the local clone's origin
 	Repository string // "owner/name"
 	APIURL     string // "https://api.github.com" or "https://ghe.example.com/api/v3"
 	Token      string // API token and git password; never printed
 
+	Logger     *slog.Logger
+	HTTPClient *http.Client  // GitHub API client (tests); default retries rate limits
+	MaxWait    time.Duration // longest wait for a rate limit; default 1 minute
+	// Clock is the time rate limits are waited out in; nil is the real
+	// one. Tests pass a fake so that a Retry-After costs no real time.
+	Clock Clock
+}
+
+// RunOptions say what the branches and pull requests of a run look like.
+// They come from the config, which is read from the tree Open fetched.
+type RunOptions struct {
 	BranchPrefix string           // "imagebot/"
 	Author       object.Signature // commit author and committer (When is set per commit)
 	// Message renders a commit message for an update.
@@ -36,10 +48,6 @@ type Options struct {
 	// done is written to Out: title, body and diff of each PR.
 	DryRun bool
 	Out    io.Writer
-
-	Logger     *slog.Logger
-	HTTPClient *http.Client  // GitHub API client (tests); default retries rate limits
-	MaxWait    time.Duration // longest wait for a rate limit; default 1 minute
 }
 
 // Meta is what a policy adds to a PR.
@@ -53,6 +61,10 @@ type Result struct {
 	Opened, Updated, Closed, Unchanged, Declined, Foreign []string
 	// Failed are the PRs that could not be made; the others still were.
 	Failed []error
+	// RateLimited are the branches left for the next run because GitHub
+	// asked for a pause longer than Options.MaxWait: once it does, the
+	// run stops writing rather than fail each remaining PR on its own.
+	RateLimited []string
 	// Problems are changes that could not be written into a file.
 	Problems []plan.Problem
 }

@@ -13,20 +13,59 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 )
 
-func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, files map[string][]byte) error {
+// pushCommit commits the group's files onto the tip and pushes the commit,
+// leased against the branch tip this run fetched (nil: no branch), so that
+// a commit pushed since, by a person or another run, is never overwritten.
+// done reports that the push was refused because another run had pushed
+// this same change already: that is success, and nothing more to push.
+func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, files map[string][]byte, leased *object.Commit) (done bool, err error) {
 	msg, err := r.o.Message(g.Updates[0])
 	if err != nil {
-		return err
+		return false, err
 	}
-	commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, msg, r.o.Author)
+	who := r.o.Author
+	if who.When.IsZero() {
+		who.When = r.clock.Now()
+	}
+	commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, msg, who)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if r.o.DryRun {
 		r.report(r.details(ctx, g), files)
-		return nil
+		return false, nil
 	}
-	return r.rm.push(ctx, g.Branch, commit, r.o.Token)
+	if r.limited {
+		return false, errRateLimited
+	}
+	already, perr := r.rm.push(ctx, g.Branch, commit, leased)
+	if already {
+		r.log.Info("another run pushed the same commit; not pushing it again", "branch", g.Branch, "commit", commit.String())
+	}
+	if perr == nil {
+		return already, nil
+	}
+	// Refused or failed, the branch is looked at again: if it moved, the
+	// lease held, and what moved it decides.
+	now, err := r.rm.refetch(ctx, g.Branch)
+	if err != nil || sameCommit(now, leased) {
+		return false, perr
+	}
+	if now == nil {
+		return false, fmt.Errorf("push %s: the branch was deleted while this run was going; the next run looks at it afresh", g.Branch)
+	}
+	if r.ours(now) && r.current(now, tree, files) {
+		r.log.Info("another run pushed the same change; not pushing it again", "branch", g.Branch, "commit", now.Hash.String())
+		return true, nil
+	}
+	return false, fmt.Errorf("push %s: the branch moved to %s while this run was going, so it was not overwritten; the next run looks at it afresh", g.Branch, now.Hash)
+}
+
+func sameCommit(a, b *object.Commit) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Hash == b.Hash
 }
 
 // pullRequest opens the branch's PR, or brings the open one's title and body
@@ -50,6 +89,9 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 			r.res.Opened = append(r.res.Opened, g.Branch)
 			return nil
 		}
+		if r.limited {
+			return errRateLimited
+		}
 		created, isNew, err := r.h.create(ctx, &github.NewPullRequest{
 			Title: &t, Body: &b, Head: &g.Branch, Base: &r.base, Draft: &r.o.Draft,
 		})
@@ -60,7 +102,7 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 			return r.pullRequest(ctx, g, created, pushed)
 		}
 		r.res.Opened = append(r.res.Opened, g.Branch)
-		r.o.Logger.Info("opened pull request", "number", created.GetNumber(), "title", t)
+		r.log.Info("opened pull request", "number", created.GetNumber(), "title", t)
 		return r.decorate(ctx, g, created)
 	}
 	if r.o.DryRun {
@@ -68,12 +110,15 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.GetNumber(), t)
 		return nil
 	}
+	if r.limited {
+		return errRateLimited
+	}
 	// Reported as updated only once it is: a failed edit is in Failed alone.
 	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b}); err != nil {
 		return err
 	}
 	r.res.Updated = append(r.res.Updated, g.Branch)
-	r.o.Logger.Info("updated pull request", "number", pr.GetNumber(), "title", t)
+	r.log.Info("updated pull request", "number", pr.GetNumber(), "title", t)
 	return nil
 }
 
@@ -92,7 +137,7 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 	}
 	if len(m.Automerge) > 0 {
 		if err := r.h.autoMerge(ctx, pr.GetNodeID()); err != nil {
-			r.o.Logger.Warn("auto-merge not enabled", "number", pr.GetNumber(), "err", err)
+			r.log.Warn("auto-merge not enabled", "number", pr.GetNumber(), "err", err)
 		}
 	}
 	return nil
@@ -102,13 +147,16 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 // says so on its PR once.
 func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, tip *object.Commit) error {
 	r.res.Foreign = append(r.res.Foreign, g.Branch)
-	r.o.Logger.Warn("branch has commits imagebot did not make; leaving it alone", "branch", g.Branch)
+	r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", g.Branch)
 	if pr == nil || r.o.DryRun {
 		return nil
 	}
 	mark := fmt.Sprintf("<!-- imagebot:foreign %s -->", tip.Hash)
 	if done, err := r.h.commented(ctx, pr.GetNumber(), mark); err != nil || done {
 		return err
+	}
+	if r.limited {
+		return errRateLimited
 	}
 	return r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
@@ -134,11 +182,15 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		if tip := r.rm.branchTip(branch); tip != nil && !r.ours(tip) {
 			// A person's commits are on it: closing would delete them.
 			r.res.Foreign = append(r.res.Foreign, branch)
-			r.o.Logger.Warn("branch has commits imagebot did not make; not closing it", "branch", branch)
+			r.log.Warn("branch has commits imagebot did not make; not closing it", "branch", branch)
 			continue
 		}
-		r.res.Closed = append(r.res.Closed, branch)
+		if r.limited {
+			r.res.RateLimited = append(r.res.RateLimited, branch)
+			continue
+		}
 		if r.o.DryRun {
+			r.res.Closed = append(r.res.Closed, branch)
 			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.GetNumber(), pr.GetTitle())
 			continue
 		}
@@ -151,8 +203,14 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		if err == nil {
 			err = r.h.deleteBranch(ctx, branch)
 		}
-		if err != nil {
+		switch {
+		case isRateLimit(err):
+			r.limit(err)
+			r.res.RateLimited = append(r.res.RateLimited, branch)
+		case err != nil:
 			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: close: %w", branch, err))
+		default:
+			r.res.Closed = append(r.res.Closed, branch)
 		}
 	}
 }
@@ -179,7 +237,7 @@ func (r *runner) details(ctx context.Context, g group) group {
 		}
 		info, err := r.o.Details(ctx, u.Image, u.To)
 		if err != nil {
-			r.o.Logger.Warn("image details unavailable", "image", u.Image, "tag", u.To, "err", err)
+			r.log.Warn("image details unavailable", "image", u.Image, "tag", u.To, "err", err)
 			continue
 		}
 		infos[i] = info

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
@@ -19,11 +20,10 @@ import (
 // remote is an in-memory clone of the GitHub repository's default branch and
 // of imagebot's own branches. Commits are built and pushed from here.
 type remote struct {
-	repo   *git.Repository
-	url    string
-	auth   transport.AuthMethod
-	base   string // default branch
-	prefix string
+	repo *git.Repository
+	url  string
+	auth transport.AuthMethod
+	base string // default branch
 }
 
 // OriginURL returns the URL of a local clone's `origin`, as actions/checkout
@@ -67,7 +67,8 @@ func redact(raw string) string {
 	return raw
 }
 
-func openRemote(ctx context.Context, rawURL, token, base, prefix string) (*remote, error) {
+// openRemote fetches the default branch into a new in-memory repository.
+func openRemote(ctx context.Context, rawURL, token, base string) (*remote, error) {
 	r, err := git.Init(memory.NewStorage(), nil)
 	if err != nil {
 		return nil, err
@@ -75,25 +76,55 @@ func openRemote(ctx context.Context, rawURL, token, base, prefix string) (*remot
 	if _, err := r.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
 		return nil, err
 	}
-	rm := &remote{repo: r, url: rawURL, base: base, prefix: prefix}
+	rm := &remote{repo: r, url: rawURL, base: base}
 	if token != "" {
 		// The token is the password of basic auth, as GitHub wants it; it is
 		// never put in the URL or any config.
 		rm.auth = &githttp.BasicAuth{Username: "x-access-token", Password: token}
 	}
-	err = r.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		Auth:       rm.auth,
-		RefSpecs: []gitconfig.RefSpec{
-			gitconfig.RefSpec("+refs/heads/" + base + ":refs/remotes/origin/" + base),
-			gitconfig.RefSpec("+refs/heads/" + prefix + "*:refs/remotes/origin/" + prefix + "*"),
-		},
-		Tags: git.NoTags,
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil, fmt.Errorf("fetch %s: %w", redact(rawURL), scrub(err, token))
+	if err := rm.fetch(ctx, false, "+refs/heads/"+base+":refs/remotes/origin/"+base); err != nil {
+		return nil, err
 	}
 	return rm, nil
+}
+
+// fetchBranches fetches imagebot's branches: the tips its pushes are
+// leased against. Branches gone from the remote are forgotten.
+func (r *remote) fetchBranches(ctx context.Context, prefix string) error {
+	return r.fetch(ctx, true, "+refs/heads/"+prefix+"*:refs/remotes/origin/"+prefix+"*")
+}
+
+// gitTimeout bounds one fetch or push: a remote that stops answering costs
+// a run this much, not forever. The first fetch of a large repository's
+// history is the longest of them.
+const gitTimeout = 10 * time.Minute
+
+func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	var refSpecs []gitconfig.RefSpec
+	for _, s := range specs {
+		refSpecs = append(refSpecs, gitconfig.RefSpec(s))
+	}
+	err := r.repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		Auth:       r.auth,
+		RefSpecs:   refSpecs,
+		Tags:       git.NoTags,
+		Prune:      prune,
+	})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("fetch %s: %w", redact(r.url), scrub(err, r.password()))
+	}
+	return nil
+}
+
+// password is the token the transport holds, for scrubbing errors.
+func (r *remote) password() string {
+	if a, ok := r.auth.(*githttp.BasicAuth); ok {
+		return a.Password
+	}
+	return ""
 }
 
 // scrub keeps a token out of an error that might quote a request.
@@ -129,20 +160,53 @@ func (r *remote) branchTip(branch string) *object.Commit {
 	return c
 }
 
-// push force-pushes commit to branch. Force is right: the branch is
-// imagebot's, rebuilt on the base tip, and checked for foreign commits first.
-func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, token string) error {
+// push puts commit on branch, leased against leased, the branch tip this
+// run fetched (nil when there was no branch): the push is refused when the
+// remote's branch is anything else by now, so a commit the run did not see
+// is never overwritten. go-git checks the lease against the refs the
+// remote advertises; receive-pack then updates the ref only if it still
+// holds the advertised value, which closes the window between the two.
+//
+// already reports that the remote's branch holds commit itself: another
+// run made the same commit (same tree, parent, message, author and second).
+func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, leased *object.Commit) (already bool, err error) {
 	local := plumbing.ReferenceName("refs/heads/" + branch)
 	if err := r.repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
-		return err
+		return false, err
 	}
-	err := r.repo.PushContext(ctx, &git.PushOptions{
-		RemoteName: "origin",
-		Auth:       r.auth,
-		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec("+" + string(local) + ":" + string(local))},
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("push %s: %w", branch, scrub(err, token))
+	opts := &git.PushOptions{RemoteName: "origin", Auth: r.auth}
+	if leased != nil {
+		opts.RefSpecs = []gitconfig.RefSpec{gitconfig.RefSpec("+" + string(local) + ":" + string(local))}
+		opts.ForceWithLease = &git.ForceWithLease{RefName: local, Hash: leased.Hash}
+	} else {
+		// No lease can say "absent" in go-git; a push that is not forced
+		// is refused for a branch that appeared meanwhile, which is the same.
+		opts.RefSpecs = []gitconfig.RefSpec{gitconfig.RefSpec(string(local) + ":" + string(local))}
 	}
-	return r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	err = r.repo.PushContext(ctx, opts)
+	already = errors.Is(err, git.NoErrAlreadyUpToDate)
+	if err != nil && !already {
+		return false, fmt.Errorf("push %s: %w", branch, scrub(err, r.password()))
+	}
+	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
+}
+
+// refetch fetches one branch again and returns its tip, nil when the
+// remote has no such branch any more.
+func (r *remote) refetch(ctx context.Context, branch string) (*object.Commit, error) {
+	tracking := plumbing.ReferenceName("refs/remotes/origin/" + branch)
+	err := r.fetch(ctx, false, "+refs/heads/"+branch+":"+string(tracking))
+	var missing git.NoMatchingRefSpecError
+	if errors.As(err, &missing) {
+		if rerr := r.repo.Storer.RemoveReference(tracking); rerr != nil {
+			return nil, rerr
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.branchTip(branch), nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -15,77 +14,27 @@ import (
 	"github.com/imagebot/imagebot/internal/rewrite"
 )
 
-// Run turns the plan into pull requests: for each image stream one branch
-// holding one commit on the default branch's tip, and one PR. It recomputes
-// everything from the remote's branches and PRs, so reruns are idempotent.
-func Run(ctx context.Context, p *plan.Plan, o Options) (*Result, error) {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.BranchPrefix == "" {
-		o.BranchPrefix = "imagebot/"
-	}
-	h, err := newHub(o)
-	if err != nil {
-		return nil, err
-	}
-	base, err := h.defaultBranch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rm, err := openRemote(ctx, o.URL, o.Token, base, o.BranchPrefix)
-	if err != nil {
-		return nil, err
-	}
-	tip, err := rm.baseTip()
-	if err != nil {
-		return nil, err
-	}
-	open, err := h.pulls(ctx, "open", "")
-	if err != nil {
-		return nil, err
-	}
-	r := &runner{o: o, h: h, rm: rm, tip: tip, base: base, open: map[string]*github.PullRequest{}, res: &Result{}}
-	for _, pr := range open {
-		if strings.HasPrefix(pr.GetHead().GetRef(), o.BranchPrefix) {
-			r.open[pr.GetHead().GetRef()] = pr
-		}
-	}
-	handled := map[string]bool{}
-	carried := map[string]string{}
-	for branch, pr := range r.open {
-		if m, ok := parseMarker(pr.GetBody()); ok {
-			for _, mv := range m.Updates {
-				carried[m.Image+"\x00"+mv.From] = branch
-			}
-		}
-	}
-	for _, g := range groupsKeeping(p, o.BranchPrefix, carried) {
-		handled[g.Branch] = true
-		if err := r.group(ctx, g); err != nil {
-			o.Logger.Error("pull request failed", "branch", g.Branch, "err", err)
-			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", g.Branch, err))
-		}
-	}
-	r.closeObsolete(ctx, p, handled)
-	return r.res, nil
-}
-
+// runner is one Run: the plan's groups against what the remote and GitHub
+// hold now.
 type runner struct {
-	o    Options
-	h    *hub
-	rm   *remote
-	tip  *object.Commit
-	base string
-	open map[string]*github.PullRequest
-	res  *Result
+	o       RunOptions
+	log     *slog.Logger
+	clock   Clock
+	h       *hub
+	rm      *remote
+	tip     *object.Commit
+	base    string
+	open    map[string]*github.PullRequest   // imagebot's open PRs by branch
+	closed  map[string][]*github.PullRequest // closed PRs by branch, where asked
+	limited bool                             // GitHub said stop writing
+	res     *Result
 }
 
 // group brings one branch and its PR in line with the plan.
 func (r *runner) group(ctx context.Context, g group) error {
-	g, err := r.withoutDeclined(ctx, g)
-	if err != nil || len(g.Updates) == 0 {
-		return err
+	g = r.withoutDeclined(g)
+	if len(g.Updates) == 0 {
+		return nil
 	}
 	files, err := r.edits(g)
 	if err != nil {
@@ -105,24 +54,40 @@ func (r *runner) group(ctx context.Context, g group) error {
 	}
 	push := branch == nil || !r.current(branch, tree, files)
 	if push {
-		if err := r.pushCommit(ctx, g, tree, files); err != nil {
+		done, err := r.pushCommit(ctx, g, tree, files, branch)
+		if err != nil {
 			return err
+		}
+		if done {
+			// Another run pushed this very change meanwhile; it likely
+			// opened the PR too, which this run's listing predates.
+			push = false
+			if pr == nil {
+				if pr, err = r.openFor(ctx, g.Branch); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return r.pullRequest(ctx, g, pr, push)
 }
 
+// openFor looks up the open PR of one branch, or nil.
+func (r *runner) openFor(ctx context.Context, branch string) (*github.PullRequest, error) {
+	prs, err := r.h.pulls(ctx, "open", branch)
+	if err != nil || len(prs) == 0 {
+		return nil, err
+	}
+	return prs[0], nil
+}
+
 // withoutDeclined drops the updates a human declined by closing their PR
 // without merging: "not that version". A newer version is proposed anew.
-func (r *runner) withoutDeclined(ctx context.Context, g group) (group, error) {
-	closed, err := r.h.pulls(ctx, "closed", g.Branch)
-	if err != nil {
-		return g, err
-	}
+func (r *runner) withoutDeclined(g group) group {
 	var keep []plan.Update
 	for _, u := range g.Updates {
 		declined := false
-		for _, pr := range closed {
+		for _, pr := range r.closed[g.Branch] {
 			m, ok := parseMarker(pr.GetBody())
 			if ok && pr.MergedAt == nil && m.Image == u.Image && m.proposes(u) {
 				declined = true
@@ -136,7 +101,7 @@ func (r *runner) withoutDeclined(ctx context.Context, g group) (group, error) {
 		r.res.Declined = append(r.res.Declined, g.Branch)
 	}
 	g.Updates = keep
-	return g, nil
+	return g
 }
 
 // edits applies the group's changes to the default branch's files.
@@ -146,12 +111,12 @@ func (r *runner) edits(g group) (map[string][]byte, error) {
 		f, cs := fc.File, fc.Changes
 		src, ok := fileAt(r.tip, f)
 		if !ok {
-			return nil, fmt.Errorf("%s is not on %s: run on a checkout of its tip", f, r.base)
+			return nil, fmt.Errorf("%s is not on %s's tip %s: plan from the session's tree", f, r.base, r.tip.Hash)
 		}
 		out, skipped, err := rewrite.Bytes(src, cs)
 		r.res.Problems = append(r.res.Problems, skipped...)
 		if errors.Is(err, rewrite.ErrStale) {
-			return nil, fmt.Errorf("%s differs from %s's tip: run on a checkout of its tip", f, r.base)
+			return nil, fmt.Errorf("%s differs from %s's tip %s: plan from the session's tree", f, r.base, r.tip.Hash)
 		}
 		if err != nil {
 			return nil, err

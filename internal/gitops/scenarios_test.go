@@ -1,15 +1,12 @@
 package gitops_test
 
 import (
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
 )
 
 const (
@@ -168,124 +165,11 @@ func TestForeignCommit(t *testing.T) {
 	}
 }
 
-// TestFailures: one failed update never stops the others, and GitHub's
-// transient answers are retried within bounds.
-func TestFailures(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t)
-
-	t.Run("push and API failures", func(t *testing.T) {
-		w.gs.FailPushes(1)
-		w.gh.FailNext(http.MethodPost, "/pulls", http.StatusBadGateway, nil)
-		before := w.counters()
-		res := w.run(t)
-		after := w.counters()
-		// 17 pushes tried, one refused; 16 PRs, one of them tried twice.
-		if d := (counters{writes: after.writes - before.writes, pushes: after.pushes - before.pushes}); d != (counters{writes: 17, pushes: 17}) {
-			t.Errorf("writes and pushes: %+v", d)
-		}
-		if len(res.Failed) != 1 || !strings.HasPrefix(res.Failed[0].Error(), kubectl+": push") {
-			t.Fatalf("failed: %v, want the first branch's push", res.Failed)
-		}
-		// The 502 hit the second branch's POST and was retried.
-		diffSets(t, "opened", res.Opened, without(allBranches(), kubectl))
-		if len(w.gh.PRs(owner, name)) != len(streams)-1 {
-			t.Errorf("%d PRs", len(w.gh.PRs(owner, name)))
-		}
-		if w.branchExists(kubectl) {
-			t.Errorf("failed push left a branch")
-		}
-		if !strings.Contains(w.logs.String(), "pull request failed") {
-			t.Errorf("failure not logged:\n%s", w.logs.String())
-		}
-	})
-
-	t.Run("rate limit is waited out", func(t *testing.T) {
-		reset := time.Now().Add(time.Second).Truncate(time.Second).Add(time.Second)
-		w.gh.FailNext(http.MethodPost, "/pulls", http.StatusForbidden, http.Header{
-			"X-Ratelimit-Remaining": {"0"},
-			"X-Ratelimit-Reset":     {strconv.FormatInt(reset.Unix(), 10)},
-		})
-		start := time.Now()
-		wait := time.Until(reset)
-		before := w.counters()
-		res := w.runClean(t)
-		took := time.Since(start)
-		if writes := w.counters().writes - before.writes; writes != 2 {
-			t.Errorf("%d API writes, want 2: the limited POST and its retry", writes)
-		}
-		diffSets(t, "opened", res.Opened, []string{kubectl})
-		if took < wait-100*time.Millisecond {
-			t.Errorf("run took %v, but the rate limit reset %v after it started", took, wait)
-		}
-		w.checkBranch(t, streamOf(t, kubectl), streamOf(t, kubectl).To)
-	})
-
-	t.Run("rate limit beyond MaxWait is not waited for", func(t *testing.T) {
-		w.pushTag(t, "docker.io/library/node", "22.2.0")
-		w.gh.FailNext(http.MethodPatch, "/pulls/", http.StatusForbidden, http.Header{
-			"X-Ratelimit-Remaining": {"0"},
-			"X-Ratelimit-Reset":     {strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)},
-		})
-		start := time.Now()
-		res := w.run(t)
-		if took := time.Since(start); took > 3*time.Second {
-			t.Errorf("run took %v: waited for a reset an hour away", took)
-		}
-		// GitHub says the budget is spent for an hour: the PR being
-		// written fails, and so does every later call of the run, each
-		// on its own, without another request (go-github remembers the
-		// reset). The branches already pushed stay pushed.
-		if len(res.Failed) == 0 || !strings.HasPrefix(res.Failed[0].Error(), node+": edit pull request") {
-			t.Fatalf("failed: %v", res.Failed)
-		}
-		for _, err := range res.Failed {
-			if !strings.Contains(err.Error(), "rate limit") {
-				t.Errorf("failure other than the rate limit: %v", err)
-			}
-		}
-		if slices.Contains(res.Updated, node) {
-			t.Errorf("node's PR reported updated although its edit failed")
-		}
-		// The next run finishes the job: the branch is current already,
-		// the PR is retitled.
-		before := w.counters()
-		res = w.runClean(t)
-		diffSets(t, "updated", res.Updated, []string{node})
-		after := w.counters()
-		if after.pushes != before.pushes || after.writes-before.writes != 1 {
-			t.Errorf("catch-up run: %+v -> %+v", before, after)
-		}
-		if pr := w.openPRs()[node]; pr.Title != "Update node to 22.2.0" {
-			t.Errorf("node PR title %q", pr.Title)
-		}
-	})
-
-	t.Run("persistent 5xx fails that PR only", func(t *testing.T) {
-		w.pushTag(t, "docker.io/library/node", "22.3.0")
-		w.pushTag(t, "docker.io/library/redis", "7.4.2")
-		for range 4 { // the first try and every retry
-			w.gh.FailNext(http.MethodPatch, "/pulls/", http.StatusServiceUnavailable, nil)
-		}
-		res := w.run(t)
-		// Branches are handled in name order: node before redis.
-		if len(res.Failed) != 1 || !strings.HasPrefix(res.Failed[0].Error(), node+": edit pull request") {
-			t.Fatalf("failed: %v", res.Failed)
-		}
-		diffSets(t, "updated", res.Updated, []string{redis})
-		if pr := w.openPRs()[redis]; pr.Title != "Update redis to 7.4.2" {
-			t.Errorf("redis PR title %q", pr.Title)
-		}
-		res = w.runClean(t)
-		diffSets(t, "updated", res.Updated, []string{node})
-	})
-}
-
 // TestDryRun: reads, writes nothing, and shows what it would do.
 func TestDryRun(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	dry := func(o *gitops.Options) { o.DryRun = true }
+	dry := func(o *gitops.RunOptions) { o.DryRun = true }
 
 	t.Run("before any PR", func(t *testing.T) {
 		before := w.counters()
@@ -349,54 +233,6 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("dry run changed the node PR")
 		}
 	})
-}
-
-// TestTokenNeverPrinted: runs that fail in every way the token could leak
-// through (rejected pushes, rejected credentials) keep it out of errors,
-// logs, PR text and the clone's git config. Every world checks the latter
-// three when it ends, too.
-func TestTokenNeverPrinted(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t)
-	w.gs.FailPushes(2)
-	res := w.run(t)
-	if len(res.Failed) != 2 {
-		t.Errorf("failed: %v", res.Failed)
-	}
-	w.runClean(t)
-
-	// A token that GitHub rejects: the run fails early, and says nothing of
-	// the token it tried either.
-	wrong := token + "-revoked"
-	w.sync(t)
-	p, reg := w.planDir(t, w.clone)
-	o := w.options(t, reg)
-	o.Token = wrong
-	if _, err := gitops.Run(w.ctx, p, o); err == nil {
-		t.Error("a rejected token went unnoticed")
-	} else if strings.Contains(err.Error(), token) {
-		t.Errorf("error holds the token: %v", err)
-	}
-	// And one the API takes but the git remote rejects.
-	other, err := gitserver.New(t.TempDir(), "ghs_someone_elses_token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if _, err := other.CreateRepo(owner, name, w.files, main_); err != nil {
-		t.Fatal(err)
-	}
-	o.Token, o.URL = token, other.URL(owner+"/"+name)
-	if _, err := gitops.Run(w.ctx, p, o); err == nil {
-		t.Error("a remote that rejects the token went unnoticed")
-	} else if strings.Contains(err.Error(), token) {
-		t.Errorf("error holds the token: %v", err)
-	}
-	for _, text := range []string{w.logs.String(), w.out.String()} {
-		if strings.Contains(text, token) {
-			t.Errorf("token printed:\n%s", text)
-		}
-	}
 }
 
 // TestForeignBranchOutlivesItsUpdate: a person added a commit to imagebot's

@@ -5,7 +5,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -96,9 +95,6 @@ func fileAt(c *object.Commit, p string) ([]byte, bool) {
 
 // writeCommit stores a commit of tree on top of parent.
 func writeCommit(s storer.EncodedObjectStorer, tree, parent plumbing.Hash, msg string, who object.Signature) (plumbing.Hash, error) {
-	if who.When.IsZero() {
-		who.When = time.Now()
-	}
 	c := &object.Commit{
 		Author:       who,
 		Committer:    who,

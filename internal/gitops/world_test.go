@@ -3,26 +3,17 @@ package gitops_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	git "github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/imagebot/imagebot/fixtures"
 	"github.com/imagebot/imagebot/internal/config"
@@ -106,24 +97,33 @@ func allBranches() []string {
 // registry, a smart-HTTP git remote that requires the token, the fake
 // GitHub API in front of it, and a clone as actions/checkout leaves it.
 type world struct {
-	t     *testing.T
-	ctx   context.Context
-	reg   *fixtures.Registry
-	gs    *gitserver.Server
-	gh    *githubfake.Server
-	files map[string][]byte // the repository as first committed
-	clone string
-	repo  *git.Repository
-	cfg   *config.Config
-	logs  *syncBuffer // every slog line of every run
-	out   *syncBuffer // Options.Out of every run
-	plan  *plan.Plan  // the plan of the last run
+	t       *testing.T
+	ctx     context.Context
+	reg     *fixtures.Registry // nil with withRepo
+	mirrors map[string]string
+	gs      *gitserver.Server
+	gh      *githubfake.Server
+	files   map[string][]byte // the repository as first committed
+	clone   string
+	cfg     *config.Config
+	logs    *syncBuffer // every slog line of every run
+	out     *syncBuffer // Options.Out of every run
+	plan    *plan.Plan  // the plan of the last run
+	clock   *fakeClock  // the time of runs and of the fake GitHub
 }
 
 type worldOption func(*worldConfig)
 
 type worldConfig struct {
-	ghOpts []githubfake.Option
+	ghOpts  []githubfake.Option
+	files   map[string][]byte // nil: testdata/manifests against the seeded registry
+	mirrors map[string]string
+}
+
+// withRepo makes the repository files, looked up through mirrors, instead
+// of testdata/manifests against the seeded registry.
+func withRepo(files map[string][]byte, mirrors map[string]string) worldOption {
+	return func(c *worldConfig) { c.files, c.mirrors = files, mirrors }
 }
 
 func withGitHub(o ...githubfake.Option) worldOption {
@@ -161,14 +161,18 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		o(&wc)
 	}
 	ctx := context.Background()
-	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}}
+	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}, clock: newFakeClock()}
 
-	reg, err := fixtures.Serve(ctx)
-	if err != nil {
-		t.Fatal(err)
+	w.files, w.mirrors = wc.files, wc.mirrors
+	if w.files == nil {
+		reg, err := fixtures.Serve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(reg.Close)
+		w.reg, w.mirrors = reg, reg.Mirrors()
+		w.files = readTree(t, "testdata/manifests")
 	}
-	t.Cleanup(reg.Close)
-	w.reg = reg
 
 	gs, err := gitserver.New(t.TempDir(), token)
 	if err != nil {
@@ -176,20 +180,21 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	}
 	t.Cleanup(gs.Close)
 	w.gs = gs
-	w.files = readTree(t, "testdata/manifests")
 	if _, err := gs.CreateRepo(owner, name, w.files, main_); err != nil {
 		t.Fatal(err)
 	}
 
-	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token)}, wc.ghOpts...)...)
+	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token), githubfake.WithClock(w.clock.Now)}, wc.ghOpts...)...)
 	t.Cleanup(gh.Close)
 	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
 	w.gh = gh
 
 	// actions/checkout: an https-style origin without credentials; the
-	// token is only handed to the transport.
+	// token is only handed to the transport. Runs only read its origin:
+	// it is never pulled, and goes stale as PRs merge, as a checkout that
+	// is not refreshed would.
 	w.clone = filepath.Join(t.TempDir(), "checkout")
-	w.repo, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
+	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,30 +228,6 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-// sync makes the clone what a fresh checkout of the scheduled run would be:
-// the remote's main, nothing else.
-func (w *world) sync(t *testing.T) {
-	t.Helper()
-	err := w.repo.FetchContext(w.ctx, &git.FetchOptions{RemoteName: "origin", Auth: gitAuth, Force: true, Prune: true})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		t.Fatalf("fetch: %v", err)
-	}
-	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", main_), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := w.repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.Reset(&git.ResetOptions{Commit: ref.Hash(), Mode: git.HardReset}); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.git(t, "rev-parse", main_); got != ref.Hash().String() {
-		t.Fatalf("clone at %s, remote main at %s", ref.Hash(), got)
-	}
-}
-
 // policies compiles policies as cmd/bot's engine does.
 func policies(cfg *config.Config) func(string) (*policy.Policy, error) {
 	return func(image string) (*policy.Policy, error) {
@@ -258,12 +239,18 @@ func policies(cfg *config.Config) func(string) (*policy.Policy, error) {
 	}
 }
 
-// planDir scans dir and decides every reference against the registry as it
-// is now, with a fresh client (no cache from an earlier run).
+// planDir plans the files of dir; see planFS.
 func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client) {
 	t.Helper()
-	reg := registry.NewClient(registry.WithMirrors(w.reg.Mirrors()))
-	res, err := scan.Dir(w.ctx, dir, w.cfg.Included)
+	return w.planFS(t, os.DirFS(dir))
+}
+
+// planFS scans fsys and decides every reference against the registry as
+// it is now, with a fresh client (no cache from an earlier run).
+func (w *world) planFS(t *testing.T, fsys fs.FS) (*plan.Plan, *registry.Client) {
+	t.Helper()
+	reg := registry.NewClient(registry.WithMirrors(w.mirrors))
+	res, err := scan.FS(w.ctx, fsys, w.cfg.Included)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +264,8 @@ func (w *world) planDir(t *testing.T, dir string) (*plan.Plan, *registry.Client)
 	return p, reg
 }
 
-// options are what cmd/bot's run builds from the environment and config.
-func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
+// options are what cmd/bot's run builds from the environment.
+func (w *world) options(t *testing.T) gitops.Options {
 	t.Helper()
 	url, err := gitops.OriginURL(w.clone)
 	if err != nil {
@@ -291,12 +278,20 @@ func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
 	if repo != owner+"/"+name {
 		t.Fatalf("repository from %s = %s", url, repo)
 	}
-	cfg := w.cfg
 	return gitops.Options{
-		URL:          url,
-		Repository:   repo,
-		APIURL:       w.gh.URL(),
-		Token:        token,
+		URL:        url,
+		Repository: repo,
+		APIURL:     w.gh.URL(),
+		Token:      token,
+		Logger:     slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Clock:      w.clock,
+	}
+}
+
+// runOptions are what cmd/bot's run builds from the config.
+func (w *world) runOptions(reg *registry.Client) gitops.RunOptions {
+	cfg := w.cfg
+	return gitops.RunOptions{
 		BranchPrefix: cfg.Git.BranchPrefix,
 		Author:       object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
 		Draft:        cfg.PullRequests.Draft,
@@ -309,22 +304,40 @@ func (w *world) options(t *testing.T, reg *registry.Client) gitops.Options {
 			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
 		},
 		Details: reg.Info,
-		Logger:  slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		MaxWait: 3 * time.Second,
 	}
 }
 
-// run is one scheduled run: fresh checkout of main, plan, gitops.Run.
-func (w *world) run(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+// open starts a run as cmd/bot's does: fetch the default branch's tip,
+// then plan from its tree. The clone is never read: it may be stale.
+func (w *world) open(t *testing.T) (*gitops.Session, *plan.Plan, *registry.Client) {
 	t.Helper()
-	w.sync(t)
-	p, reg := w.planDir(t, w.clone)
+	s, err := gitops.Open(w.ctx, w.options(t))
+	if err != nil {
+		if strings.Contains(err.Error(), token) {
+			t.Errorf("Open error holds the token: %v", err)
+		}
+		t.Fatalf("Open: %v", err)
+	}
+	p, reg := w.planFS(t, s.FS())
+	return s, p, reg
+}
+
+// run is one scheduled run: open, plan from the tip, Run.
+func (w *world) run(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
+	t.Helper()
+	s, p, reg := w.open(t)
+	return w.finish(t, s, p, reg, edit...)
+}
+
+// finish is the second half of run: Session.Run and its checks.
+func (w *world) finish(t *testing.T, s *gitops.Session, p *plan.Plan, reg *registry.Client, edit ...func(*gitops.RunOptions)) *gitops.Result {
+	t.Helper()
 	w.plan = p
-	o := w.options(t, reg)
+	o := w.runOptions(reg)
 	for _, e := range edit {
 		e(&o)
 	}
-	res, err := gitops.Run(w.ctx, p, o)
+	res, err := s.Run(w.ctx, p, o)
 	if err != nil {
 		if strings.Contains(err.Error(), token) {
 			t.Errorf("Run error holds the token: %v", err)
@@ -343,7 +356,7 @@ func (w *world) run(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result 
 }
 
 // runClean is a run that must not fail anything.
-func (w *world) runClean(t *testing.T, edit ...func(*gitops.Options)) *gitops.Result {
+func (w *world) runClean(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
 	t.Helper()
 	res := w.run(t, edit...)
 	for _, e := range res.Failed {
@@ -378,213 +391,4 @@ func (w *world) openPRs() map[string]githubfake.PR {
 		}
 	}
 	return m
-}
-
-// git runs the git CLI in the bare repository on the remote.
-func (w *world) git(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := w.tryGit(args...)
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return out
-}
-
-func (w *world) tryGit(args ...string) (string, error) {
-	out, err := w.rawGit(args...)
-	return strings.TrimSpace(string(out)), err
-}
-
-// rawGit returns git's stdout byte for byte.
-func (w *world) rawGit(args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.gs.Dir(owner, name)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_DIR="+cmd.Dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, errors.New(strings.TrimSpace(stderr.String()) + ": " + err.Error())
-	}
-	return out, nil
-}
-
-func (w *world) blob(t *testing.T, rev string) string {
-	t.Helper()
-	b, err := w.rawGit("cat-file", "blob", rev)
-	if err != nil {
-		t.Fatalf("%s: %v", rev, err)
-	}
-	return string(b)
-}
-
-func (w *world) sha(t *testing.T, branch string) string {
-	t.Helper()
-	return w.git(t, "rev-parse", "refs/heads/"+branch)
-}
-
-func (w *world) branchExists(branch string) bool {
-	_, err := w.tryGit("rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
-	return err == nil
-}
-
-func (w *world) count(t *testing.T, rng string) int {
-	t.Helper()
-	n, err := strconv.Atoi(w.git(t, "rev-list", "--count", rng))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// checkBranch asserts that branch is exactly one commit on top of main's
-// tip, made by the configured author, and that it changes only s's tag in
-// s's files, turning s.From into to in every one of s's locations.
-func (w *world) checkBranch(t *testing.T, s stream, to string) {
-	t.Helper()
-	b := "refs/heads/" + s.Branch
-	if n := w.count(t, "main.."+b); n != 1 {
-		t.Errorf("%s: %d commits ahead of main, want 1", s.Branch, n)
-	}
-	if parent, tip := w.git(t, "rev-parse", b+"^"), w.git(t, "rev-parse", "main"); parent != tip {
-		t.Errorf("%s: parent %s is not main's tip %s", s.Branch, parent, tip)
-	}
-	who := w.git(t, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", b)
-	wantWho := botAuthor.Name + " <" + botAuthor.Email + ">"
-	if want := wantWho + "|" + wantWho + "|Update " + s.Image + " to " + to; who != want {
-		t.Errorf("%s: commit %q, want %q", s.Branch, who, want)
-	}
-	changed := strings.Fields(w.git(t, "diff", "--name-only", b+"^", b))
-	if !slices.Equal(changed, s.Files) {
-		t.Errorf("%s changes %v, want %v", s.Branch, changed, s.Files)
-	}
-	locs := 0
-	for _, f := range changed {
-		before := w.blob(t, b+"^:"+f)
-		after := w.blob(t, b+":"+f)
-		locs += tagOnlyDiff(t, s.Branch+": "+f, before, after, s.From, to)
-	}
-	if locs != s.Locations {
-		t.Errorf("%s: %d lines changed, want %d", s.Branch, locs, s.Locations)
-	}
-}
-
-// tagOnlyDiff checks that after is before with from replaced by to on some
-// lines and nothing else changed, and returns how many lines changed.
-func tagOnlyDiff(t *testing.T, what, before, after, from, to string) int {
-	t.Helper()
-	bl, al := strings.Split(before, "\n"), strings.Split(after, "\n")
-	if len(bl) != len(al) {
-		t.Errorf("%s: %d lines became %d", what, len(bl), len(al))
-		return 0
-	}
-	n := 0
-	for i := range bl {
-		if bl[i] == al[i] {
-			continue
-		}
-		n++
-		if want := strings.Replace(bl[i], from, to, 1); al[i] != want || !strings.Contains(bl[i], from) {
-			t.Errorf("%s:%d: %q became %q, want only %s -> %s", what, i+1, bl[i], al[i], from, to)
-		}
-	}
-	return n
-}
-
-// humanPush commits edits to branch as a person would (own clone, own
-// name) and pushes; it returns the new commit.
-func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
-	t.Helper()
-	dir := t.TempDir()
-	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
-		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
-		ReferenceName: plumbing.NewBranchReferenceName(branch), SingleBranch: true,
-	})
-	if err != nil {
-		t.Fatalf("clone %s: %v", branch, err)
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for f, edit := range edits {
-		p := filepath.Join(dir, filepath.FromSlash(f))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		after := edit(string(b))
-		if after == string(b) {
-			t.Fatalf("edit of %s changes nothing", f)
-		}
-		if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := wt.Add(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	who := human
-	who.When = time.Now()
-	h, err := wt.Commit(msg, &git.CommitOptions{Author: &who, Committer: &who})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := "refs/heads/" + branch
-	if err := r.PushContext(w.ctx, &git.PushOptions{Auth: gitAuth, RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(ref + ":" + ref)}}); err != nil {
-		t.Fatalf("push %s: %v", branch, err)
-	}
-	return h.String()
-}
-
-// replace is an edit that must find old.
-func replace(old, new string) func(string) string {
-	return func(s string) string { return strings.Replace(s, old, new, 1) }
-}
-
-// pushTag makes a newer tag of a seeded image appear in the registry.
-func (w *world) pushTag(t *testing.T, image, tag string) {
-	t.Helper()
-	if _, err := w.reg.Push(w.ctx, image, tag); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// assertNoToken: the token is in no log line, no output, no PR text and not
-// in the clone's git config.
-func (w *world) assertNoToken() {
-	t := w.t
-	if strings.Contains(w.logs.String(), token) {
-		t.Errorf("token in log output:\n%s", w.logs.String())
-	}
-	if strings.Contains(w.out.String(), token) {
-		t.Errorf("token in Out")
-	}
-	for _, pr := range w.gh.PRs(owner, name) {
-		text := pr.Title + pr.Body + strings.Join(pr.Comments, "\n")
-		if strings.Contains(text, token) {
-			t.Errorf("token in PR #%d", pr.Number)
-		}
-	}
-	cfg, err := os.ReadFile(filepath.Join(w.clone, ".git", "config"))
-	if err != nil {
-		t.Error(err)
-	}
-	if strings.Contains(string(cfg), token) {
-		t.Errorf("token in .git/config:\n%s", cfg)
-	}
-}
-
-// sorted returns a sorted copy.
-func sorted(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
-}
-
-func diffSets(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if d := cmp.Diff(sorted(want), sorted(got), cmpopts.EquateEmpty()); d != "" {
-		t.Errorf("%s (-want +got):\n%s", what, d)
-	}
 }

@@ -12,7 +12,11 @@
 // the commits imagebot pushes are the commits the fake reasons about.
 //
 // Tests script the human side with ClosePR and MergePR, inject faults with
-// FailNext (rate limits, 5xx), and assert on PRs and Writes.
+// FailNext (rate limits, 5xx), set the hourly budget with WithRateLimit
+// (403 with X-RateLimit-Remaining: 0 and the reset beyond it), enforce
+// GitHub's secondary limit on writes with WithSecondaryLimit (403 or 429
+// with Retry-After), live in a fake clock with WithClock, and assert on PRs,
+// Writes and Requests.
 //
 // It never models forks, issues that are not pull requests, reviews, checks
 // or webhooks; unknown routes answer 404 like GitHub does.

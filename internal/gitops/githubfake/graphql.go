@@ -93,9 +93,9 @@ func (s *Server) graphql(w http.ResponseWriter, req *http.Request) {
 			fail("UNPROCESSABLE", "Pull request is in clean status")
 			return
 		}
-		p.autoMerge, p.autoMergeAt = strings.ToLower(method), now()
+		p.autoMerge, p.autoMergeAt = strings.ToLower(method), s.now()
 	}
-	p.updated = now()
+	p.updated = s.now()
 	var request any
 	if p.autoMerge != "" {
 		request = map[string]any{"enabledAt": stamp(p.autoMergeAt), "mergeMethod": strings.ToUpper(p.autoMerge)}

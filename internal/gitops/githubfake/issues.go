@@ -68,7 +68,7 @@ func (s *Server) createComment(w http.ResponseWriter, req *http.Request) {
 		writeInvalid(w, fieldError{Resource: "IssueComment", Field: "body", Code: "missing_field"})
 		return
 	}
-	c := comment{id: s.id(), body: in.Body, created: now()}
+	c := comment{id: s.id(), body: in.Body, created: s.now()}
 	p.comments = append(p.comments, c)
 	p.updated = c.created
 	j := s.commentJSON(r, p, c)
@@ -138,7 +138,7 @@ func (s *Server) addLabels(w http.ResponseWriter, req *http.Request) {
 		}
 		p.labels = addFold(p.labels, string(n))
 	}
-	p.updated = now()
+	p.updated = s.now()
 	s.writeLabels(w, r, p.labels)
 }
 
@@ -155,7 +155,7 @@ func (s *Server) removeLabel(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	p.labels = slices.Delete(p.labels, i, i+1)
-	p.updated = now()
+	p.updated = s.now()
 	s.writeLabels(w, r, p.labels)
 }
 

@@ -145,7 +145,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 		writeInvalid(w, custom(fmt.Sprintf("No commits between %s and %s", in.Base, head)))
 		return
 	}
-	t := now()
+	t := s.now()
 	p := &pull{
 		id: s.id(), number: int64(len(r.pulls) + 1), title: in.Title, body: in.Body,
 		head: head, base: in.Base, state: "open", draft: in.Draft,
@@ -212,7 +212,7 @@ func (s *Server) editPull(w http.ResponseWriter, req *http.Request) {
 	if in.Body != nil {
 		p.body = *in.Body
 	}
-	p.updated = now()
+	p.updated = s.now()
 	s.sync(r, p, true)
 	writeJSON(w, http.StatusOK, s.fullPullJSON(r, p))
 }
@@ -325,7 +325,7 @@ func (s *Server) requestReviewers(w http.ResponseWriter, req *http.Request) {
 	}
 	p.reviewers = addFold(p.reviewers, in.Reviewers...)
 	p.teams = addFold(p.teams, in.TeamReviewers...)
-	p.updated = now()
+	p.updated = s.now()
 	s.sync(r, p, true)
 	writeJSON(w, http.StatusCreated, s.fullPullJSON(r, p))
 }

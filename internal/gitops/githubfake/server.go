@@ -17,24 +17,29 @@ import (
 // DefaultToken is the token New accepts unless WithToken says otherwise.
 const DefaultToken = "ghs_githubfake"
 
-// rateLimit is GitHub's hourly budget for an installation token.
-const rateLimit = 5000
+// defaultRateLimit is GitHub's hourly budget for an installation token.
+const defaultRateLimit = 5000
 
 // Server is a fake GitHub API on a local httptest server. All methods are
 // safe for concurrent use.
 type Server struct {
-	token   string
-	perPage int // 0: honour the client's per_page
-	http    *httptest.Server
-	mux     *http.ServeMux
+	token     string
+	perPage   int // 0: honour the client's per_page
+	rateLimit int // requests an hour per resource
+	clock     func() time.Time
+	secondary *SecondaryLimit
+	http      *httptest.Server
+	mux       *http.ServeMux
 
-	mu      sync.Mutex
-	repos   map[string]*repo // by lower-case "owner/name": GitHub ignores case
-	nextID  int64
-	writes  int
-	faults  []fault
-	used    map[string]int // rate-limit resource -> requests this window
-	resetAt time.Time
+	mu       sync.Mutex
+	repos    map[string]*repo // by lower-case "owner/name": GitHub ignores case
+	nextID   int64
+	writes   int
+	faults   []fault
+	used     map[string]int // rate-limit resource -> requests this window
+	resetAt  time.Time
+	written  []time.Time // times of recent writes, for the secondary limit
+	requests int
 }
 
 // Option configures New.
@@ -43,9 +48,39 @@ type Option func(*Server)
 // WithToken sets the token every request must carry.
 func WithToken(t string) Option { return func(s *Server) { s.token = t } }
 
+// WithClock sets the time the fake lives in: rate-limit windows, Retry-After
+// and timestamps. Tests share it with the client's clock, so that a client
+// that waits in fake time finds the window turned when it retries.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
+
+// WithRateLimit sets the primary budget: n requests an hour per resource
+// (REST and GraphQL apart), 5000 unless set (GITHUB_TOKEN has 1000). Beyond
+// it, requests are refused with 403, X-RateLimit-Remaining: 0 and the
+// window's reset time, until the fake's clock reaches it.
+func WithRateLimit(n int) Option { return func(s *Server) { s.rateLimit = n } }
+
 // WithPerPage caps page sizes at n, below the client's per_page, so that
 // tests exercise pagination with a handful of PRs.
 func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
+
+// SecondaryLimit is GitHub's secondary rate limit on content-creating
+// requests (documented as 80 a minute and 500 an hour): beyond Writes
+// within any Per, a write is refused with Status (403, GitHub's usual
+// answer, or 429) and a Retry-After saying when the oldest write leaves the
+// window. Reads are never refused.
+type SecondaryLimit struct {
+	Writes int
+	Per    time.Duration
+	Status int // 0: 403
+}
+
+// WithSecondaryLimit enforces l.
+func WithSecondaryLimit(l SecondaryLimit) Option {
+	if l.Status == 0 {
+		l.Status = http.StatusForbidden
+	}
+	return func(s *Server) { s.secondary = &l }
+}
 
 type fault struct {
 	method, path string
@@ -55,7 +90,7 @@ type fault struct {
 
 // New starts a fake GitHub API. Close it when done.
 func New(opts ...Option) *Server {
-	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}}
+	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now, rateLimit: defaultRateLimit}
 	for _, o := range opts {
 		o(s)
 	}
@@ -73,6 +108,14 @@ func (s *Server) URL() string { return s.http.URL }
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
 
+// Requests counts authenticated requests of every kind: what a run costs
+// against GitHub's hourly budget.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
 // Writes counts authenticated requests that ask to change state (every
 // method but GET and HEAD, and GraphQL mutations), whether or not they
 // succeeded: a rerun that should change nothing must not even try.
@@ -83,8 +126,9 @@ func (s *Server) Writes() int {
 }
 
 // FailNext makes the next authenticated request whose method is method (any
-// when empty) and whose path contains pathSubstring answer status with
-// header added, and a body as GitHub's for that failure: a 403 with
+// when empty) and whose path, with its query ("/pulls?state=closed"),
+// contains pathSubstring answer status with header added, and a body as
+// GitHub's for that failure: a 403 with
 // X-RateLimit-Remaining: 0 is a primary rate limit (go-github's
 // *RateLimitError), a 403 or 429 with Retry-After a secondary one
 // (*AbuseRateLimitError for 403). Faults queue in call order; each fires once.
@@ -171,14 +215,14 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.clock()
 	if now.After(s.resetAt) {
 		s.resetAt, s.used = now.Add(time.Hour).Truncate(time.Second), map[string]int{}
 	}
 	s.used[resource]++
-	remaining := max(rateLimit-s.used[resource], 0)
+	remaining := max(s.rateLimit-s.used[resource], 0)
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(rateLimit))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.rateLimit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("X-RateLimit-Used", strconv.Itoa(s.used[resource]))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.resetAt.Unix(), 10))
@@ -186,19 +230,45 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	if !authed {
 		return nil, false
 	}
-	if isWrite(r) {
+	s.requests++
+	write := isWrite(r)
+	if write {
 		s.writes++
 	}
-	if s.used[resource] > rateLimit {
+	if s.used[resource] > s.rateLimit {
 		return nil, true
 	}
+	if write && s.secondary != nil {
+		if wait, over := s.overSecondary(now); over {
+			secs := strconv.Itoa(int((wait + time.Second - 1) / time.Second))
+			return &fault{status: s.secondary.Status, header: http.Header{"Retry-After": {secs}}}, false
+		}
+	}
 	for i, f := range s.faults {
-		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path, f.path) {
+		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path+"?"+r.URL.RawQuery, f.path) {
 			s.faults = append(s.faults[:i], s.faults[i+1:]...)
 			return &f, false
 		}
 	}
 	return nil, false
+}
+
+// overSecondary records a write at now, or reports how long until the
+// secondary limit lets one through; the caller holds s.mu.
+func (s *Server) overSecondary(now time.Time) (time.Duration, bool) {
+	l := s.secondary
+	keep := s.written[:0]
+	for _, t := range s.written {
+		if now.Sub(t) < l.Per {
+			keep = append(keep, t)
+		}
+	}
+	s.written = keep
+	if len(s.written) >= l.Writes {
+		return s.written[0].Add(l.Per).Sub(now), true
+	}
+	s.written = append(s.written, now)
+	return 0, false
 }
 
 // isWrite reports whether r asks to change state. GraphQL queries are

@@ -147,6 +147,55 @@ func TestWrites(t *testing.T) {
 	if got := e.fake.Writes(); got != 2 {
 		t.Errorf("Writes() = %d, want 2", got)
 	}
+	// Every authenticated request is counted: five REST calls (one a
+	// refused write) and the GraphQL query; the branch came from git.
+	if got := e.fake.Requests(); got != 6 {
+		t.Errorf("Requests() = %d, want 6", got)
+	}
+}
+
+// TestSecondaryLimit: beyond the writes a window allows, GitHub refuses a
+// write with a Retry-After saying when the window turns, as
+// *github.AbuseRateLimitError for a 403; reads go on. In the fake's clock,
+// waiting that long lets the next write through.
+func TestSecondaryLimit(t *testing.T) {
+	now := time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	e := setup(t, []Option{WithClock(clock), WithSecondaryLimit(SecondaryLimit{Writes: 2, Per: time.Minute})})
+	e.branch("imagebot/nginx", "1.26.1")
+	e.createPR("imagebot/nginx")
+	now = now.Add(20 * time.Second)
+	if _, _, err := e.gh.Issues.CreateComment(e.ctx, "acme", "apps", 1, &github.IssueComment{Body: github.String("one")}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(10 * time.Second)
+	_, _, err := e.gh.Issues.CreateComment(e.ctx, "acme", "apps", 1, &github.IssueComment{Body: github.String("two")})
+	var abuse *github.AbuseRateLimitError
+	if !errors.As(err, &abuse) || abuse.GetRetryAfter() != 30*time.Second {
+		t.Fatalf("third write: %v (%T), want *github.AbuseRateLimitError with Retry-After 30s", err, err)
+	}
+	// go-github holds back after a secondary limit: a fresh client reads.
+	gh := client(t, e.fake, apiToken)
+	pr, _, err := gh.PullRequests.Get(e.ctx, "acme", "apps", 1)
+	if err != nil {
+		t.Fatalf("a read under the secondary limit: %v", err)
+	}
+	if got, want := pr.GetCreatedAt().Time, now.Add(-30*time.Second); !got.Equal(want) {
+		t.Errorf("PR created at %v, want the fake clock's %v", got, want)
+	}
+	now = now.Add(30 * time.Second)
+	if _, _, err := gh.Issues.CreateComment(e.ctx, "acme", "apps", 1, &github.IssueComment{Body: github.String("two")}); err != nil {
+		t.Errorf("write after the window turned: %v", err)
+	}
+
+	// A 429, GitHub's other answer, reaches go-github as a plain error.
+	e = setup(t, []Option{WithClock(clock), WithSecondaryLimit(SecondaryLimit{Writes: 1, Per: time.Hour, Status: http.StatusTooManyRequests})})
+	e.branch("imagebot/nginx", "1.26.1")
+	e.createPR("imagebot/nginx")
+	_, _, err = e.gh.Issues.CreateComment(e.ctx, "acme", "apps", 1, &github.IssueComment{Body: github.String("x")})
+	if er := errorResponse(t, err, http.StatusTooManyRequests); er.Response.Header.Get("Retry-After") != "3600" {
+		t.Errorf("Retry-After %q, want 3600", er.Response.Header.Get("Retry-After"))
+	}
 }
 
 func (e *env) createPRErr(head string) error {
@@ -179,5 +228,28 @@ func TestEnterpriseURLs(t *testing.T) {
 	req, _ := gh.NewRequest(http.MethodPost, "graphql", map[string]string{"query": "query { viewer { login } }"})
 	if _, err := gh.Do(e.ctx, req, &buf); err != nil || !strings.Contains(buf.String(), "unsupported") {
 		t.Errorf("graphql under /api/v3: %v %s", err, buf.String())
+	}
+}
+
+// TestPrimaryLimit: beyond the hourly budget GitHub answers 403 with
+// X-RateLimit-Remaining: 0 and the reset, go-github's *RateLimitError,
+// until the window turns in the fake's clock.
+func TestPrimaryLimit(t *testing.T) {
+	now := time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
+	e := setup(t, []Option{WithClock(func() time.Time { return now }), WithRateLimit(2)})
+	for range 2 {
+		if _, _, err := e.gh.Repositories.Get(e.ctx, "acme", "apps"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// go-github would refuse on its own now; a fresh client asks.
+	_, _, err := client(t, e.fake, apiToken).Repositories.Get(e.ctx, "acme", "apps")
+	var rl *github.RateLimitError
+	if !errors.As(err, &rl) || !rl.Rate.Reset.Time.Equal(now.Add(time.Hour)) || rl.Rate.Limit != 2 {
+		t.Fatalf("third request: %v (%T), want *github.RateLimitError resetting at %v", err, err, now.Add(time.Hour))
+	}
+	now = now.Add(time.Hour + time.Second)
+	if _, _, err := client(t, e.fake, apiToken).Repositories.Get(e.ctx, "acme", "apps"); err != nil {
+		t.Errorf("after the reset: %v", err)
 	}
 }

@@ -195,7 +195,7 @@ func (s *Server) sync(r *repo, p *pull, full bool) {
 		return
 	}
 	if sha != p.headSHA {
-		p.headSHA, p.updated = sha, now()
+		p.headSHA, p.updated = sha, s.now()
 	}
 	if sha, ok := r.git.BranchSHA(r.owner, r.name, p.base); ok {
 		p.baseSHA = sha
@@ -210,7 +210,7 @@ func (s *Server) sync(r *repo, p *pull, full bool) {
 }
 
 func (s *Server) closePull(p *pull) {
-	t := now()
+	t := s.now()
 	p.state, p.closed, p.updated = "closed", t, t
 	p.autoMerge, p.cmp = "", nil
 }
@@ -246,8 +246,11 @@ func defaultCommit(r *repo, p *pull, method string) (title, msg string) {
 // rule for pull requests.
 func (s *Server) openPullFor(r *repo, head, base string) *pull {
 	for _, p := range r.pulls {
+		if p.head != head || p.base != base {
+			continue // only a PR of this branch can be its open one
+		}
 		s.sync(r, p, false)
-		if p.state == "open" && p.head == head && p.base == base {
+		if p.state == "open" {
 			return p
 		}
 	}
@@ -260,4 +263,4 @@ func (s *Server) id() int64 {
 }
 
 // now is second-precision UTC, the resolution of GitHub's timestamps.
-func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }

@@ -13,6 +13,10 @@
 // bugs show up in tests instead of in production. The token is never logged
 // and never reaches the git subprocess.
 //
+// Tests fail pushes with FailPushes, and land a competing push exactly in
+// the window a race would with OnNextPush: before the refs are advertised to
+// a pusher, or after, before receive-pack updates them.
+//
 // It never pretends to be the GitHub API: pull requests live in the sibling
 // package githubfake, which reads and merges branches in the same bare
 // repositories.

@@ -28,6 +28,27 @@ type Server struct {
 	mu         sync.Mutex
 	pushes     int
 	failPushes int
+	hooks      []pushHook
+}
+
+// PushStage is a moment in a push at which OnNextPush can step in.
+type PushStage int
+
+const (
+	// BeforeAdvertise is before the server lists its refs to a pusher:
+	// what the pusher sees, and leases against, already includes what the
+	// hook did.
+	BeforeAdvertise PushStage = iota
+	// BeforeUpdate is after the pusher has seen the refs and sent its
+	// commands, before receive-pack updates them: the refs have moved
+	// under the pusher, and only receive-pack's check of each ref's old
+	// value stands between the push and what the hook did.
+	BeforeUpdate
+)
+
+type pushHook struct {
+	stage PushStage
+	fn    func()
 }
 
 // New starts a server for the repositories under dir (created when missing;
@@ -61,9 +82,14 @@ func New(dir, token string) (*Server, error) {
 			"GIT_HTTP_EXPORT_ALL=1",
 			// Receive-pack is off by default for unauthenticated CGI
 			// requests; we authenticate in front of the backend instead.
-			"GIT_CONFIG_COUNT=1",
+			"GIT_CONFIG_COUNT=2",
 			"GIT_CONFIG_KEY_0=http.receivepack",
 			"GIT_CONFIG_VALUE_0=true",
+			// A hosting service collects garbage on its own schedule, not
+			// in a process after every push, which made pushes the slow
+			// part of the tests.
+			"GIT_CONFIG_KEY_1=receive.autogc",
+			"GIT_CONFIG_VALUE_1=false",
 		),
 		// The backend's complaints would mix into test output; failures
 		// still reach the client as HTTP errors.
@@ -118,6 +144,28 @@ func (s *Server) FailPushes(n int) {
 	s.failPushes = n
 }
 
+// OnNextPush runs fn once, when the next push reaches stage. Tests use it
+// to land a competing push (a person's, another run's) exactly in the
+// window a race would: fn may push to the server itself, and that push
+// does not trigger the hook again. Hooks queue and fire in order.
+func (s *Server) OnNextPush(stage PushStage, fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks = append(s.hooks, pushHook{stage, fn})
+}
+
+// hook pops the first hook when it is for stage.
+func (s *Server) hook(stage PushStage) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.hooks) == 0 || s.hooks[0].stage != stage {
+		return nil
+	}
+	fn := s.hooks[0].fn
+	s.hooks = s.hooks[1:]
+	return fn
+}
+
 // Close stops the server and removes the repositories if New created their
 // directory.
 func (s *Server) Close() {
@@ -138,7 +186,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "authentication required", http.StatusUnauthorized)
 		return
 	}
-	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack") && s.countPush() {
+	advertise := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
+		r.URL.Query().Get("service") == "git-receive-pack"
+	update := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
+	var fn func()
+	switch {
+	case advertise:
+		fn = s.hook(BeforeAdvertise)
+	case update:
+		fn = s.hook(BeforeUpdate)
+	}
+	if fn != nil {
+		fn()
+	}
+	if update && s.countPush() {
 		http.Error(w, "injected push failure", http.StatusInternalServerError)
 		return
 	}

@@ -3,6 +3,7 @@ package gitserver
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,5 +258,65 @@ func TestCreateRepo(t *testing.T) {
 func TestNewRequiresToken(t *testing.T) {
 	if _, err := New(t.TempDir(), ""); err == nil {
 		t.Error("New accepted an empty token")
+	}
+}
+
+// TestLeaseHonoured: a push leased against a tip that has moved is refused
+// at both moments a competing push can land. Before the advertisement
+// go-git's lease check sees it; after, receive-pack refuses to update a ref
+// whose old value is no longer the one the pusher sent, so git
+// http-backend keeps the promise that the client-side check alone cannot.
+func TestLeaseHonoured(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stage PushStage
+	}{
+		{"before advertise", BeforeAdvertise},
+		{"before update", BeforeUpdate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			bot, person := clone(t, s), clone(t, s)
+			leased := plumbing.NewHash(branchSHA(t, s, "main"))
+			theirs := commit(t, person, "README.md", "a person's change\n")
+			commit(t, bot, "README.md", "the bot's change\n")
+			var herr error
+			s.OnNextPush(tc.stage, func() { herr = push(person, auth, "refs/heads/main:refs/heads/main") })
+			err := bot.Push(&git.PushOptions{
+				Auth:           auth,
+				RefSpecs:       []config.RefSpec{"+refs/heads/main:refs/heads/main"},
+				ForceWithLease: &git.ForceWithLease{RefName: "refs/heads/main", Hash: leased},
+			})
+			if herr != nil {
+				t.Fatalf("the competing push: %v", herr)
+			}
+			if err == nil {
+				t.Fatal("a push leased against an old tip went through")
+			}
+			if got := branchSHA(t, s, "main"); got != theirs.String() {
+				t.Errorf("main = %s, want the person's %s", got, theirs)
+			}
+		})
+	}
+}
+
+func TestOnNextPushFiresOnce(t *testing.T) {
+	s := newServer(t)
+	repo := clone(t, s)
+	n := 0
+	s.OnNextPush(BeforeUpdate, func() { n++ })
+	// A clone is no push: the hook waits for one.
+	clone(t, s)
+	if n != 0 {
+		t.Fatalf("hook fired %d times on a clone", n)
+	}
+	for i := range 2 {
+		commit(t, repo, "README.md", fmt.Sprintf("change %d\n", i))
+		if err := push(repo, auth, "refs/heads/main:refs/heads/main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("hook fired %d times over two pushes, want 1", n)
 	}
 }

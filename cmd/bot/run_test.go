@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/imagebot/imagebot/fixtures"
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+)
+
+const runToken = "ghs_RUN7est7oken5ecret"
+
+// runEnv is `run` in GitHub Actions: a repository on a git remote, the
+// fake GitHub in front of it, the seeded registry, and a clone as
+// actions/checkout leaves it. Tests using it set the environment, so they
+// do not run in parallel.
+type runEnv struct {
+	gs    *gitserver.Server
+	gh    *githubfake.Server
+	clone string
+	args  []string // --repo and the registry mirrors
+}
+
+var runRepo = map[string][]byte{
+	"apps/web.yaml":   []byte("kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.25.3\n"),
+	"apps/cache.yaml": []byte("kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: cache\n          image: redis:7.2.4\n"),
+	"apps/db.yaml":    []byte("kind: StatefulSet\nspec:\n  template:\n    spec:\n      containers:\n        - name: db\n          image: postgres:15.4\n"),
+	// The config at the root leaves postgres alone; a second one, for
+	// --config, leaves redis alone too.
+	".imagebot.yaml":   []byte("policies:\n  - match: docker.io/library/postgres\n    skip: true\n"),
+	"ci/imagebot.yaml": []byte("policies:\n  - match: docker.io/library/postgres\n    skip: true\n  - match: docker.io/library/redis\n    skip: true\n"),
+}
+
+func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
+	t.Helper()
+	ctx := context.Background()
+	reg, err := fixtures.Serve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	gs, err := gitserver.New(t.TempDir(), runToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gs.Close)
+	if _, err := gs.CreateRepo("acme", "gitops", runRepo, "main"); err != nil {
+		t.Fatal(err)
+	}
+	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(runToken)}, ghOpts...)...)
+	t.Cleanup(gh.Close)
+	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
+	clone := filepath.Join(t.TempDir(), "checkout")
+	if _, err := git.PlainCloneContext(ctx, clone, false, &git.CloneOptions{
+		URL: gs.URL("acme/gitops"), Auth: &githttp.BasicAuth{Username: "x-access-token", Password: runToken},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{
+		"GITHUB_TOKEN": runToken, "GITHUB_API_URL": gh.URL(), "GITHUB_REPOSITORY": "acme/gitops",
+		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "",
+	} {
+		t.Setenv(k, v)
+	}
+	args := []string{"--repo", clone}
+	for host, u := range reg.Mirrors() {
+		args = append(args, "--mirror", host+"="+u)
+	}
+	return &runEnv{gs: gs, gh: gh, clone: clone, args: args}
+}
+
+// run runs `imagebot run` with the env's flags and extra ones.
+func (e *runEnv) run(t *testing.T, extra ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = runCmd(context.Background(), append(append([]string{}, e.args...), extra...), &out, &errb)
+	if strings.Contains(out.String()+errb.String(), runToken) {
+		t.Errorf("the token was printed")
+	}
+	return out.String(), errb.String(), code
+}
+
+func (e *runEnv) open() map[string]githubfake.PR {
+	prs := map[string]githubfake.PR{}
+	for _, pr := range e.gh.PRs("acme", "gitops") {
+		if pr.State == "open" {
+			prs[pr.Head] = pr
+		}
+	}
+	return prs
+}
+
+func (e *runEnv) write(t *testing.T, name, content string) {
+	t.Helper()
+	p := filepath.Join(e.clone, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunStaleDirtyClone: after PRs are merged, `run` on a clone that was
+// never pulled, with edits nobody committed, plans from the default
+// branch's tip: it exits 0 and proposes only what main still needs. The
+// working tree (a stale tag, an edited config, a new file) changes nothing.
+func TestRunStaleDirtyClone(t *testing.T) {
+	e := newRunEnv(t)
+	stdout, stderr, code := e.run(t)
+	if code != exitOK {
+		t.Fatalf("first run: status %d\n%s%s", code, stdout, stderr)
+	}
+	open := e.open()
+	if len(open) != 2 {
+		t.Fatalf("open PRs %v, want nginx and redis (postgres is skipped)", open)
+	}
+	nginx, redis := open["imagebot/docker.io-library-nginx"], open["imagebot/docker.io-library-redis"]
+	if err := e.gh.MergePR("acme", "gitops", nginx.Number); err != nil {
+		t.Fatal(err)
+	}
+
+	// The clone still has nginx 1.25.3, and now a person's local edits.
+	e.write(t, "apps/web.yaml", strings.Replace(string(runRepo["apps/web.yaml"]), "1.25.3", "1.24.0", 1))
+	e.write(t, "apps/extra.yaml", "kind: Pod\nspec:\n  containers:\n    - name: x\n      image: busybox:1.36.0\n")
+	e.write(t, ".imagebot.yaml", "policies:\n  - match: \"**\"\n    skip: true\n")
+
+	stdout, stderr, code = e.run(t)
+	if code != exitOK {
+		t.Fatalf("run on a stale, dirty clone: status %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, "differs from") {
+		t.Errorf("run compared the clone with main:\n%s%s", stdout, stderr)
+	}
+	if !strings.Contains(stdout, "unchanged") || !strings.Contains(stdout, "imagebot/docker.io-library-redis") {
+		t.Errorf("redis's PR not reported unchanged:\n%s", stdout)
+	}
+	prs := e.gh.PRs("acme", "gitops")
+	if len(prs) != 2 {
+		t.Errorf("%d PRs, want the 2 of the first run", len(prs))
+	}
+	if now := e.open(); len(now) != 1 || now["imagebot/docker.io-library-redis"].Number != redis.Number {
+		t.Errorf("open PRs %v, want redis's #%d alone", now, redis.Number)
+	}
+}
+
+// TestRunConfigFromTree: a relative --config names a file of the default
+// branch's tip, not of the working tree; a missing one is an error naming
+// where it was looked for.
+func TestRunConfigFromTree(t *testing.T) {
+	e := newRunEnv(t)
+	// Not in the working tree: run must read it from git.
+	if err := os.Remove(filepath.Join(e.clone, "ci", "imagebot.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := e.run(t, "--config", "ci/imagebot.yaml")
+	if code != exitOK {
+		t.Fatalf("status %d\n%s%s", code, stdout, stderr)
+	}
+	if open := e.open(); len(open) != 1 || open["imagebot/docker.io-library-nginx"].Number == 0 {
+		t.Errorf("open PRs %v, want nginx's alone (redis and postgres skipped by ci/imagebot.yaml)", open)
+	}
+
+	_, stderr, code = e.run(t, "--config", "ci/missing.yaml")
+	if code != exitUsage || !strings.Contains(stderr, "--config ci/missing.yaml: no such file in main@") {
+		t.Errorf("missing config: status %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = e.run(t, "--config", "../outside.yaml")
+	if code != exitUsage || !strings.Contains(stderr, "not a path inside the repository") {
+		t.Errorf("config outside the repository: status %d, stderr %q", code, stderr)
+	}
+}
+
+// TestRunRateLimited: GitHub's secondary limit asks for an hour: run opens
+// what it could, then says in one line how many PRs are left, and exits 2.
+func TestRunRateLimited(t *testing.T) {
+	e := newRunEnv(t, githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 1, Per: time.Hour}))
+	stdout, stderr, code := e.run(t)
+	if code != exitPartial {
+		t.Fatalf("status %d, want %d\n%s%s", code, exitPartial, stdout, stderr)
+	}
+	if n := strings.Count(stdout, "rate-limited: "); n != 1 || !strings.Contains(stdout, "rate-limited: 1 pull request left for the next run\n") {
+		t.Errorf("want one rate-limited line for the one PR left:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "failed:") {
+		t.Errorf("rate-limited PRs reported as failures:\n%s", stdout)
+	}
+	if len(e.open()) != 1 {
+		t.Errorf("open PRs %v, want the one written before the limit", e.open())
+	}
+}

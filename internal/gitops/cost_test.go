@@ -1,0 +1,130 @@
+package gitops_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/registry/registrytest"
+)
+
+// noOpRequests is what a rerun with nothing to do costs against the GitHub
+// API, whatever the number of updates, for up to 100 open pull requests
+// (GitHub's largest page): the repository (for its default branch) and one
+// page of open pull requests. README.md states this number.
+const noOpRequests = 2
+
+// fleet is a repository of n services, each on its own image at 1.0.0
+// while the registry also has 1.1.0: n updates, n pull requests.
+func fleet(t *testing.T, n int) (map[string][]byte, map[string]string) {
+	t.Helper()
+	reg := registrytest.NewServer(t)
+	created := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	files := map[string][]byte{"README.md": []byte("services\n")}
+	for i := range n {
+		repo := fmt.Sprintf("acme/svc-%03d", i)
+		for _, tag := range []string{"1.0.0", "1.1.0"} {
+			reg.Push(t, repo, tag, registrytest.Image(t, repo+":"+tag, created, nil))
+		}
+		files[fmt.Sprintf("services/svc-%03d.yaml", i)] = fmt.Appendf(nil,
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc-%03d\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: %s/%s:1.0.0\n",
+			i, reg.Host(), repo)
+	}
+	return files, nil
+}
+
+// TestNoOpRerunCost: a rerun with nothing to do costs the same few API
+// requests with 17 updates as with 100 (before, one closed-PR listing per
+// update: 19 and 102), and writes and pushes nothing.
+func TestNoOpRerunCost(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{17, 100} {
+		t.Run(fmt.Sprintf("%d updates", n), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, withRepo(fleet(t, n)))
+			res := w.runClean(t)
+			if len(res.Opened) != n {
+				t.Fatalf("first run opened %d PRs, want %d", len(res.Opened), n)
+			}
+			before, requests := w.counters(), w.gh.Requests()
+			res = w.runClean(t)
+			if got := w.gh.Requests() - requests; got != noOpRequests {
+				t.Errorf("no-op rerun made %d API requests, want %d", got, noOpRequests)
+			}
+			if after := w.counters(); after != before {
+				t.Errorf("no-op rerun wrote: %+v -> %+v", before, after)
+			}
+			if len(res.Unchanged) != n {
+				t.Errorf("%d unchanged, want %d", len(res.Unchanged), n)
+			}
+		})
+	}
+}
+
+// TestDeclineLookupCost: the closed PRs that say "declined" are asked for
+// only where no open PR already proposes the update, at the lower of one
+// filtered listing per branch or one listing of all closed PRs.
+func TestDeclineLookupCost(t *testing.T) {
+	t.Parallel()
+	// Pages of 5 make the fake's 17 PRs span pages.
+	w := newWorld(t, withGitHub(githubfake.WithPerPage(5)))
+	w.runClean(t)
+	prs := w.openPRs()
+	openPages := (len(prs) + 4) / 5
+
+	// One declined stream: its branch alone is asked about.
+	if err := w.gh.ClosePR(owner, name, prs[kubectl].Number); err != nil {
+		t.Fatal(err)
+	}
+	requests := w.gh.Requests()
+	res := w.runClean(t)
+	diffSets(t, "declined", res.Declined, []string{kubectl})
+	if got, want := w.gh.Requests()-requests, 1+openPages+1; got != want {
+		t.Errorf("%d requests with one declined stream, want %d", got, want)
+	}
+
+	// Eight declined streams: listing the nine closed PRs (two pages) is
+	// cheaper than eight branch listings.
+	declined := []string{kubectl}
+	for _, s := range streams[1:8] {
+		if err := w.gh.ClosePR(owner, name, prs[s.Branch].Number); err != nil {
+			t.Fatal(err)
+		}
+		declined = append(declined, s.Branch)
+	}
+	requests = w.gh.Requests()
+	res = w.runClean(t)
+	diffSets(t, "declined", res.Declined, declined)
+	openPages = (len(streams) - len(declined) + 4) / 5
+	if got, want := w.gh.Requests()-requests, 1+openPages+2; got != want {
+		t.Errorf("%d requests with %d declined streams, want %d", got, len(declined), want)
+	}
+	if strings.Contains(w.logs.String(), "status="+fmt.Sprint(http.StatusNotFound)) {
+		t.Errorf("a lookup went astray:\n%s", w.logs.String())
+	}
+
+	// GitHub fails the closed listing, every retry too: the declined
+	// streams cannot be told apart from new ones, so they fail; the
+	// streams whose open PR carries their update are still done.
+	for range 4 {
+		w.gh.FailNext(http.MethodGet, "state=closed", http.StatusBadGateway, nil)
+	}
+	before := w.counters()
+	res = w.run(t)
+	var failed []string
+	for _, err := range res.Failed {
+		b, _, _ := strings.Cut(err.Error(), ": ")
+		failed = append(failed, b)
+		if !strings.Contains(err.Error(), "list closed pull requests") {
+			t.Errorf("failure %v, want the closed listing's", err)
+		}
+	}
+	diffSets(t, "failed", failed, declined)
+	diffSets(t, "unchanged", res.Unchanged, without(allBranches(), declined...))
+	if after := w.counters(); after != before {
+		t.Errorf("wrote: %+v -> %+v", before, after)
+	}
+}

@@ -1,0 +1,132 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Clock is the time a run waits in. Waiting out GitHub's rate limits is
+// the only waiting a run does.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// secondaryWait is what GitHub asks of a client that hit a secondary rate
+// limit without being told how long to wait: "at least one minute".
+const secondaryWait = time.Minute
+
+// retryingClient retries rate limits and server errors, waiting as GitHub
+// asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
+// bounded number of times. A 422 or 404 is an answer, never retried. A rate
+// limit it does not wait for reaches the caller, which stops writing.
+func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.Client {
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = 3
+	rc.RetryWaitMin = 500 * time.Millisecond
+	rc.RetryWaitMax = maxWait
+	rc.Logger = nil
+	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err != nil {
+			return true, nil
+		}
+		if d, limited := rateLimitWait(resp, clock.Now()); limited {
+			return d <= maxWait, nil
+		}
+		return resp.StatusCode >= 500, nil
+	}
+	// The wait happens here, in the run's clock, and retryablehttp's own
+	// timer gets nothing left to wait: that keeps tests out of real time.
+	// Only a transport error (no response, no request context to wait
+	// in) is left to retryablehttp's timer, at its short backoff.
+	rc.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+		d, limited := rateLimitWait(resp, clock.Now())
+		if !limited {
+			d = retryablehttp.DefaultBackoff(lo, hi, attempt, resp)
+		}
+		d = min(d, hi)
+		if resp == nil || resp.Request == nil {
+			return d
+		}
+		if limited {
+			log.Info("GitHub rate limit: waiting", "wait", d, "status", resp.StatusCode)
+		}
+		clock.Sleep(resp.Request.Context(), d)
+		return 0
+	}
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: time.Duration(rc.RetryMax)*maxWait + time.Minute}
+}
+
+// rateLimitWait says whether resp is one of GitHub's rate limits and how
+// long it asks to wait. Primary limits are a 403 or 429 with
+// X-RateLimit-Remaining: 0 and a reset time; secondary ones a 403 or 429
+// with Retry-After, or a 429 alone. A 403 without either is a permission
+// answer, not a limit.
+func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp == nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) {
+		return 0, false
+	}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			return time.Duration(n) * time.Second, true
+		}
+		if t, err := http.ParseTime(s); err == nil {
+			return max(t.Sub(now), 0), true
+		}
+	}
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			// GitHub's reset is in whole seconds; a second more makes
+			// sure the window has turned when the retry arrives.
+			return max(time.Unix(n, 0).Sub(now), 0) + time.Second, true
+		}
+		return secondaryWait, true
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return secondaryWait, true
+	}
+	return 0, false
+}
+
+// errRateLimited stops a run's writes once GitHub asked for more patience
+// than the run has.
+var errRateLimited = errors.New("rate-limited")
+
+// isRateLimit reports whether err is GitHub refusing for a rate limit, as
+// go-github reports each kind: primary limits as *RateLimitError (also
+// when go-github refuses locally until the reset it remembers), secondary
+// 403s as *AbuseRateLimitError, and a 429 as a plain *ErrorResponse.
+func isRateLimit(err error) bool {
+	var primary *github.RateLimitError
+	var secondary *github.AbuseRateLimitError
+	var other *github.ErrorResponse
+	return errors.Is(err, errRateLimited) || errors.As(err, &primary) || errors.As(err, &secondary) ||
+		(errors.As(err, &other) && other.Response != nil && other.Response.StatusCode == http.StatusTooManyRequests)
+}

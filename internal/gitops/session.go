@@ -1,0 +1,186 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// Session is one repository as a run sees it: the default branch's tip,
+// fetched once into memory. The plan is made from that tip's tree (FS) and
+// the pull requests are built on that same commit (Run), so a stale or
+// dirty checkout can neither fail a run nor mislead it.
+type Session struct {
+	o    Options
+	h    *hub
+	rm   *remote
+	base string
+	tip  *object.Commit
+	fsys *treeFS
+}
+
+// Open asks GitHub for the default branch and fetches its tip into memory.
+// The local checkout is not touched, nor even read beyond its origin URL.
+func Open(ctx context.Context, o Options) (*Session, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = time.Minute
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	h, err := newHub(o)
+	if err != nil {
+		return nil, err
+	}
+	base, err := h.defaultBranch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := openRemote(ctx, o.URL, o.Token, base)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := rm.baseTip()
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := newTreeFS(rm.repo.Storer, tip)
+	if err != nil {
+		return nil, err
+	}
+	o.Logger.Debug("fetched the default branch", "branch", base, "commit", tip.Hash.String())
+	return &Session{o: o, h: h, rm: rm, base: base, tip: tip, fsys: fsys}, nil
+}
+
+// FS is the default branch's tip as a read-only file system: what `run`
+// scans and reads its config from. It holds directories and regular files;
+// symlinks and submodules are not files to scan and are left out. It is
+// safe for concurrent reads, but not while Run is going.
+func (s *Session) FS() fs.FS { return s.fsys }
+
+// Base is the default branch's name, e.g. "main".
+func (s *Session) Base() string { return s.base }
+
+// Commit is the hash of the default branch's tip that FS holds.
+func (s *Session) Commit() string { return s.tip.Hash.String() }
+
+// Run turns the plan, made from FS, into pull requests: for each image
+// stream one branch holding one commit on the tip, and one PR. It recomputes
+// everything from the remote's branches and PRs, so reruns are idempotent.
+// A run with nothing to do costs the same few API requests whatever the
+// number of updates: one repository GET (in Open) and one listing of open
+// PRs (a page per 100 of them).
+func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result, error) {
+	if o.BranchPrefix == "" {
+		o.BranchPrefix = "imagebot/"
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	r := &runner{o: o, log: s.o.Logger, clock: s.o.Clock, h: s.h, rm: s.rm, tip: s.tip, base: s.base, res: &Result{}}
+	open, err := s.h.openPulls(ctx, o.BranchPrefix)
+	if isRateLimit(err) {
+		r.limit(err)
+		for _, g := range groups(p, o.BranchPrefix) {
+			r.res.RateLimited = append(r.res.RateLimited, g.Branch)
+		}
+		return r.res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.open = open
+	// The branches are fetched after the PRs are listed: the later the
+	// fetch, the fresher the tips that pushes are leased against.
+	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
+		return nil, err
+	}
+	carried := map[string]string{}
+	for branch, pr := range open {
+		if m, ok := parseMarker(pr.GetBody()); ok {
+			for _, mv := range m.Updates {
+				carried[m.Image+"\x00"+mv.From] = branch
+			}
+		}
+	}
+	gs := groupsKeeping(p, o.BranchPrefix, carried)
+	asked, closedErr := r.loadClosed(ctx, gs)
+	if isRateLimit(closedErr) {
+		r.limit(closedErr)
+	} else if closedErr != nil {
+		r.log.Error("cannot tell which updates were declined", "err", closedErr)
+	}
+	handled := map[string]bool{}
+	for _, g := range gs {
+		handled[g.Branch] = true
+		if closedErr != nil && !r.limited && asked[g.Branch] {
+			// Proposing it might repeat a declined version; the
+			// groups whose open PR carries them are still done.
+			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", g.Branch, closedErr))
+			continue
+		}
+		// Once limited, groups are still looked at: only those that
+		// would write are left for the next run.
+		err := r.group(ctx, g)
+		switch {
+		case isRateLimit(err):
+			r.limit(err)
+			r.res.RateLimited = append(r.res.RateLimited, g.Branch)
+		case err != nil:
+			r.log.Error("pull request failed", "branch", g.Branch, "err", err)
+			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", g.Branch, err))
+		}
+	}
+	r.closeObsolete(ctx, p, handled)
+	return r.res, nil
+}
+
+// loadClosed finds the closed PRs that can tell whether a human declined
+// what a group proposes. A group whose open PR already proposes exactly its
+// updates needs none: the bot opened it after any decline, and a rerun with
+// nothing to do asks nothing.
+func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]bool, err error) {
+	var ask []string
+	asked = map[string]bool{}
+	for _, g := range gs {
+		if pr := r.open[g.Branch]; pr == nil || !proposesAll(pr, g) {
+			ask = append(ask, g.Branch)
+			asked[g.Branch] = true
+		}
+	}
+	r.closed, err = r.h.closedPulls(ctx, ask)
+	return asked, err
+}
+
+// proposesAll reports whether pr's marker proposes every update of g.
+func proposesAll(pr *github.PullRequest, g group) bool {
+	m, ok := parseMarker(pr.GetBody())
+	if !ok || m.Image != g.Image {
+		return false
+	}
+	for _, u := range g.Updates {
+		if !m.proposes(u) {
+			return false
+		}
+	}
+	return true
+}
+
+// limit records that GitHub asked for more patience than the run has:
+// from now on the run writes nothing, and says so once.
+func (r *runner) limit(err error) {
+	if !r.limited {
+		r.log.Warn("GitHub rate limit beyond the longest wait: no more writes this run", "err", err)
+	}
+	r.limited = true
+}
