@@ -83,7 +83,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	conn.Logger = log
 
-	endPlan := logGroup(stdout, "imagebot: fetch, scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		endPlan()
@@ -110,7 +110,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	ro := pullRequestOptions(o, cfg, stdout)
 	ro.Details = e.reg.Info
-	endPRs := logGroup(stdout, "imagebot: branches and pull requests")
+	endPRs := logGroup(stderr, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
@@ -121,7 +121,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(stdout, p, res)
-	annotate(stdout, p)
+	annotate(stderr, p)
 	if err := writeActionOutputs(sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -141,7 +141,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	endPlan := logGroup(stdout, "imagebot: scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -154,7 +154,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	annotate(stdout, p)
+	annotate(stderr, p)
 	return sum, exitFor(p)
 }
 
