@@ -30,12 +30,12 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The host may have gone down while this request waited for a slot.
-	if err := h.blocked(); err != nil {
+	if err := h.admit(req.Context()); err != nil {
 		release()
 		return nil, err
 	}
 	if err := h.spend(); err != nil {
+		h.settle(nil, true)
 		release()
 		return nil, err
 	}
@@ -43,13 +43,14 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
-		err = h.failed(req.Context(), ctx, err)
+		err, silent := h.explain(ctx, err)
+		h.settle(err, !silent)
 		cancel()
 		release()
 		h.stats.add(k, 0, true)
 		return nil, err
 	}
-	h.answered()
+	h.settle(nil, false)
 	h.stats.add(k, resp.StatusCode, failed(resp.StatusCode))
 	done := func() { cancel(); release() }
 	if err := h.tooLongToWait(resp); err != nil {
@@ -61,7 +62,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.ContentLength > limit {
 		resp.Body.Close()
 		done()
-		return nil, &permanent{fmt.Errorf("%s %s: body of %d bytes is over the %d allowed", req.Method, redact(req.URL), resp.ContentLength, limit)}
+		return nil, &permanent{fmt.Errorf("%s %s: body of %d bytes is over the %s allowed", req.Method, redact(req.URL), resp.ContentLength, size(limit))}
 	}
 	if req.Method == http.MethodHead || resp.ContentLength == 0 || resp.Body == nil || resp.Body == http.NoBody {
 		// Nothing to read: the slot is free now, not when (or if) the
@@ -76,23 +77,32 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// failed turns a request that got no answer into an error that says so,
-// and counts it against the host's health, unless the caller gave up
-// first or the host answered in plain HTTP (an answer, if not the one
-// wanted).
-func (h *host) failed(caller, attempt context.Context, err error) error {
-	if caller.Err() != nil {
-		return err
-	}
-	if errors.Is(context.Cause(attempt), errTimedOut) {
-		err = fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout)
-	}
+// explain turns a request that failed without an answer into an error
+// that says so about the host, and tells whether it counts as silence:
+// not when the caller gave up first, nor when the host answered in plain
+// HTTP (an answer, if not the one wanted).
+func (h *host) explain(attempt context.Context, err error) (error, bool) {
 	var rh tls.RecordHeaderError
-	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) {
-		return err
+	switch {
+	case errors.Is(context.Cause(attempt), errTimedOut):
+		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), true
+	case attempt.Err() != nil:
+		return err, false // the caller's context ended
+	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh):
+		return err, false
 	}
-	h.unanswered(err)
-	return err
+	return err, true
+}
+
+// size spells a byte count for messages.
+func size(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // failed tells which statuses count as errors. 401 does not: it is how a
@@ -134,13 +144,16 @@ func (b *body) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	if b.n > b.limit {
 		b.done()
-		return 0, &permanent{fmt.Errorf("%s %s: body is over the %d bytes allowed", b.req.Method, redact(b.req.URL), b.limit)}
+		return 0, &permanent{fmt.Errorf("%s %s: body is over the %s allowed", b.req.Method, redact(b.req.URL), size(b.limit))}
 	}
 	switch {
 	case err == io.EOF:
 		b.done()
 	case err != nil:
-		err = b.h.failed(b.req.Context(), b.ctx, err)
+		var silent bool
+		if err, silent = b.h.explain(b.ctx, err); silent {
+			b.h.unanswered(err)
+		}
 		b.done()
 	}
 	return n, err

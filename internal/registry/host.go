@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -65,12 +64,7 @@ type host struct {
 	pinged    memo[*pingAnswer]
 	realmURL  atomic.Pointer[string] // the token service's, for Stats
 	authGroup authGroups
-
-	mu       sync.Mutex
-	silent   int   // requests in a row that got no answer
-	down     error // set once silent reaches deadAfter
-	waitErr  error // a Retry-After beyond the cap ...
-	waitTill time.Time
+	health    health
 }
 
 // pingAnswer is what GET /v2/ answered: replayed to go-containerregistry,
@@ -80,7 +74,6 @@ type pingAnswer struct {
 	status    int
 	header    http.Header
 	challenge *transport.Challenge
-	realm     string // "https://auth.docker.io/token", for Stats
 	auth      authn.Authenticator
 }
 
@@ -166,8 +159,8 @@ func (h *host) ping(ctx context.Context) (*pingAnswer, error) {
 	ans.challenge = ch
 	if strings.EqualFold(ch.Scheme, "bearer") {
 		if u, err := url.Parse(ch.Parameters["realm"]); err == nil {
-			ans.realm = u.Scheme + "://" + u.Host + u.Path
-			h.realmURL.Store(&ans.realm)
+			realm := u.Scheme + "://" + u.Host + u.Path
+			h.realmURL.Store(&realm)
 		}
 	}
 	if ans.auth, err = authn.Resolve(ctx, h.c.keychain, h.registry()); err != nil {
@@ -209,35 +202,10 @@ func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// blocked returns why no request may go to this host now, if anything
-// forbids it.
-func (h *host) blocked() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.down != nil {
-		return h.down
-	}
-	if h.waitErr != nil && time.Now().Before(h.waitTill) {
-		return h.waitErr
-	}
-	if h.budget > 0 && h.spent.Load() >= h.budget {
-		return h.budgetError()
-	}
-	return nil
-}
+// permanent marks errors that retrying cannot heal.
+type permanent struct{ error }
 
-func (h *host) budgetError() error {
-	return &permanent{fmt.Errorf("%w: the %d requests allowed for %s are spent", ErrBudget, h.budget, h.name)}
-}
-
-// spend takes one request from the budget.
-func (h *host) spend() error {
-	if h.budget > 0 && h.spent.Add(1) > h.budget {
-		h.spent.Add(-1)
-		return h.budgetError()
-	}
-	return nil
-}
+func (p *permanent) Unwrap() error { return p.error }
 
 // acquire waits for a request slot and returns its release.
 func (h *host) acquire(ctx context.Context) (func(), error) {
@@ -248,47 +216,3 @@ func (h *host) acquire(ctx context.Context) (func(), error) {
 		return nil, ctx.Err()
 	}
 }
-
-// answered records that the host answered something.
-func (h *host) answered() {
-	h.mu.Lock()
-	h.silent = 0
-	h.mu.Unlock()
-}
-
-// unanswered records a request that got no answer; after deadAfter in a
-// row the host is down for the rest of the run.
-func (h *host) unanswered(err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.silent++
-	if h.down == nil && h.silent >= h.c.o.deadAfter {
-		h.down = &permanent{fmt.Errorf("registry %s is down: %d requests in a row got no answer (last: %v); not asked again this run", h.name, h.silent, err)}
-		h.c.log.Warn("registry is down", "host", h.name, "error", err)
-	}
-}
-
-// tooLongToWait fails a 429 or 503 whose Retry-After asks for more than
-// WithRetry's maxWait, and every later request to the host until then: a
-// registry that wants an hour's rest gets it, and the run goes on with the
-// other hosts.
-func (h *host) tooLongToWait(resp *http.Response) error {
-	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
-		return nil
-	}
-	d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	if !ok || d <= h.c.o.retryWait {
-		return nil
-	}
-	err := &permanent{fmt.Errorf("registry %s answered %d and asks to wait %s (Retry-After), longer than the %s imagebot waits; not asked again before then",
-		h.name, resp.StatusCode, d, h.c.o.retryWait)}
-	h.mu.Lock()
-	h.waitErr, h.waitTill = err, time.Now().Add(d)
-	h.mu.Unlock()
-	return err
-}
-
-// permanent marks errors that retrying cannot heal.
-type permanent struct{ error }
-
-func (p *permanent) Unwrap() error { return p.error }

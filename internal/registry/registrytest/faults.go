@@ -21,8 +21,8 @@ const (
 	Stall
 	// Reset closes the connection without answering.
 	Reset
-	// HugeBody answers with a tags list that never ends: a valid JSON
-	// prefix streamed for as long as the client reads.
+	// HugeBody answers with a 256 MiB tags list: a valid JSON prefix
+	// streamed for as long as the client reads, then cut short.
 	HugeBody
 	// SelfLink answers tags/list pages whose Link header points to the
 	// page itself.
@@ -94,7 +94,7 @@ func (s *Server) serveBroken(w http.ResponseWriter, r *http.Request, f *fault) {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprint(w, `{"name":"huge","tags":[`)
 		chunk := []byte(strings.Repeat(`"9.9.9-padding-padding-padding",`, 1024))
-		for {
+		for sent := 0; sent < 256<<20; sent += len(chunk) {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
