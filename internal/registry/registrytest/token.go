@@ -27,6 +27,19 @@ type tokenService struct {
 
 	mu     sync.Mutex
 	issued map[string]grant
+	denied map[string]bool // scopes whose token requests are refused
+}
+
+// DenyScope makes the token service refuse (403) every token request that
+// asks for repo, as a registry does for a private repository the client
+// may not read; the request's other scopes are refused with it.
+func (s *Server) DenyScope(repo string) {
+	s.tokens.mu.Lock()
+	defer s.tokens.mu.Unlock()
+	if s.tokens.denied == nil {
+		s.tokens.denied = map[string]bool{}
+	}
+	s.tokens.denied["repository:"+repo+":pull"] = true
 }
 
 type grant struct {
@@ -66,10 +79,15 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 		}
 	}
 	g := grant{scopes: map[string]bool{}, expires: time.Now().Add(ts.ttl)}
+	ts.mu.Lock()
 	for _, sc := range r.URL.Query()["scope"] {
+		if ts.denied[sc] {
+			ts.mu.Unlock()
+			writeError(w, r, http.StatusForbidden, "DENIED", "requested access to the resource is denied")
+			return
+		}
 		g.scopes[sc] = true
 	}
-	ts.mu.Lock()
 	tok := fmt.Sprintf("token-%d", len(ts.issued)+1)
 	ts.issued[tok] = g
 	ts.mu.Unlock()
