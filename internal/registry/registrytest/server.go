@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,7 +43,10 @@ func WithBasicAuth(user, password string) Option {
 // WithLatency delays every answer by d, as a registry across a network
 // does. Benchmarks use it to measure round trips; tests inside a synctest
 // bubble get it for free.
-func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency.Store(int64(d)) } }
+
+// SetLatency changes WithLatency's delay for the requests that follow.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 
 // Server is a registry in an httptest server that records what it receives.
 type Server struct {
@@ -54,7 +58,7 @@ type Server struct {
 	pageSize int
 	user     string
 	password string
-	latency  time.Duration
+	latency  atomic.Int64 // time.Duration
 	inMemory bool
 	tokens   *tokenService
 	pushRT   http.RoundTripper
@@ -140,8 +144,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := s.record(r)
-	if s.latency > 0 {
-		time.Sleep(s.latency)
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		time.Sleep(d)
 	}
 	if f != nil && f.kind == failStatus {
 		writeFault(w, r, f)
