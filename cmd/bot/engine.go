@@ -31,7 +31,7 @@ type commonOptions struct {
 func (o *commonOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
 	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "registry lookups at once")
+	fs.IntVar(&o.Concurrency, "concurrency", 0, "registry requests in flight per host (default: 8, 4 for quay.io)")
 	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
@@ -103,6 +103,10 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 		registry.WithConcurrency(o.Concurrency),
 		registry.WithLogger(log),
 	)
+	if err := reg.Err(); err != nil {
+		// --mirror flags can make a conflict the config file alone has not.
+		return nil, fmt.Errorf("registries: %w", err)
+	}
 	return &engine{repo: o.Repo, cfg: cfg, reg: reg, log: log, stderr: stderr}, nil
 }
 
