@@ -176,7 +176,7 @@ func (h *host) pingScheme(ctx context.Context, scheme string) (*pingAnswer, erro
 	}
 	resp, err := h.inner.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("GET %s: %w", redact(req.URL), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusUnauthorized {
