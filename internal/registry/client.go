@@ -67,7 +67,7 @@ func NewClient(opts ...Option) *Client {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.base == nil {
-		c.base = newBaseTransport()
+		c.base = baseTransport()
 	}
 	c.err = c.parseMirrors(o.mirrors)
 	for h, n := range o.hostConcurrency {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -27,14 +28,16 @@ import (
 // spends the budget, and so that a request waiting out a Retry-After
 // holds no slot.
 
-// newBaseTransport is the one transport shared by all hosts of a Client:
-// connections are pooled, and the attempt bounds every request in time.
-func newBaseTransport() *http.Transport {
+// baseTransport is the one transport shared by every Client of the
+// process: connections are pooled across runs (serve makes a Client per
+// run, and a transport per Client would leave each run's idle connections
+// open until they time out), and the attempt bounds every request in time.
+var baseTransport = sync.OnceValue(func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.MaxIdleConnsPerHost = 64
 	return t
-}
+})
 
 // front gives go-containerregistry a host with one scheme. It contacts
 // the registry host only with the host's scheme (go-containerregistry
