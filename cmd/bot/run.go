@@ -94,7 +94,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		endPlan()
 		return fail(exitUsage, err)
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	if err != nil {
+		endPlan()
+		return fail(exitUsage, err)
+	}
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
