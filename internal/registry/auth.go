@@ -58,9 +58,10 @@ func (g *authGroups) expect(paths ...string) {
 	}
 }
 
-// transportFor returns the authenticated transport for a repository path
-// on h, building its group's transport (one token request) on first use.
-func (h *host) transportFor(ctx context.Context, path string) (http.RoundTripper, error) {
+// authTransport returns the authenticated transport for a repository
+// path on h, building its group's transport (one token request) on first
+// use.
+func (h *host) authTransport(ctx context.Context, path string) (http.RoundTripper, error) {
 	ans, err := h.ready(ctx)
 	if err != nil {
 		return nil, err

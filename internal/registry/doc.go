@@ -20,6 +20,11 @@
 // to with one scheme: https, unless a mirror URL says http or the host is
 // a loopback address.
 //
+// With WithCache, answers also outlive the Client (internal/registry/cache):
+// listings for a TTL and then refreshed with conditional requests,
+// digests as long as their listing, manifests and blobs by digest for
+// ever. A run whose answers are all cached contacts no host.
+//
 // The package never decides which tag is newer (that is internal/policy) and
 // never writes to a registry.
 package registry

@@ -29,7 +29,14 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
 	}
 	d, err := c.digests.get(ctx, rt.key()+":"+tag, func(ctx context.Context) (string, error) {
-		return c.fetchDigest(ctx, rt, tag)
+		if d, ok := c.cachedDigest(rt, tag); ok {
+			return d, nil
+		}
+		d, err := c.fetchDigest(ctx, rt, tag)
+		if err == nil {
+			c.keepDigest(rt, tag, d)
+		}
+		return d, err
 	})
 	if err != nil {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
@@ -38,7 +45,7 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 }
 
 func (c *Client) fetchDigest(ctx context.Context, rt route, tag string) (string, error) {
-	tr, err := rt.h.transportFor(ctx, rt.path)
+	tr, err := rt.h.authTransport(ctx, rt.path)
 	if err != nil {
 		return "", err
 	}
@@ -107,10 +114,19 @@ func (c *Client) fetchInfo(ctx context.Context, rt route, tag string) (*Info, er
 	if err != nil {
 		return nil, err
 	}
-	ref := rt.h.repo(rt.path).Tag(tag)
+	// By digest when the cache knows the tag's: the manifest may then be
+	// in the cache too.
+	var ref name.Reference = rt.h.repo(rt.path).Tag(tag)
+	d, byDigest := c.cachedDigest(rt, tag)
+	if byDigest {
+		ref = rt.h.repo(rt.path).Digest(d)
+	}
 	desc, err := remote.Get(ref, remote.WithTransport(tr), remote.WithContext(ctx))
 	if err != nil {
 		return nil, err
+	}
+	if !byDigest {
+		c.keepDigest(rt, tag, desc.Digest.String())
 	}
 	info := &Info{Digest: desc.Digest.String()}
 	var img v1.Image

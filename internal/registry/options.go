@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+
+	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
 // Mirror is where the repositories of one registry host are fetched from
@@ -53,6 +55,7 @@ type options struct {
 	timeout         time.Duration
 	deadAfter       int
 	limits          Limits
+	cache           *cache.Cache
 }
 
 func defaults() options {
@@ -185,4 +188,12 @@ func WithLimits(l Limits) Option {
 			o.limits.TokenScopes = l.TokenScopes
 		}
 	}
+}
+
+// WithCache keeps answers across runs in c: tags listings for c's TTL,
+// refreshed with conditional requests; the digests tags resolved to, as
+// long as their listing is fresh; manifests and blobs by digest for ever.
+// A run whose answers are all in c sends no request at all.
+func WithCache(c *cache.Cache) Option {
+	return func(o *options) { o.cache = c }
 }

@@ -19,6 +19,9 @@ type HostStats struct {
 	Errors   int
 	// NotModified counts 304 answers to conditional requests.
 	NotModified int
+	// FromCache counts the answers taken from the cache (WithCache)
+	// instead of a request: listings, digests, manifests and blobs.
+	FromCache int
 
 	Ping         int // GET /v2/
 	Token        int
@@ -47,6 +50,7 @@ const (
 // hostStats is updated on every request, so it is lock-free.
 type hostStats struct {
 	requests, errors, notModified atomic.Int64
+	fromCache                     atomic.Int64
 	kinds                         [numKinds]atomic.Int64
 }
 
@@ -65,15 +69,15 @@ func (s *hostStats) snapshot(host string) HostStats {
 	k := func(i kind) int { return int(s.kinds[i].Load()) }
 	return HostStats{
 		Host: host, Requests: int(s.requests.Load()), Errors: int(s.errors.Load()),
-		NotModified: int(s.notModified.Load()),
-		Ping:        k(kindPing), Token: k(kindToken), Tags: k(kindTags),
+		NotModified: int(s.notModified.Load()), FromCache: int(s.fromCache.Load()),
+		Ping: k(kindPing), Token: k(kindToken), Tags: k(kindTags),
 		ManifestHead: k(kindManifestHead), ManifestGet: k(kindManifestGet),
 		Blob: k(kindBlob), Referrers: k(kindReferrers), Other: k(kindOther),
 	}
 }
 
 // Stats returns the requests sent so far per contacted host that was sent
-// any, sorted by host.
+// any or answered from the cache, sorted by host.
 func (c *Client) Stats() []HostStats {
 	c.mu.Lock()
 	hosts := make([]*host, 0, len(c.hosts))
@@ -83,7 +87,7 @@ func (c *Client) Stats() []HostStats {
 	c.mu.Unlock()
 	out := make([]HostStats, 0, len(hosts))
 	for _, h := range hosts {
-		if s := h.stats.snapshot(h.name); s.Requests > 0 {
+		if s := h.stats.snapshot(h.name); s.Requests > 0 || s.FromCache > 0 {
 			out = append(out, s)
 		}
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
 // Tags lists every tag of a repository ("docker.io/library/nginx"),
@@ -24,7 +27,10 @@ func (c *Client) Tags(ctx context.Context, repo string) ([]string, error) {
 		return nil, fmt.Errorf("list tags %s: %w", repo, err)
 	}
 	tags, err := c.tags.get(ctx, rt.key(), func(ctx context.Context) ([]string, error) {
-		tags, err := c.listTags(ctx, rt)
+		if c.o.cache != nil {
+			return c.cachedTags(ctx, rt)
+		}
+		tags, _, _, err := c.listTags(ctx, rt, nil)
 		c.log.Debug("listed tags", "repo", repo, "from", rt.key(), "tags", len(tags), "error", err)
 		return tags, err
 	})
@@ -38,29 +44,48 @@ func (c *Client) Tags(ctx context.Context, repo string) ([]string, error) {
 // which reads any page whole and follows Link headers for ever; the
 // transport under it (authentication included) is still
 // go-containerregistry's.
-func (c *Client) listTags(ctx context.Context, rt route) ([]string, error) {
+//
+// prev is the listing as a cache holds it: a page asked for again at the
+// same URL is asked conditionally when it came with validators, and a 304
+// stands for the page as stored. It returns the tags, the pages as read,
+// and whether every page was confirmed unchanged.
+func (c *Client) listTags(ctx context.Context, rt route, prev []cache.Page) ([]string, []cache.Page, bool, error) {
 	h := rt.h
-	tr, err := h.transportFor(ctx, rt.path)
+	tr, err := h.authTransport(ctx, rt.path)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	client := &http.Client{Transport: tr}
+	stored := map[string]cache.Page{}
+	for _, p := range prev {
+		stored[p.URL] = p
+	}
 	next := &url.URL{Scheme: h.scheme, Host: h.name, Path: "/v2/" + rt.path + "/tags/list"}
 	read := map[string]bool{}
 	seen := map[string]bool{}
 	var tags []string
+	var pages []cache.Page
+	unchanged := len(prev) > 0
 	for page := 1; next != nil; page++ {
 		if page > c.o.limits.Pages {
-			return nil, fmt.Errorf("tags listing longer than %d pages: stopped (Limits.Pages)", c.o.limits.Pages)
+			return nil, nil, false, fmt.Errorf("tags listing longer than %d pages: stopped (Limits.Pages)", c.o.limits.Pages)
 		}
 		if read[next.String()] {
-			return nil, fmt.Errorf("tags listing loops: page %d links back to %s", page, redact(next))
+			return nil, nil, false, fmt.Errorf("tags listing loops: page %d links back to %s", page, redact(next))
 		}
 		read[next.String()] = true
-		p, err := fetchPage(ctx, client, next, "")
+		old, had := stored[next.String()]
+		p, err := fetchPage(ctx, client, next, old)
 		if err != nil {
-			return nil, err
+			return nil, nil, false, err
 		}
+		if p.notModified && had {
+			p.tags, p.link = old.Tags, old.Link
+			p.etag, p.lastModified = cmp.Or(p.etag, old.ETag), cmp.Or(p.lastModified, old.LastModified)
+		} else {
+			unchanged = false
+		}
+		pages = append(pages, cache.Page{URL: next.String(), ETag: p.etag, LastModified: p.lastModified, Link: p.link, Tags: p.tags})
 		fresh := 0
 		for _, t := range p.tags {
 			if !seen[t] {
@@ -70,42 +95,46 @@ func (c *Client) listTags(ctx context.Context, rt route) ([]string, error) {
 			}
 		}
 		if page > 1 && fresh == 0 {
-			return nil, fmt.Errorf("tags listing loops: page %d lists no tag that earlier pages did not (does the registry ignore ?last=?)", page)
+			return nil, nil, false, fmt.Errorf("tags listing loops: page %d lists no tag that earlier pages did not (does the registry ignore ?last=?)", page)
 		}
 		if next, err = nextPage(next, p.link, h); err != nil {
-			return nil, err
+			return nil, nil, false, err
 		}
 	}
-	return tags, nil
+	return tags, pages, unchanged && len(pages) == len(prev), nil
 }
 
 // tagsPage is one page of a tags listing.
 type tagsPage struct {
-	tags        []string
-	link        string // the Link header, "" on the last page
-	etag        string
-	notModified bool
+	tags         []string
+	link         string // the Link header, "" on the last page
+	etag         string
+	lastModified string // only when it can vouch for the page (see validLastModified)
+	notModified  bool
 }
 
-// fetchPage reads one page. ifNoneMatch, when set, makes the request
-// conditional: a registry that answers 304 says that the page an ETag was
-// given for is unchanged, which is what a cache across runs needs.
-func fetchPage(ctx context.Context, client *http.Client, u *url.URL, ifNoneMatch string) (tagsPage, error) {
+// fetchPage reads one page. With validators from a stored copy of the page
+// (its ETag, its Last-Modified) the request is conditional: a registry
+// that answers 304 says the stored page is still the page.
+func fetchPage(ctx context.Context, client *http.Client, u *url.URL, stored cache.Page) (tagsPage, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return tagsPage{}, err
 	}
 	req.Header.Set("Accept", "application/json")
-	if ifNoneMatch != "" {
-		req.Header.Set("If-None-Match", ifNoneMatch)
+	if stored.ETag != "" {
+		req.Header.Set("If-None-Match", stored.ETag)
+	}
+	if stored.LastModified != "" {
+		req.Header.Set("If-Modified-Since", stored.LastModified)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return tagsPage{}, err
 	}
 	defer resp.Body.Close()
-	p := tagsPage{link: resp.Header.Get("Link"), etag: resp.Header.Get("ETag")}
-	if resp.StatusCode == http.StatusNotModified && ifNoneMatch != "" {
+	p := tagsPage{link: resp.Header.Get("Link"), etag: resp.Header.Get("ETag"), lastModified: validLastModified(resp.Header)}
+	if resp.StatusCode == http.StatusNotModified && (stored.ETag != "" || stored.LastModified != "") {
 		p.notModified = true
 		return p, nil
 	}
@@ -125,6 +154,24 @@ func fetchPage(ctx context.Context, client *http.Client, u *url.URL, ifNoneMatch
 	}
 	p.tags = list.Tags
 	return p, nil
+}
+
+// validLastModified returns the Last-Modified of an answer only when it
+// can vouch for the page later: it has a resolution of one second, so a
+// tag pushed in the second the page was sent, after it was read, would
+// carry the same time and a conditional request would miss it. A
+// Last-Modified at least a second before the answer's Date cannot be in
+// that second (RFC 9110, 8.8.2.2).
+func validLastModified(h http.Header) string {
+	lm, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil {
+		return ""
+	}
+	date, err := http.ParseTime(h.Get("Date"))
+	if err != nil || !lm.Before(date) {
+		return ""
+	}
+	return h.Get("Last-Modified")
 }
 
 // nextPage resolves the rel="next" target of a Link header

@@ -63,9 +63,13 @@ type Server struct {
 	tokens   *tokenService
 	pushRT   http.RoundTripper
 
-	mu     sync.Mutex
-	reqs   []Request
-	faults []*fault
+	etags        bool
+	lastModified bool
+
+	mu       sync.Mutex
+	reqs     []Request
+	faults   []*fault
+	modified map[string]time.Time // repository -> last manifest push
 }
 
 // pushHeader marks requests of Push, which are setup, not behaviour under
@@ -140,6 +144,9 @@ func (s *Server) Reset() {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(pushHeader) != "" {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/manifests/") {
+			s.touch(repoOf(r.URL.Path))
+		}
 		s.reg.ServeHTTP(w, r)
 		return
 	}
@@ -166,6 +173,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveBroken(w, r, f)
 		return
 	}
+	if s.conditional(r) {
+		s.serveConditional(w, r, s.serveRegistry)
+		return
+	}
+	s.serveRegistry(w, r)
+}
+
+// serveRegistry answers r as the registry does, cut into pages of
+// WithPageSize.
+func (s *Server) serveRegistry(w http.ResponseWriter, r *http.Request) {
 	if s.pageSize > 0 && isTagsList(r) {
 		s.servePage(w, r, r.URL.Query().Get("last"), "")
 		return
