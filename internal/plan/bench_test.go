@@ -138,4 +138,3 @@ func profile(b *testing.B) func() {
 func cpuTime(r syscall.Rusage) time.Duration {
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
-
