@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/registry"
+)
+
+// hostCost is what a run cost one registry host, as the JSON plan carries
+// it ("registry": [...]) and the log and the Actions summary show it.
+type hostCost struct {
+	Host     string `json:"host"`
+	Requests int    `json:"requests"`
+	// ByKind splits Requests: ping, token, tags (pages of listings),
+	// manifestHead, manifestGet, blob, referrers, other. Every kind is
+	// there, 0 or not, so that a consumer can rely on the keys.
+	ByKind      map[string]int `json:"byKind"`
+	NotModified int            `json:"notModified"` // 304 answers to conditional requests
+	FromCache   int            `json:"fromCache"`   // answers taken from --cache instead
+	Errors      int            `json:"errors"`
+}
+
+// kinds names HostStats' kinds in the order they are shown.
+var kinds = []struct {
+	name string
+	n    func(registry.HostStats) int
+}{
+	{"ping", func(s registry.HostStats) int { return s.Ping }},
+	{"token", func(s registry.HostStats) int { return s.Token }},
+	{"tags", func(s registry.HostStats) int { return s.Tags }},
+	{"manifestHead", func(s registry.HostStats) int { return s.ManifestHead }},
+	{"manifestGet", func(s registry.HostStats) int { return s.ManifestGet }},
+	{"blob", func(s registry.HostStats) int { return s.Blob }},
+	{"referrers", func(s registry.HostStats) int { return s.Referrers }},
+	{"other", func(s registry.HostStats) int { return s.Other }},
+}
+
+// costOf is the cost per host, in the order of stats (by host); never nil,
+// so that the JSON says [] rather than null.
+func costOf(stats []registry.HostStats) []hostCost {
+	out := make([]hostCost, 0, len(stats))
+	for _, s := range stats {
+		c := hostCost{Host: s.Host, Requests: s.Requests, ByKind: map[string]int{},
+			NotModified: s.NotModified, FromCache: s.FromCache, Errors: s.Errors}
+		for _, k := range kinds {
+			c.ByKind[k.name] = k.n(s)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// logCost ends a run's log with one line per registry host: what it cost,
+// by kind, the kinds with no request left out.
+func logCost(log *slog.Logger, stats []registry.HostStats) {
+	for _, s := range stats {
+		attrs := []any{"host", s.Host, "requests", s.Requests}
+		for _, k := range kinds {
+			if n := k.n(s); n > 0 {
+				attrs = append(attrs, k.name, n)
+			}
+		}
+		if s.NotModified > 0 {
+			attrs = append(attrs, "notModified", s.NotModified)
+		}
+		if s.FromCache > 0 {
+			attrs = append(attrs, "fromCache", s.FromCache)
+		}
+		attrs = append(attrs, "errors", s.Errors)
+		log.Info("registry requests", attrs...)
+	}
+}
+
+// costMarkdown is the cost as a table for the Actions step summary, with
+// a column for each kind of request some host was sent.
+func costMarkdown(stats []registry.HostStats) string {
+	if len(stats) == 0 {
+		return ""
+	}
+	var cols []int
+	for i, k := range kinds {
+		for _, s := range stats {
+			if k.n(s) > 0 {
+				cols = append(cols, i)
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\n#### Registry requests\n\n| Host | Requests |")
+	for _, i := range cols {
+		b.WriteString(" " + kinds[i].name + " |")
+	}
+	b.WriteString(" 304 | From cache | Errors |\n|---|---:|" + strings.Repeat("---:|", len(cols)+3) + "\n")
+	for _, s := range stats {
+		fmt.Fprintf(&b, "| `%s` | %d |", s.Host, s.Requests)
+		for _, i := range cols {
+			fmt.Fprintf(&b, " %d |", kinds[i].n(s))
+		}
+		fmt.Fprintf(&b, " %d | %d | %d |\n", s.NotModified, s.FromCache, s.Errors)
+	}
+	return b.String()
+}
