@@ -6,14 +6,16 @@ import (
 	"os"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
-// in the step summary, and one warning annotation per problem. The runner
+// in the step summary with what the run cost the registries, and one
+// warning annotation per problem. The runner
 // reads workflow commands from stderr as well as stdout; they go to stderr
 // so that stdout holds only the requested output (valid JSON for
 // --output json).
-func annotate(w io.Writer, p *plan.Plan) {
+func annotate(w io.Writer, p *plan.Plan, cost []registry.HostStats) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
@@ -26,7 +28,7 @@ func annotate(w io.Writer, p *plan.Plan) {
 			return
 		}
 		defer f.Close()
-		io.WriteString(f, markdown(p))
+		io.WriteString(f, markdown(p)+costMarkdown(cost))
 	}
 }
 

@@ -38,11 +38,13 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	p.Problems = append(p.Problems, res.Problems...)
-	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
+	cost := e.reg.Stats()
+	if err := writePlanCost(stdout, p, o.Output, o.Verbose, cost); err != nil {
 		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
-	annotate(stderr, p)
+	logCost(e.log, cost)
+	annotate(stderr, p, cost)
 	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
 	return exitFor(p)
 }

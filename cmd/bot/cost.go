@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 
+	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
@@ -20,6 +23,21 @@ type hostCost struct {
 	NotModified int            `json:"notModified"` // 304 answers to conditional requests
 	FromCache   int            `json:"fromCache"`   // answers taken from --cache instead
 	Errors      int            `json:"errors"`
+}
+
+// writePlanCost prints the plan in format; the JSON plan carries the cost
+// per registry host as "registry".
+func writePlanCost(w io.Writer, p *plan.Plan, format string, verbose bool, stats []registry.HostStats) error {
+	if format != "json" {
+		return writePlan(w, p, format, verbose)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // as writePlan: patterns read (?P<version>...)
+	return enc.Encode(struct {
+		*plan.Plan
+		Registry []hostCost `json:"registry"`
+	}{p, costOf(stats)})
 }
 
 // kinds names HostStats' kinds in the order they are shown.

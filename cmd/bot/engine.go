@@ -28,6 +28,11 @@ type commonOptions struct {
 	LogLevel    string
 	LogFormat   string
 	Verbose     bool
+	Cost        costOptions
+
+	// pool, set by serve for the length of one run, shares registry
+	// clients between the run's repositories.
+	pool *registryPool
 }
 
 func (o *commonOptions) bind(fs *flag.FlagSet) {
@@ -38,6 +43,7 @@ func (o *commonOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
 	fs.BoolVar(&o.Verbose, "verbose", false, "list every reference left alone, and why")
+	o.Cost.bind(fs)
 }
 
 // mirrorFlag collects repeated --mirror host=url flags.
@@ -106,12 +112,28 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
 	}
-	reg := registry.NewClient(
+	if err := o.Cost.check(); err != nil {
+		return nil, err
+	}
+	cost, err := o.Cost.registryOptions()
+	if err != nil {
+		return nil, err
+	}
+	creds := credentials(cfg, mirrors)
+	opts := append([]registry.Option{
 		registry.WithMirrors(mirrors),
-		registry.WithCredentials(credentials(cfg, mirrors)),
+		registry.WithCredentials(creds),
 		registry.WithConcurrency(o.Concurrency),
 		registry.WithLogger(log),
-	)
+	}, cost...)
+	var reg *registry.Client
+	if o.pool != nil {
+		key := settings{Mirrors: mirrors, Credentials: credentialsKey(creds), Concurrency: o.Concurrency,
+			MaxRequests: o.Cost.MaxRequests, Cache: o.Cost.Cache}.key()
+		reg = o.pool.client(key, opts)
+	} else {
+		reg = registry.NewClient(opts...)
+	}
 	if err := reg.Err(); err != nil {
 		// --mirror flags can make a conflict the config file alone has not.
 		return nil, fmt.Errorf("registries: %w", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -17,8 +18,10 @@ type serveMetrics struct {
 	duration    prometheus.Histogram
 	updates     prometheus.Gauge
 	pulls       *prometheus.CounterVec // action: opened | updated | closed
-	regRequests *prometheus.CounterVec // host
+	regRequests *prometheus.CounterVec // host, kind
 	regErrors   *prometheus.CounterVec // host
+	regCached   *prometheus.CounterVec // host
+	regNotMod   *prometheus.CounterVec // host
 	lastRun     prometheus.Gauge
 	skipped     prometheus.Counter
 	inProgress  prometheus.Gauge
@@ -48,11 +51,19 @@ func newServeMetrics() *serveMetrics {
 		}, []string{"action"}),
 		regRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_registry_requests_total",
-			Help: "HTTP requests sent to a registry host, retries included.",
-		}, []string{"host"}),
+			Help: "HTTP requests sent to a registry host, retries included, by kind: ping, token, tags (pages of listings), manifestHead, manifestGet, blob, referrers, other.",
+		}, []string{"host", "kind"}),
 		regErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_registry_errors_total",
 			Help: "Registry requests that failed on the network or with a status of 400 or above (401 challenges excepted).",
+		}, []string{"host"}),
+		regCached: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_registry_cache_answers_total",
+			Help: "Answers taken from the --cache directory instead of a registry request (listings, digests, manifests, blobs).",
+		}, []string{"host"}),
+		regNotMod: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_registry_not_modified_total",
+			Help: "Conditional registry requests answered 304 Not Modified (a cached listing confirmed).",
 		}, []string{"host"}),
 		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "imagebot_last_run_timestamp_seconds",
@@ -67,7 +78,7 @@ func newServeMetrics() *serveMetrics {
 			Help: "1 while a run is going, else 0.",
 		}),
 	}
-	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors,
+	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regCached, m.regNotMod,
 		m.lastRun, m.skipped, m.inProgress,
 		// The usual process and Go runtime series, so that a dashboard can
 		// tell a stuck bot from a leaking one.
@@ -84,15 +95,25 @@ func newServeMetrics() *serveMetrics {
 	return m
 }
 
-// repoDone adds what one repository's run did. Each run builds a fresh
-// registry client, so its HostStats are already this run's deltas.
+// repoDone adds what one repository's run did.
 func (m *serveMetrics) repoDone(s runSummary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
-	for _, h := range s.Registry {
-		m.regRequests.WithLabelValues(h.Host).Add(float64(h.Requests))
+}
+
+// registryDone adds what a run cost the registries. The run's clients are
+// fresh, so their HostStats are already this run's deltas.
+func (m *serveMetrics) registryDone(stats []registry.HostStats) {
+	for _, h := range stats {
+		for _, k := range kinds {
+			if n := k.n(h); n > 0 {
+				m.regRequests.WithLabelValues(h.Host, k.name).Add(float64(n))
+			}
+		}
 		m.regErrors.WithLabelValues(h.Host).Add(float64(h.Errors))
+		m.regCached.WithLabelValues(h.Host).Add(float64(h.FromCache))
+		m.regNotMod.WithLabelValues(h.Host).Add(float64(h.NotModified))
 	}
 }
 

@@ -45,10 +45,12 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
-	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
+	cost := e.reg.Stats()
+	if err := writePlanCost(stdout, p, o.Output, o.Verbose, cost); err != nil {
 		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
-	annotate(stderr, p)
+	logCost(e.log, cost)
+	annotate(stderr, p, cost)
 	return exitFor(p)
 }

@@ -22,6 +22,12 @@ import (
 type runOptions struct {
 	commonOptions
 	DryRun bool
+
+	// repository, set by serve for a clone, is the GitHub repository
+	// (owner/name) the run is for, whatever GITHUB_REPOSITORY says: the
+	// repositories of one serve run go at once, so the environment cannot
+	// say it.
+	repository string
 }
 
 // runSummary is what one run did, for serve's metrics and readiness.
@@ -81,6 +87,9 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
+	if o.repository != "" {
+		conn.Repository = o.repository
+	}
 	conn.Logger = log
 
 	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
@@ -125,7 +134,12 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(stdout, p, res)
-	annotate(stderr, p)
+	// The pull request bodies may have cost requests too.
+	sum.Registry = e.reg.Stats()
+	if o.pool == nil { // serve reports its shared clients once per run
+		logCost(log, sum.Registry)
+	}
+	annotate(stderr, p, sum.Registry)
 	if err := writeActionOutputs(sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -158,7 +172,10 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	annotate(stderr, p)
+	if o.pool == nil {
+		logCost(e.log, sum.Registry)
+	}
+	annotate(stderr, p, sum.Registry)
 	return sum, exitFor(p)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -29,6 +30,7 @@ type serveOptions struct {
 	Shard      string
 	Once       bool
 	RunAtStart bool
+	Parallel   int
 
 	repoSet bool // --repo was given explicitly
 }
@@ -43,6 +45,7 @@ func (o *serveOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Shard, "shard", "", "`i/n`: serve only the --clone URLs in share i of n; auto/n takes i from $JOB_COMPLETION_INDEX")
 	fs.BoolVar(&o.Once, "once", false, "run every repository once and exit with the worst status (no schedule, no HTTP)")
 	fs.BoolVar(&o.RunAtStart, "run-at-start", true, "run at start-up too, not only on the schedule")
+	fs.IntVar(&o.Parallel, "parallel", 0, fmt.Sprintf("repositories run at once (default %d: twice the CPUs, at most 8)", defaultParallel()))
 }
 
 // listFlag collects a repeated string flag.
@@ -61,6 +64,10 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, *flag.FlagSet, e
 	fs.Visit(func(f *flag.Flag) { o.repoSet = o.repoSet || f.Name == "repo" })
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
+	}
+	if err == nil && o.Parallel < 0 {
+		err = fmt.Errorf("--parallel %d: want 1 or more (0: the default)", o.Parallel)
 		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
 	}
 	return o, fs, err
@@ -91,7 +98,7 @@ type server struct {
 
 	// job is one run on one checkout. It is runJob outside tests; tests
 	// swap it to count, sleep and fail without a registry or GitHub.
-	job func(ctx context.Context, repoDir string) (runSummary, int)
+	job func(ctx context.Context, t target, pool *registryPool) (runSummary, int)
 	// drain bounds how long a stop waits for the current run.
 	drain time.Duration
 	// onListen, when set, learns the address actually listened on (tests
@@ -117,10 +124,15 @@ func newServer(o serveOptions, stdout, stderr io.Writer) (*server, error) {
 	}
 	s := &server{opts: o, log: log, token: os.Getenv("GITHUB_TOKEN"), metrics: newServeMetrics(),
 		drain: 10 * time.Minute, cleanup: func() {}}
-	s.job = func(ctx context.Context, dir string) (runSummary, int) {
-		ro := runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}
-		ro.Repo = dir
-		return runJob(ctx, ro, stdout, stderr)
+	// The repositories of a run go at once: each one's output is written
+	// in one piece when it is done, and log lines go out whole.
+	out, errOut := &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
+	s.job = func(ctx context.Context, t target, pool *registryPool) (runSummary, int) {
+		ro := runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun, repository: t.name}
+		ro.Repo, ro.pool = t.dir, pool
+		buf := &repoOutput{w: out}
+		defer buf.flush()
+		return runJob(ctx, ro, buf, errOut)
 	}
 	if s.targets, err = s.resolveTargets(); err != nil {
 		return nil, err
@@ -252,19 +264,40 @@ func (s *server) stop(done <-chan int, abort func(), aborted int) int {
 	return aborted
 }
 
-// runAll runs the job once on every target and returns the worst status:
-// 1 (nothing done for a repository) over 2 (some of it failed) over 0.
+// runAll runs the job once on every target, up to --parallel at once with
+// registry clients shared for the run, and returns the worst status: 1
+// (nothing done for a repository) over 2 (some of it failed) over 0.
 func (s *server) runAll(ctx context.Context) int {
 	start := time.Now()
 	s.metrics.inProgress.Set(1)
 	defer s.metrics.inProgress.Set(0)
+	pool := newRegistryPool()
+	var mu sync.Mutex
 	worst, updates := exitOK, 0
+	g := make(chan struct{}, cmp.Or(s.opts.Parallel, defaultParallel()))
+	var wg sync.WaitGroup
 	for _, t := range s.targets {
-		sum, code := s.runOne(ctx, t)
-		s.metrics.repoDone(sum)
-		updates += sum.Updates
-		if code == exitUsage || (code == exitPartial && worst == exitOK) {
-			worst = code
+		g <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-g }()
+			sum, code := s.runOne(ctx, t, pool)
+			mu.Lock()
+			defer mu.Unlock()
+			s.metrics.repoDone(sum)
+			updates += sum.Updates
+			if code == exitUsage || (code == exitPartial && worst == exitOK) {
+				worst = code
+			}
+		})
+	}
+	wg.Wait()
+	cost := pool.stats()
+	s.metrics.registryDone(cost)
+	logCost(s.log, cost)
+	if c := s.opts.Cost.opened; c != nil && c.c != nil {
+		// Between runs, the cache is brought back under its bound.
+		if _, err := c.c.Prune(); err != nil {
+			s.log.Warn("cannot prune the cache", "err", err)
 		}
 	}
 	end := time.Now()
@@ -277,26 +310,13 @@ func (s *server) runAll(ctx context.Context) int {
 }
 
 // runOne brings one checkout up to date with origin, then runs the job on it.
-func (s *server) runOne(ctx context.Context, t target) (runSummary, int) {
+func (s *server) runOne(ctx context.Context, t target, pool *registryPool) (runSummary, int) {
 	log := s.log.With("repository", t.label())
 	if err := s.sync(ctx, t); err != nil {
 		log.Error("cannot update the checkout; skipping this repository", "err", err)
 		return runSummary{Failed: 1}, exitUsage
 	}
-	if t.name != "" {
-		// runJob reads GITHUB_REPOSITORY from the environment. Runs never
-		// overlap (s.running is held), so setting it here is safe.
-		old, had := os.LookupEnv("GITHUB_REPOSITORY")
-		os.Setenv("GITHUB_REPOSITORY", t.name)
-		defer func() {
-			if had {
-				os.Setenv("GITHUB_REPOSITORY", old)
-			} else {
-				os.Unsetenv("GITHUB_REPOSITORY")
-			}
-		}()
-	}
-	sum, code := s.job(ctx, t.dir)
+	sum, code := s.job(ctx, t, pool)
 	log.Info("repository done", "status", code, "updates", sum.Updates,
 		"opened", sum.Opened, "updated", sum.Updated, "closed", sum.Closed, "failed", sum.Failed)
 	return sum, code

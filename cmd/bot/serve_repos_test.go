@@ -57,7 +57,8 @@ func TestSyncMovesCloneToOrigin(t *testing.T) {
 }
 
 // TestServeOnceClones: --once clones every --clone URL into --workdir, runs
-// each with its own GITHUB_REPOSITORY, and exits with the worst status.
+// each for its own repository (never by setting GITHUB_REPOSITORY: the
+// repositories run at once), and exits with the worst status.
 func TestServeOnceClones(t *testing.T) {
 	root := t.TempDir()
 	var urls []string
@@ -80,11 +81,17 @@ func TestServeOnceClones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
 	var seen []string
-	s.job = func(_ context.Context, dir string) (runSummary, int) {
-		repo := os.Getenv("GITHUB_REPOSITORY")
+	s.job = func(_ context.Context, tg target, _ *registryPool) (runSummary, int) {
+		repo := tg.name
+		mu.Lock()
 		seen = append(seen, repo)
-		if _, err := os.Stat(filepath.Join(dir, "apps/a.yaml")); err != nil {
+		mu.Unlock()
+		if env := os.Getenv("GITHUB_REPOSITORY"); env != "someone/else" {
+			t.Errorf("GITHUB_REPOSITORY during a run = %q, want it untouched", env)
+		}
+		if _, err := os.Stat(filepath.Join(tg.dir, "apps/a.yaml")); err != nil {
 			t.Errorf("%s: checkout not there: %v", repo, err)
 		}
 		if repo == "acme/web" {
@@ -95,11 +102,9 @@ func TestServeOnceClones(t *testing.T) {
 	if code := s.serve(context.Background()); code != exitPartial {
 		t.Errorf("serve --once = %d, want 2 (the worst)", code)
 	}
+	slices.Sort(seen)
 	if diff := cmp.Diff([]string{"acme/app", "acme/web"}, seen); diff != "" {
-		t.Errorf("GITHUB_REPOSITORY per run (-want +got):\n%s", diff)
-	}
-	if got := os.Getenv("GITHUB_REPOSITORY"); got != "someone/else" {
-		t.Errorf("GITHUB_REPOSITORY after the run = %q, want it restored", got)
+		t.Errorf("repository per run (-want +got):\n%s", diff)
 	}
 }
 

@@ -27,7 +27,7 @@ func TestServeRunsOnScheduleWithoutOverlap(t *testing.T) {
 
 	s, addr, done, cancel := startServe(t, "--repo", clone, "--schedule", "@every 2s")
 	var calls, inside, overlaps atomic.Int32
-	s.job = func(ctx context.Context, dir string) (runSummary, int) {
+	s.job = func(ctx context.Context, _ target, _ *registryPool) (runSummary, int) {
 		if inside.Add(1) > 1 {
 			overlaps.Add(1)
 		}
@@ -98,7 +98,7 @@ func TestServeStopLetsTheRunFinish(t *testing.T) {
 			s.drain = tc.drain
 			started := make(chan struct{})
 			var finished, aborted atomic.Bool
-			s.job = func(ctx context.Context, _ string) (runSummary, int) {
+			s.job = func(ctx context.Context, _ target, _ *registryPool) (runSummary, int) {
 				close(started)
 				select {
 				case <-time.After(2 * time.Second):

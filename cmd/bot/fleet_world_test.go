@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/registry/registrytest"
+)
+
+// fleetToken stands in for GITHUB_TOKEN against the fakes.
+const fleetToken = "ghs_FLEET7oken5ecret"
+
+// fleet is many repositories served by one `serve --clone`: each a git
+// repository on a smart-HTTP remote with its GitHub twin in the fake, all
+// referencing images of one registry. Every repository holds files
+// Deployments of one or two containers, drawn from a pool of images on
+// their newest tag, but for one reference a tag behind: each repository
+// gets one update, and a second run finds nothing new.
+type fleet struct {
+	reg    *registrytest.Server
+	gs     *gitserver.Server
+	gh     *githubfake.Server
+	urls   []string
+	images int
+}
+
+const fleetTags = 4 // 1.0.0 ... 1.3.0
+
+func fleetImage(i int) string { return fmt.Sprintf("acme/img%03d", i) }
+
+func newFleet(tb testing.TB, repos, files, images int, opts ...registrytest.Option) *fleet {
+	tb.Helper()
+	f := &fleet{reg: registrytest.NewServer(tb, opts...), images: images}
+	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range images {
+		for j := range fleetTags {
+			f.reg.Push(tb, fleetImage(i), fmt.Sprintf("1.%d.0", j), registrytest.Image(tb, fmt.Sprintf("%d.%d", i, j), created.AddDate(0, 0, j), nil))
+		}
+	}
+	var err error
+	if f.gs, err = gitserver.New(tb.TempDir(), fleetToken); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(f.gs.Close)
+	f.gh = githubfake.New(githubfake.WithToken(fleetToken))
+	tb.Cleanup(f.gh.Close)
+
+	rng := rand.New(rand.NewPCG(200, 50))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	f.urls = make([]string, repos)
+	for r := range repos {
+		content := fleetRepo(rng, files, images)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("svc%03d", r)
+			if _, err := f.gs.CreateRepo("acme", name, content, "main"); err != nil {
+				tb.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			f.gh.AddRepo("acme", name, "main", githubfake.BareRepos(f.gs.Dir), githubfake.WithCloneURL(f.gs.URL("acme/"+name)))
+			f.urls[r] = f.gs.URL("acme/" + name)
+		})
+	}
+	wg.Wait()
+	if tb.Failed() {
+		tb.FailNow()
+	}
+	return f
+}
+
+// fleetRepo is one repository's files: newest tags but for the first
+// reference, which is a tag behind.
+func fleetRepo(rng *rand.Rand, files, images int) map[string][]byte {
+	out := map[string][]byte{}
+	for n := range files {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app%d\nspec:\n  template:\n    spec:\n      containers:\n", n)
+		for c := range 1 + rng.IntN(2) {
+			tag := fleetTags - 1
+			if n == 0 && c == 0 {
+				tag--
+			}
+			fmt.Fprintf(&sb, "        - name: c%d\n          image: ghcr.io/%s:1.%d.0\n", c, fleetImage(rng.IntN(images)), tag)
+		}
+		out[fmt.Sprintf("apps/app%02d.yaml", n)] = []byte(sb.String())
+	}
+	return out
+}
+
+// serve runs `imagebot serve --once` over every repository of the fleet,
+// with args added, and returns its status and what it wrote to stderr.
+func (f *fleet) serve(tb testing.TB, args ...string) (int, string) {
+	tb.Helper()
+	for k, v := range map[string]string{
+		"GITHUB_TOKEN": fleetToken, "GITHUB_API_URL": f.gh.URL(), "GITHUB_REPOSITORY": "",
+		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": "",
+	} {
+		tb.Setenv(k, v)
+	}
+	full := []string{"serve", "--once", "--workdir", tb.TempDir(), "--mirror", "ghcr.io=" + f.reg.URL(), "--log-level", "warn"}
+	for _, u := range f.urls {
+		full = append(full, "--clone", u)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), append(full, args...), &stdout, &stderr)
+	return code, stderr.String()
+}
+
+// listings counts the tags listings the registry received.
+func (f *fleet) listings() int { return f.reg.Count(http.MethodGet, "/tags/list") }
+
+// openPRs counts the pull requests open in the fake GitHub.
+func (f *fleet) openPRs() int {
+	n := 0
+	for r := range f.urls {
+		for _, pr := range f.gh.PRs("acme", fmt.Sprintf("svc%03d", r)) {
+			if pr.State == "open" {
+				n++
+			}
+		}
+	}
+	return n
+}
