@@ -15,7 +15,8 @@ import (
 // of one registry, each repository one update behind), with the registry
 // answering every request after 20 ms and git and GitHub in the process.
 // Each iteration is a fresh fleet: run 1 clones every repository and opens
-// one pull request in each; run 2 fetches and finds nothing new. It
+// one pull request in each; run 2, as a long-running serve's next run,
+// fetches and finds nothing new. It
 // reports both runs' wall time, the registry's tags listings and requests
 // per run, and the process's peak RSS (git's own processes not counted).
 //

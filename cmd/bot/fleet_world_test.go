@@ -31,6 +31,7 @@ type fleet struct {
 	gh     *githubfake.Server
 	urls   []string
 	images int
+	work   string // serve's --workdir: the clones outlive a run, as in a Deployment
 }
 
 const fleetTags = 4 // 1.0.0 ... 1.3.0
@@ -39,7 +40,7 @@ func fleetImage(i int) string { return fmt.Sprintf("acme/img%03d", i) }
 
 func newFleet(tb testing.TB, repos, files, images int, opts ...registrytest.Option) *fleet {
 	tb.Helper()
-	f := &fleet{reg: registrytest.NewServer(tb, opts...), images: images}
+	f := &fleet{reg: registrytest.NewServer(tb, opts...), images: images, work: tb.TempDir()}
 	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range images {
 		for j := range fleetTags {
@@ -103,6 +104,8 @@ func fleetRepo(rng *rand.Rand, files, images int) map[string][]byte {
 
 // serve runs `imagebot serve --once` over every repository of the fleet,
 // with args added, and returns its status and what it wrote to stderr.
+// The clones stay in the fleet's work directory between runs, as in a
+// long-running serve: the first run clones, later ones fetch.
 func (f *fleet) serve(tb testing.TB, args ...string) (int, string) {
 	tb.Helper()
 	for k, v := range map[string]string{
@@ -111,7 +114,7 @@ func (f *fleet) serve(tb testing.TB, args ...string) (int, string) {
 	} {
 		tb.Setenv(k, v)
 	}
-	full := []string{"serve", "--once", "--workdir", tb.TempDir(), "--mirror", "ghcr.io=" + f.reg.URL(), "--log-level", "warn"}
+	full := []string{"serve", "--once", "--workdir", f.work, "--mirror", "ghcr.io=" + f.reg.URL(), "--log-level", "warn"}
 	for _, u := range f.urls {
 		full = append(full, "--clone", u)
 	}
