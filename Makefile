@@ -58,7 +58,7 @@ fuzz:
 ## over 500 repositories at 0 and 20ms per registry request and 8 and 32
 ## requests in flight, then the second plan with --cache (within the TTL,
 ## and revalidated); then `serve --once` over 200 repositories of 50
-## manifests, one and 8 at once. Each prints wall time, requests by kind,
+## manifests, 1, 4 and 8 at once. Each prints wall time, requests by kind,
 ## the round-trip bound and peak RSS; the other benchmarks follow.
 ## BENCHTIME=1x is the quick run; IMAGEBOT_BENCH_CPUPROFILE=file profiles
 ## the plan's timed loop. `make test` runs the same workloads small

@@ -12,8 +12,9 @@ import (
 
 // BenchmarkFleet200x50 times `serve --once --clone ...` over 200
 // repositories of 50 Deployments each (about 75 references to 100 images
-// of one registry, each repository one update behind), with the registry
-// answering every request after 20 ms and git and GitHub in the process.
+// of one registry, each repository one update behind), with the registry,
+// the git remote and GitHub (all in the process) answering every request
+// after 20 ms.
 // Each iteration is a fresh fleet: run 1 clones every repository and opens
 // one pull request in each; run 2, as a long-running serve's next run,
 // fetches and finds nothing new. It
@@ -22,7 +23,7 @@ import (
 //
 //	make bench   # or: go test ./cmd/bot -run '^$' -bench Fleet -benchtime 1x
 func BenchmarkFleet200x50(b *testing.B) {
-	for _, parallel := range []int{1, 8} {
+	for _, parallel := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("parallel=%d", parallel), func(b *testing.B) {
 			benchFleet(b, 200, 50, 100, "--parallel", fmt.Sprint(parallel))
 		})
@@ -34,7 +35,7 @@ func benchFleet(b *testing.B, repos, files, images int, args ...string) {
 	var listings, requests [2]int
 	for b.Loop() {
 		b.StopTimer()
-		f := newFleet(b, repos, files, images, registrytest.WithETags(), registrytest.WithLatency(20*time.Millisecond))
+		f := newFleet(b, repos, files, images, 20*time.Millisecond, registrytest.WithETags(), registrytest.WithLatency(20*time.Millisecond))
 		b.StartTimer()
 		for run := range 2 {
 			f.reg.Reset()

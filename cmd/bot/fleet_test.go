@@ -16,7 +16,7 @@ import (
 // lists nothing at all.
 func TestServeFleet(t *testing.T) {
 	const repos, images = 6, 4
-	f := newFleet(t, repos, 5, images, registrytest.WithLatency(5*time.Millisecond))
+	f := newFleet(t, repos, 5, images, 5*time.Millisecond, registrytest.WithLatency(5*time.Millisecond))
 	cache := t.TempDir()
 
 	for run, want := range []struct{ listings, open int }{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -29,16 +30,29 @@ type fleet struct {
 	reg    *registrytest.Server
 	gs     *gitserver.Server
 	gh     *githubfake.Server
+	ghURL  string // the fake GitHub's API, behind the fleet's latency
 	urls   []string
 	images int
 	work   string // serve's --workdir: the clones outlive a run, as in a Deployment
+}
+
+// delayed serves h after a latency, as a server across a network does.
+func delayed(tb testing.TB, h http.Handler, latency time.Duration) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(latency)
+		h.ServeHTTP(w, r)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
 }
 
 const fleetTags = 4 // 1.0.0 ... 1.3.0
 
 func fleetImage(i int) string { return fmt.Sprintf("acme/img%03d", i) }
 
-func newFleet(tb testing.TB, repos, files, images int, opts ...registrytest.Option) *fleet {
+// newFleet makes the fleet; git and GitHub answer after latency, as the
+// registry does with registrytest.WithLatency among opts.
+func newFleet(tb testing.TB, repos, files, images int, latency time.Duration, opts ...registrytest.Option) *fleet {
 	tb.Helper()
 	f := &fleet{reg: registrytest.NewServer(tb, opts...), images: images, work: tb.TempDir()}
 	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -54,6 +68,8 @@ func newFleet(tb testing.TB, repos, files, images int, opts ...registrytest.Opti
 	tb.Cleanup(f.gs.Close)
 	f.gh = githubfake.New(githubfake.WithToken(fleetToken))
 	tb.Cleanup(f.gh.Close)
+	f.ghURL = delayed(tb, f.gh, latency)
+	gitURL := delayed(tb, f.gs, latency)
 
 	rng := rand.New(rand.NewPCG(200, 50))
 	var mu sync.Mutex
@@ -70,10 +86,11 @@ func newFleet(tb testing.TB, repos, files, images int, opts ...registrytest.Opti
 				tb.Error(err)
 				return
 			}
+			u := gitURL + "/acme/" + name + ".git" // as f.gs.URL, behind the latency
 			mu.Lock()
 			defer mu.Unlock()
-			f.gh.AddRepo("acme", name, "main", githubfake.BareRepos(f.gs.Dir), githubfake.WithCloneURL(f.gs.URL("acme/"+name)))
-			f.urls[r] = f.gs.URL("acme/" + name)
+			f.gh.AddRepo("acme", name, "main", githubfake.BareRepos(f.gs.Dir), githubfake.WithCloneURL(u))
+			f.urls[r] = u
 		})
 	}
 	wg.Wait()
@@ -109,7 +126,7 @@ func fleetRepo(rng *rand.Rand, files, images int) map[string][]byte {
 func (f *fleet) serve(tb testing.TB, args ...string) (int, string) {
 	tb.Helper()
 	for k, v := range map[string]string{
-		"GITHUB_TOKEN": fleetToken, "GITHUB_API_URL": f.gh.URL(), "GITHUB_REPOSITORY": "",
+		"GITHUB_TOKEN": fleetToken, "GITHUB_API_URL": f.ghURL, "GITHUB_REPOSITORY": "",
 		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": "",
 	} {
 		tb.Setenv(k, v)
