@@ -40,7 +40,7 @@ func TestFacts(t *testing.T) {
 		"index annotation": srv.PushIndex(t, "acme/api", "4.0.0", mutate.Annotations(
 			registrytest.Index(t, "repro", time.Time{}, nil, "linux/amd64", "linux/arm64"),
 			map[string]string{"org.opencontainers.image.created": annotated}).(v1.ImageIndex)),
-		"label": srv.Push(t, "acme/api", "5.0.0", registrytest.Image(t, "label", epoch, map[string]string{"org.opencontainers.image.created": annotated})),
+		"label":   srv.Push(t, "acme/api", "5.0.0", registrytest.Image(t, "label", epoch, map[string]string{"org.opencontainers.image.created": annotated})),
 		"unknown": srv.Push(t, "acme/api", "6.0.0", registrytest.Image(t, "repro", epoch, nil)),
 	}
 	at, _ := time.Parse(time.RFC3339, annotated)
