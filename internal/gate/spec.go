@@ -1,6 +1,9 @@
 package gate
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
 
 // Spec is the gates one image's policy asks for. The zero value asks for
 // none, and then the plan makes no request for them.
@@ -28,11 +31,11 @@ func (p Platforms) On() bool { return p.Keep || len(p.List) > 0 }
 
 // Signature is whose signature a candidate must carry: the holder of the
 // public key in the repository file Key, or a keyless signer whose
-// certificate identity matches Identity (a regexp, anchored by the
-// verifier) and names Issuer.
+// certificate identity matches Identity and names Issuer. Identity is
+// matched as given: the config anchors it at both ends.
 type Signature struct {
 	Key      string
-	Identity string
+	Identity *regexp.Regexp
 	Issuer   string
 }
 
