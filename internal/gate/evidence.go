@@ -7,21 +7,27 @@ import "time"
 // the gates the policy asks for leave evidence.
 type Evidence struct {
 	// Digest is the digest the gates inspected.
-	Digest    string             `json:"digest"`
-	Age       *AgeEvidence       `json:"age,omitempty"`
+	Digest string `json:"digest"`
+	// Age is minAge's: the build time of the image.
+	Age *AgeEvidence `json:"age,omitempty"`
+	// Settled is digestSettle's: the build time of the newest platform
+	// image behind a new digest of the current tag.
+	Settled   *AgeEvidence       `json:"settled,omitempty"`
 	Platforms *PlatformsEvidence `json:"platforms,omitempty"`
 	Signature *Signer            `json:"signature,omitempty"`
 }
 
-// AgeEvidence is the build time that minAge or digestSettle accepted.
+// AgeEvidence is a build time that a gate accepted.
 type AgeEvidence struct {
 	Created time.Time `json:"created"`
-	From    string    `json:"from"` // FromConfig, FromAnnotation or FromLabel
+	// From is where Created was read: FromConfig, FromAnnotation or
+	// FromLabel ("" for digestSettle's newest platform image).
+	From string `json:"from,omitempty"`
 	// Age is the age at planning time ("4d3h"). It changes from run to
-	// run, so the pull request shows Created and the limit instead.
-	Age          string `json:"age"`
-	MinAge       string `json:"minAge,omitempty"`
-	DigestSettle string `json:"digestSettle,omitempty"`
+	// run, so a pull request shows Created and Limit instead.
+	Age string `json:"age"`
+	// Limit is the policy's minAge or digestSettle ("3d").
+	Limit string `json:"limit"`
 }
 
 // PlatformsEvidence is the platforms gate's view: what the candidate has

@@ -31,6 +31,8 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
 	}
+	// A digest a tag resolves to exists: Exists need not ask.
+	c.present.put(rt.key()+"@"+d, true, nil)
 	return d, nil
 }
 
