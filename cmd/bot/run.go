@@ -35,6 +35,7 @@ type runSummary struct {
 	// asked for a longer pause than a run waits.
 	RateLimited int
 	Problems    int // problems in the repository's files
+	Dangling    int // references whose image the registry no longer has
 	Registry    []registry.HostStats
 }
 
@@ -104,7 +105,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
+	sum.Updates, sum.Registry, sum.Dangling = len(p.Updates), e.reg.Stats(), dangling(p)
 	for _, pr := range p.Problems {
 		if pr.Failed {
 			sum.Failed++
