@@ -140,7 +140,7 @@ func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
 		}
 		if err := insp.Check(context.Background(), gate.Signature{Key: p.Signature.Key}); err != nil {
 			errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
-				Msg: fmt.Sprintf("%v: commit the cosign.pub of the signer at that path, relative to the repository root", err)})
+				Msg: fmt.Sprintf("%v: commit the signer's public key (cosign.pub) there, or correct the path", err)})
 		}
 	}
 	if len(errs) > 0 {

@@ -176,8 +176,11 @@ func (i *Inspector) readKey(path string) ([]byte, error) {
 		return nil, errors.New("no repository to read keys from")
 	}
 	f, err := i.keys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errors.New("no such file in the repository (key paths are relative to its root)")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w (the path is relative to the repository root)", err)
+		return nil, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxKeySize+1))

@@ -118,7 +118,7 @@ func TestCheckKey(t *testing.T) {
 		key, want string
 	}{
 		{"keys/cosign.pub", ""},
-		{"keys/missing.pub", "signature key keys/missing.pub: open keys/missing.pub: file does not exist (the path is relative to the repository root)"},
+		{"keys/missing.pub", "signature key keys/missing.pub: no such file in the repository (key paths are relative to its root)"},
 		{"keys/garbage.pub", "signature key keys/garbage.pub: signature policy: key is not a PEM public key"},
 	}
 	for _, tc := range tests {
