@@ -23,10 +23,9 @@ type AgeEvidence struct {
 	// From is where Created was read: FromConfig, FromAnnotation or
 	// FromLabel ("" for digestSettle's newest platform image).
 	From string `json:"from,omitempty"`
-	// Age is the age at planning time ("4d3h"). It changes from run to
-	// run, so a pull request shows Created and Limit instead.
-	Age string `json:"age"`
-	// Limit is the policy's minAge or digestSettle ("3d").
+	// Limit is the policy's minAge or digestSettle ("3d"): Created is at
+	// least that long before the plan. The age itself is not kept, so
+	// that a plan (and a PR body) does not change with the clock alone.
 	Limit string `json:"limit"`
 }
 

@@ -96,13 +96,13 @@ func (g *gating) inspect(ref string, digestUpdate bool) (*gate.Evidence, string,
 		if why := gate.MinAge(f, spec.MinAge, d.now); why != "" {
 			return nil, why, nil
 		}
-		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Age: gate.Age(d.now.Sub(f.Created)), Limit: gate.Duration(spec.MinAge)}
+		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: gate.Duration(spec.MinAge)}
 	}
 	if digestUpdate && spec.DigestSettle > 0 {
 		if why := gate.Settle(f, spec.DigestSettle, d.now); why != "" {
 			return nil, why, nil
 		}
-		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Age: gate.Age(d.now.Sub(f.Newest)), Limit: gate.Duration(spec.DigestSettle)}
+		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: gate.Duration(spec.DigestSettle)}
 	}
 	if spec.Signature != nil {
 		signer, verr := d.insp.Verify(d.ctx, d.img, f.Digest, *spec.Signature)

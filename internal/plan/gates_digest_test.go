@@ -35,7 +35,7 @@ func TestDigestSettle(t *testing.T) {
 			arm64:   7 * time.Hour,
 			spec:    settle,
 			updates: []string{"ghcr.io/acme/web 2.0.0 -> 2.0.0 digest"},
-			settled: &gate.AgeEvidence{Created: ago(7 * time.Hour), Age: "7h", Limit: "6h"},
+			settled: &gate.AgeEvidence{Created: ago(7 * time.Hour), Limit: "6h"},
 		},
 		{
 			name:    "minAge applies to a refreshed digest too",
@@ -57,7 +57,7 @@ func TestDigestSettle(t *testing.T) {
 			pinned:  zeros,
 			spec:    settle,
 			updates: []string{"ghcr.io/acme/web 2.0.0 -> 2.0.0 digest"},
-			settled: &gate.AgeEvidence{Created: ago(7 * time.Hour), Age: "7h", Limit: "6h"},
+			settled: &gate.AgeEvidence{Created: ago(7 * time.Hour), Limit: "6h"},
 		},
 	}
 	for _, tc := range tests {
