@@ -40,7 +40,7 @@ type gateWorld struct {
 	keys  fstest.MapFS
 }
 
-func newGateWorld(t *testing.T) *gateWorld {
+func newGateWorld(t testing.TB) *gateWorld {
 	t.Helper()
 	w := &gateWorld{srv: registrytest.NewServer(t)}
 	var pub []byte
@@ -50,7 +50,7 @@ func newGateWorld(t *testing.T) *gateWorld {
 	return w
 }
 
-func ecKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
+func ecKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -65,7 +65,7 @@ func ecKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
 
 // push pushes repo:tag ("acme/web") built at created, for platforms (an
 // index when there are several) and returns its digest.
-func (w *gateWorld) push(t *testing.T, repo, tag string, created time.Time, platforms ...string) string {
+func (w *gateWorld) push(t testing.TB, repo, tag string, created time.Time, platforms ...string) string {
 	t.Helper()
 	seed := fmt.Sprintf("%s:%s@%s", repo, tag, created)
 	if len(platforms) <= 1 {
@@ -82,7 +82,7 @@ func (w *gateWorld) push(t *testing.T, repo, tag string, created time.Time, plat
 	return w.srv.PushIndex(t, "ghcr.io/"+repo, tag, registrytest.IndexOf(t, imgs...))
 }
 
-func (w *gateWorld) sign(t *testing.T, repo, digest string, key *ecdsa.PrivateKey) {
+func (w *gateWorld) sign(t testing.TB, repo, digest string, key *ecdsa.PrivateKey) {
 	t.Helper()
 	w.srv.SignWithKey(t, "ghcr.io/"+repo, digest, key)
 }
@@ -96,7 +96,7 @@ func (w *gateWorld) client() *registry.Client {
 }
 
 // build plans files with the gates of specs (by image) at now.
-func (w *gateWorld) build(t *testing.T, files map[string]string, specs map[string]gate.Spec) *plan.Plan {
+func (w *gateWorld) build(t testing.TB, files map[string]string, specs map[string]gate.Spec) *plan.Plan {
 	t.Helper()
 	reg := w.client()
 	p, err := plan.Build(t.Context(), scanFiles(t, files), plan.Options{
