@@ -53,7 +53,8 @@ type Server struct {
 // Option configures New.
 type Option func(*Server)
 
-// WithToken sets the token every request must carry.
+// WithToken sets the token that acts as github-actions[bot], GITHUB_TOKEN's
+// user; installation tokens of an App work besides it.
 func WithToken(t string) Option { return func(s *Server) { s.token = t } }
 
 // WithClock sets the time the fake lives in: rate-limit windows, Retry-After
@@ -126,8 +127,9 @@ func (s *Server) Requests() int {
 }
 
 // Writes counts authenticated requests that ask to change state (every
-// method but GET and HEAD, and GraphQL mutations), whether or not they
-// succeeded: a rerun that should change nothing must not even try.
+// method but GET and HEAD, and GraphQL mutations; not an App's token
+// exchange), whether or not they succeeded: a rerun that should change
+// nothing must not even try.
 func (s *Server) Writes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
