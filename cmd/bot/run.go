@@ -86,7 +86,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	conn.Logger, conn.App = log, app
 
-	endPlan := logGroup(stdout, "imagebot: fetch, scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		endPlan()
@@ -97,7 +97,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		endPlan()
 		return fail(exitUsage, err)
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	if err != nil {
+		endPlan()
+		return fail(exitUsage, err)
+	}
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -114,7 +118,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	ro := pullRequestOptions(o, cfg, stdout)
 	ro.Details = e.reg.Info
 	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
-	endPRs := logGroup(stdout, "imagebot: branches and pull requests")
+	endPRs := logGroup(stderr, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
@@ -125,7 +129,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(stdout, p, res)
-	annotate(stdout, p)
+	annotate(stderr, p)
 	if err := writeActionOutputs(sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -145,7 +149,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	endPlan := logGroup(stdout, "imagebot: scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -158,7 +162,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	annotate(stdout, p)
+	annotate(stderr, p)
 	return sum, exitFor(p)
 }
 
