@@ -243,3 +243,43 @@ func TestAppErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAppNoOpRerunCost: as a GitHub App, a rerun with nothing to do costs
+// what it costs with GITHUB_TOKEN plus the App's own two requests (find
+// the installation, get a token), and two more with SignedCommits (the
+// App's bot, to know its commits); none of them writes.
+func TestAppNoOpRerunCost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		edit  func(*gitops.RunOptions)
+		inst  bool
+		extra int
+	}{
+		{"pushed", func(*gitops.RunOptions) {}, false, 2},
+		{"installation given", func(*gitops.RunOptions) {}, true, 1},
+		{"signed commits", signed, false, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, withRepo(fleet(t, 17)))
+			w.installApp(t, false)
+			inst := w.gh.Install(appID, owner+"/"+name)
+			if !tc.inst {
+				inst = 0
+			}
+			o := w.appOptions(t, appKey(), appID, inst)
+			if res := w.runAs(t, o, tc.edit); len(res.Opened) != 17 || len(res.Failed) > 0 {
+				t.Fatalf("first run opened %d, failed %v", len(res.Opened), res.Failed)
+			}
+			before, requests := w.counters(), w.gh.Requests()
+			w.runAs(t, o, tc.edit)
+			if got := w.gh.Requests() - requests; got != noOpRequests+tc.extra {
+				t.Errorf("no-op rerun made %d API requests, want %d", got, noOpRequests+tc.extra)
+			}
+			if after := w.counters(); after != before {
+				t.Errorf("no-op rerun wrote: %+v -> %+v", before, after)
+			}
+		})
+	}
+}
