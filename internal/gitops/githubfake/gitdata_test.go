@@ -16,12 +16,7 @@ import (
 // and signed with the fake's key; one with an author is as given, unsigned.
 func TestGitDataCommit(t *testing.T) {
 	e, c, inst := appEnv(t)
-	asApp := client(t, e.fake, signJWT(t, appKey(), "4242", c.Now(), -time.Minute, 9*time.Minute))
-	tok, _, err := asApp.Apps.CreateInstallationToken(e.ctx, inst, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bot := client(t, e.fake, tok.GetToken())
+	bot := client(t, e.fake, mustToken(t, e, c, inst))
 	main := e.gitRun("rev-parse", "main")
 	mainTree := e.gitRun("rev-parse", "main^{tree}")
 
@@ -109,16 +104,36 @@ func TestGitDataCommit(t *testing.T) {
 	if err != nil || !again.GetVerification().GetVerified() {
 		t.Errorf("GET commit: %v, %v", again.GetVerification(), err)
 	}
+	// GitHub checks signatures in its own time, however far a test sets it.
+	c.add(48 * time.Hour)
+	bot = client(t, e.fake, mustToken(t, e, c, inst))
+	later, _, err := bot.Git.CreateCommit(e.ctx, "acme", "apps", &github.Commit{
+		Message: github.String("later"), Tree: &github.Tree{SHA: tree.SHA}, Parents: []*github.Commit{{SHA: &main}},
+	}, nil)
+	if err != nil || !later.GetVerification().GetVerified() {
+		t.Errorf("commit two days on: %+v, %v", later.GetVerification(), err)
+	}
 	var actors []string
 	for _, w := range e.fake.WriteLog() {
 		actors = append(actors, w.Actor)
 	}
-	if len(actors) != 8 {
-		t.Errorf("writes by %v, want 8 by the bot", actors)
+	if len(actors) != 9 {
+		t.Errorf("writes by %v, want 9 by the bot", actors)
 	}
 	for _, a := range actors {
 		if a != "imagebot-test[bot]" {
 			t.Errorf("write by %s", a)
 		}
 	}
+}
+
+// mustToken is a new installation token, in the clock's time.
+func mustToken(t *testing.T, e *env, c *clock, inst int64) string {
+	t.Helper()
+	asApp := client(t, e.fake, signJWT(t, appKey(), "4242", c.Now(), -time.Minute, 9*time.Minute))
+	tok, _, err := asApp.Apps.CreateInstallationToken(e.ctx, inst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.GetToken()
 }
