@@ -32,6 +32,9 @@ func (r *runner) publish(ctx context.Context, branch string, commit plumbing.Has
 	return false, r.commitViaAPI(ctx, branch, commit, leased)
 }
 
+// commitViaAPI makes the commit built here again on GitHub: its changed
+// files as a tree on its parent's, a commit of that tree without any
+// identity, and the branch moved to it.
 func (r *runner) commitViaAPI(ctx context.Context, branch string, local plumbing.Hash, leased *object.Commit) error {
 	c, err := r.rm.repo.CommitObject(local)
 	if err != nil {

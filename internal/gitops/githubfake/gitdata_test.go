@@ -34,6 +34,15 @@ func TestGitDataCommit(t *testing.T) {
 		t.Fatalf("API tree %s, git's %s", tree.GetSHA(), want)
 	}
 
+	// A blob of bytes that are not text, as git would hash them.
+	blob, _, err := bot.Git.CreateBlob(e.ctx, "acme", "apps", &github.Blob{Content: github.String("//5pbWFnZQ=="), Encoding: github.String("base64")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.gitRun("cat-file", "-p", blob.GetSHA()); got != "\xff\xfeimage" {
+		t.Errorf("blob holds %q", got)
+	}
+
 	signed, _, err := bot.Git.CreateCommit(e.ctx, "acme", "apps", &github.Commit{
 		Message: github.String("Update nginx to 1.26.1"), Tree: &github.Tree{SHA: tree.SHA}, Parents: []*github.Commit{{SHA: &main}},
 	}, nil)
@@ -117,8 +126,8 @@ func TestGitDataCommit(t *testing.T) {
 	for _, w := range e.fake.WriteLog() {
 		actors = append(actors, w.Actor)
 	}
-	if len(actors) != 9 {
-		t.Errorf("writes by %v, want 9 by the bot", actors)
+	if len(actors) != 10 {
+		t.Errorf("writes by %v, want 10 by the bot", actors)
 	}
 	for _, a := range actors {
 		if a != "imagebot-test[bot]" {
