@@ -241,3 +241,16 @@ func (r *runner) useAPIAuthor(ctx context.Context) error {
 func madeBy(c *object.Commit, email string) bool {
 	return email != "" && c.Author.Email == email && c.Committer.Email == email
 }
+
+// webFlow is the committer of the commits GitHub makes on a user's behalf
+// in its web editor.
+const webFlow = "noreply@github.com"
+
+// madeThroughAPI reports whether c is one the run's credentials made
+// through the API: authored by the bot, and committed by it (what
+// go-github documents for a commit without committer) or by GitHub's
+// web-flow, which commits its web editor's changes.
+func (r *runner) madeThroughAPI(c *object.Commit) bool {
+	return r.apiAuthor.Email != "" && c.Author.Email == r.apiAuthor.Email &&
+		(c.Committer.Email == r.apiAuthor.Email || c.Committer.Email == webFlow)
+}

@@ -154,7 +154,7 @@ func (r *runner) tree(files map[string][]byte) (plumbing.Hash, error) {
 // made through the API. Anything else is a person's work and is never
 // overwritten.
 func (r *runner) ours(c *object.Commit) bool {
-	return c.NumParents() == 1 && (madeBy(c, r.o.Author.Email) || madeBy(c, r.apiAuthor.Email))
+	return c.NumParents() == 1 && (madeBy(c, r.o.Author.Email) || r.madeThroughAPI(c))
 }
 
 // current reports whether the branch already proposes exactly these files
