@@ -70,19 +70,22 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	token := os.Getenv("GITHUB_TOKEN")
-	if token == "" {
+	token, app, err := githubAuth(os.Getenv)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if token == "" && app == nil {
 		if o.DryRun {
 			return previewJob(ctx, o, stdout, stderr)
 		}
 		// Fail before the registry lookups, not after them.
-		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)"))
+		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests, or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY) (or use --dry-run)"))
 	}
 	conn, err := connection(o.Repo, token)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	conn.Logger = log
+	conn.Logger, conn.App = log, app
 
 	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
@@ -115,6 +118,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	ro := pullRequestOptions(o, cfg, stdout)
 	ro.Details = e.reg.Info
+	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
 	endPRs := logGroup(stderr, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
