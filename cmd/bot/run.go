@@ -41,6 +41,7 @@ type runSummary struct {
 	// asked for a longer pause than a run waits.
 	RateLimited int
 	Problems    int // problems in the repository's files
+	Dangling    int // references whose image the registry no longer has
 	Registry    []registry.HostStats
 }
 
@@ -75,13 +76,16 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	token := os.Getenv("GITHUB_TOKEN")
-	if token == "" {
+	token, app, err := githubAuth(os.Getenv)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if token == "" && app == nil {
 		if o.DryRun {
 			return previewJob(ctx, o, stdout, stderr)
 		}
 		// Fail before the registry lookups, not after them.
-		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)"))
+		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests, or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY) (or use --dry-run)"))
 	}
 	conn, err := connection(o.Repo, token)
 	if err != nil {
@@ -90,7 +94,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if o.repository != "" {
 		conn.Repository = o.repository
 	}
-	conn.Logger = log
+	conn.Logger, conn.App = log, app
 
 	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
@@ -113,7 +117,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
+	sum.Updates, sum.Registry, sum.Dangling = len(p.Updates), e.reg.Stats(), dangling(p)
 	for _, pr := range p.Problems {
 		if pr.Failed {
 			sum.Failed++
@@ -123,6 +127,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	ro := pullRequestOptions(o, cfg, stdout)
 	ro.Details = e.reg.Info
+	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
 	endPRs := logGroup(stderr, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()

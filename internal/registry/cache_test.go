@@ -68,6 +68,11 @@ func (w *cacheWorld) run() (seen map[string]any, stats registry.HostStats) {
 		w.t.Fatal(err)
 	}
 	seen["info"] = info
+	// A tag whose digest the run did not resolve first.
+	if info, err = c.Info(ctx, "ghcr.io/acme/api", "1.1.0"); err != nil {
+		w.t.Fatal(err)
+	}
+	seen["info 1.1.0"] = info
 	s := c.Stats()
 	if len(s) != 1 {
 		w.t.Fatalf("Stats %+v, want one host", s)
@@ -94,10 +99,11 @@ func TestCacheWithinTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newCacheWorld(t, time.Hour)
 		first, s1 := w.run()
-		// probe, token, 2+1+1 pages, 2 HEADs, and for Info the index (by
-		// the digest the HEAD found), the child manifest and the config.
-		if want := (registry.HostStats{Host: w.srv.Host(), Requests: 11, Ping: 1, Token: 1, Tags: 4,
-			ManifestHead: 2, ManifestGet: 2, Blob: 1, FromCache: 1}); s1 != want {
+		// probe, token, 2+1+1 pages, 2 HEADs, for the first Info the index
+		// (by the digest the HEAD found), the child manifest and the
+		// config, for the second the manifest by tag and the config.
+		if want := (registry.HostStats{Host: w.srv.Host(), Requests: 13, Ping: 1, Token: 1, Tags: 4,
+			ManifestHead: 2, ManifestGet: 3, Blob: 2}); s1 != want {
 			t.Errorf("first run: %+v, want %+v", s1, want)
 		}
 
@@ -109,9 +115,10 @@ func TestCacheWithinTTL(t *testing.T) {
 		if n := len(w.srv.Requests()); n != 0 || s2.Requests != 0 {
 			t.Errorf("second run sent %d requests (%+v), want none", n, s2)
 		}
-		// 3 listings, 2 digests, Info's digest, index, child and config.
-		if s2.FromCache != 9 {
-			t.Errorf("second run: %d answers from the cache, want 9", s2.FromCache)
+		// 3 listings, 2 digests, the first Info's index, child and
+		// config, the second's digest, manifest and config.
+		if s2.FromCache != 11 {
+			t.Errorf("second run: %d answers from the cache, want 11", s2.FromCache)
 		}
 	})
 }
@@ -129,17 +136,18 @@ func TestCacheRevalidates(t *testing.T) {
 		if diff := cmp.Diff(first, second); diff != "" {
 			t.Errorf("second run saw (-first +second):\n%s", diff)
 		}
-		if want := (registry.HostStats{Host: w.srv.Host(), Requests: 8, NotModified: 4, FromCache: 4,
-			Ping: 1, Token: 1, Tags: 4, ManifestHead: 2}); s != want {
+		if want := (registry.HostStats{Host: w.srv.Host(), Requests: 9, NotModified: 4, FromCache: 4,
+			Ping: 1, Token: 1, Tags: 4, ManifestHead: 2, ManifestGet: 1}); s != want {
 			t.Errorf("second run: %+v, want %+v", s, want)
 		}
 		if n := conditional(w.srv); n != 4 {
 			t.Errorf("%d conditional requests, want one per page (4)", n)
 		}
-		// Info's tag was resolved again by the HEAD: its manifest and
-		// config come from the cache.
-		if n := w.srv.Count(http.MethodGet, "/manifests/") + w.srv.Count(http.MethodGet, "/blobs/"); n != 0 {
-			t.Errorf("%d manifest or blob GETs, want none", n)
+		// The first Info's tag was resolved again by the HEAD: its
+		// manifests and config come from the cache. The second's tag is
+		// asked again by GET, its config from the cache.
+		if n := w.srv.Count(http.MethodGet, "/manifests/sha256:") + w.srv.Count(http.MethodGet, "/blobs/"); n != 0 {
+			t.Errorf("%d manifest or blob GETs by digest, want none", n)
 		}
 
 		// TTL 0: every run revalidates, and still costs one request a page.
@@ -223,8 +231,8 @@ func TestCacheDamaged(t *testing.T) {
 		if diff := cmp.Diff(first, second); diff != "" {
 			t.Errorf("after damage (-first +second):\n%s", diff)
 		}
-		if s.FromCache != 1 || s.Requests != 11 {
-			t.Errorf("after damage: %+v, want everything asked again (11 requests)", s)
+		if s.FromCache != 0 || s.Requests != 13 {
+			t.Errorf("after damage: %+v, want everything asked again (13 requests)", s)
 		}
 	})
 }
