@@ -15,11 +15,12 @@ import (
 )
 
 // defaultParallel is how many repositories serve runs at once unless
-// --parallel says otherwise: a repository's run mostly waits on git,
-// GitHub and registries, so twice the CPUs Go may use keeps them busy,
-// and no more than 8 keeps GitHub's secondary limits (about 80 writes a
-// minute, 100 concurrent requests per token) out of reach.
-func defaultParallel() int { return min(8, max(2, 2*runtime.GOMAXPROCS(0))) }
+// --parallel says otherwise. A repository's run mostly waits on git,
+// GitHub and registries: on 200 repositories with 20 ms per request
+// (BENCHMARKS.md), 8 at once took 35 s where 4 took 52 s and one 199 s,
+// on 2 CPUs. Beyond 8, a GitHub token's concurrent requests and the
+// memory of the trees in flight grow for little: 8, or 4 on one CPU.
+func defaultParallel() int { return min(8, 4*runtime.GOMAXPROCS(0)) }
 
 // registryPool shares registry clients between the repositories of one
 // serve run: a tags listing, a digest, a probe and a token that 100

@@ -45,7 +45,7 @@ func (o *serveOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Shard, "shard", "", "`i/n`: serve only the --clone URLs in share i of n; auto/n takes i from $JOB_COMPLETION_INDEX")
 	fs.BoolVar(&o.Once, "once", false, "run every repository once and exit with the worst status (no schedule, no HTTP)")
 	fs.BoolVar(&o.RunAtStart, "run-at-start", true, "run at start-up too, not only on the schedule")
-	fs.IntVar(&o.Parallel, "parallel", 0, fmt.Sprintf("repositories run at once (default %d: twice the CPUs, at most 8)", defaultParallel()))
+	fs.IntVar(&o.Parallel, "parallel", 0, fmt.Sprintf("repositories run at once (default %d: 8, or 4 on one CPU)", defaultParallel()))
 }
 
 // listFlag collects a repeated string flag.
