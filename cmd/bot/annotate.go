@@ -10,14 +10,14 @@ import (
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
 // in the step summary, and one warning annotation per problem.
-func annotate(stdout io.Writer, p *plan.Plan) {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func annotate(stdout io.Writer, env environ, p *plan.Plan) {
+	if !env.Actions {
 		return
 	}
 	for _, pr := range p.Problems {
 		fmt.Fprintf(stdout, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
 	}
-	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+	if path := env.StepSummary; path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return
@@ -47,8 +47,8 @@ func escapeAnnotation(s string) string {
 
 // logGroup folds what follows into a collapsible group in the Actions log;
 // the returned func closes it. Outside Actions it does nothing.
-func logGroup(w io.Writer, name string) func() {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func logGroup(w io.Writer, env environ, name string) func() {
+	if !env.Actions {
 		return func() {}
 	}
 	fmt.Fprintf(w, "::group::%s\n", name)

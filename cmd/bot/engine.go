@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/config"
@@ -18,62 +15,6 @@ import (
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
 )
-
-// commonOptions are the flags every command that plans shares.
-type commonOptions struct {
-	Repo        string
-	Config      string
-	Concurrency int
-	Mirrors     mirrorFlag
-	LogLevel    string
-	LogFormat   string
-	Verbose     bool
-}
-
-func (o *commonOptions) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
-	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "registry lookups at once")
-	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
-	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
-	fs.BoolVar(&o.Verbose, "verbose", false, "list every reference left alone, and why")
-}
-
-// mirrorFlag collects repeated --mirror host=url flags.
-type mirrorFlag map[string]string
-
-func (m *mirrorFlag) String() string { return fmt.Sprint(map[string]string(*m)) }
-
-func (m *mirrorFlag) Set(v string) error {
-	host, u, ok := strings.Cut(v, "=")
-	if !ok || host == "" {
-		return fmt.Errorf("want host=url, got %q", v)
-	}
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("mirror %q: want an http:// or https:// URL", u)
-	}
-	if *m == nil {
-		*m = mirrorFlag{}
-	}
-	(*m)[host] = u
-	return nil
-}
-
-func (o *commonOptions) logger(stderr io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	hopts := &slog.HandlerOptions{Level: lvl}
-	switch o.LogFormat {
-	case "text":
-		return slog.New(slog.NewTextHandler(stderr, hopts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(stderr, hopts)), nil
-	}
-	return nil, fmt.Errorf("--log-format: want text or json, got %q", o.LogFormat)
-}
 
 // engine is the pipeline up to the plan, built once per command.
 type engine struct {
@@ -85,11 +26,8 @@ type engine struct {
 	stderr io.Writer
 }
 
-func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
-	log, err := o.logger(stderr)
-	if err != nil {
-		return nil, err
-	}
+// newEngine is the pipeline over the working tree of o.Repo.
+func newEngine(o commonOptions) (*engine, error) {
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
@@ -97,42 +35,13 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr), nil
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger()), nil
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
-func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) *engine {
-	mirrors := cfg.Mirrors()
-	for h, u := range o.Mirrors {
-		mirrors[h] = u
-	}
-	reg := registry.NewClient(
-		registry.WithMirrors(mirrors),
-		registry.WithCredentials(credentials(cfg, mirrors)),
-		registry.WithConcurrency(o.Concurrency),
-		registry.WithLogger(log),
-	)
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: stderr}
-}
-
-// credentials maps the host actually contacted (the mirror's, when a
-// registry has one) to the credentials the config names for it. Secrets come
-// from the environment only; the config holds variable names.
-func credentials(cfg *config.Config, mirrors map[string]string) map[string]registry.Credentials {
-	creds := map[string]registry.Credentials{}
-	for host, r := range cfg.Registries {
-		if r.Username == "" && r.PasswordEnv == "" {
-			continue
-		}
-		contacted := host
-		if m, ok := mirrors[host]; ok {
-			if u, err := url.Parse(m); err == nil {
-				contacted = u.Host
-			}
-		}
-		creds[contacted] = registry.Credentials{Username: r.Username, Password: os.Getenv(r.PasswordEnv)}
-	}
-	return creds
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) *engine {
+	reg := registry.NewClient(registryOptions(o, cfg, log)...)
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: o.IO.ErrOut}
 }
 
 // plan scans the repository and decides every reference.
@@ -183,14 +92,15 @@ func (e *engine) policies() func(string) (*policy.Policy, error) {
 	}
 }
 
-// exitFor is the status a plan earns: 2 when a lookup failed.
-func exitFor(p *plan.Plan) int {
+// planStatus is the error a finished plan earns: a partial failure when a
+// lookup failed, nil otherwise (a malformed manifest is only a warning).
+func planStatus(p *plan.Plan) error {
 	for _, pr := range p.Problems {
 		if pr.Failed {
-			return exitPartial
+			return errPartial
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // loadConfig reads the config named by --config, resolved against the

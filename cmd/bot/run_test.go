@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -21,13 +20,13 @@ const runToken = "ghs_RUN7est7oken5ecret"
 
 // runEnv is `run` in GitHub Actions: a repository on a git remote, the
 // fake GitHub in front of it, the seeded registry, and a clone as
-// actions/checkout leaves it. Tests using it set the environment, so they
-// do not run in parallel.
+// actions/checkout leaves it.
 type runEnv struct {
 	gs    *gitserver.Server
 	gh    *githubfake.Server
 	clone string
-	args  []string // --repo and the registry mirrors
+	args  []string // DIR and the registry mirrors
+	env   environ
 }
 
 var runRepo = map[string][]byte{
@@ -65,28 +64,22 @@ func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{
-		"GITHUB_TOKEN": runToken, "GITHUB_API_URL": gh.URL(), "GITHUB_REPOSITORY": "acme/gitops",
-		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "",
-	} {
-		t.Setenv(k, v)
-	}
-	args := []string{"--repo", clone}
+	env := environ{GitHubToken: runToken, GitHubAPIURL: gh.URL(), GitHubRepository: "acme/gitops"}
+	args := []string{"run", clone}
 	for host, u := range reg.Mirrors() {
 		args = append(args, "--mirror", host+"="+u)
 	}
-	return &runEnv{gs: gs, gh: gh, clone: clone, args: args}
+	return &runEnv{gs: gs, gh: gh, clone: clone, args: args, env: env}
 }
 
 // run runs `imagebot run` with the env's flags and extra ones.
 func (e *runEnv) run(t *testing.T, extra ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = runCmd(context.Background(), append(append([]string{}, e.args...), extra...), &out, &errb)
-	if strings.Contains(out.String()+errb.String(), runToken) {
+	stdout, stderr, code = imagebot(t, e.env, append(append([]string{}, e.args...), extra...)...)
+	if strings.Contains(stdout+stderr, runToken) {
 		t.Errorf("the token was printed")
 	}
-	return out.String(), errb.String(), code
+	return stdout, stderr, code
 }
 
 func (e *runEnv) open() map[string]githubfake.PR {
@@ -115,6 +108,7 @@ func (e *runEnv) write(t *testing.T, name, content string) {
 // branch's tip: it exits 0 and proposes only what main still needs. The
 // working tree (a stale tag, an edited config, a new file) changes nothing.
 func TestRunStaleDirtyClone(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t)
 	stdout, stderr, code := e.run(t)
 	if code != exitOK {
@@ -157,6 +151,7 @@ func TestRunStaleDirtyClone(t *testing.T) {
 // branch's tip, not of the working tree; a missing one is an error naming
 // where it was looked for.
 func TestRunConfigFromTree(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t)
 	// Not in the working tree: run must read it from git.
 	if err := os.Remove(filepath.Join(e.clone, "ci", "imagebot.yaml")); err != nil {
@@ -183,6 +178,7 @@ func TestRunConfigFromTree(t *testing.T) {
 // TestRunRateLimited: GitHub's secondary limit asks for an hour: run opens
 // what it could, then says in one line how many PRs are left, and exits 2.
 func TestRunRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t, githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 1, Per: time.Hour}))
 	stdout, stderr, code := e.run(t)
 	if code != exitPartial {

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// serveMetrics are what `serve` exposes on /metrics. They live in a registry
+// metrics are what a Server exposes on /metrics. They live in a registry
 // of their own, not the global default, so that tests can start several
 // servers in one process and nothing a library registers globally leaks in.
-type serveMetrics struct {
+type metrics struct {
 	reg *prometheus.Registry
 
 	runs        *prometheus.CounterVec // result: ok | partial | error
@@ -24,8 +24,8 @@ type serveMetrics struct {
 	inProgress  prometheus.Gauge
 }
 
-func newServeMetrics() *serveMetrics {
-	m := &serveMetrics{
+func newMetrics() *metrics {
+	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_runs_total",
@@ -86,7 +86,7 @@ func newServeMetrics() *serveMetrics {
 
 // repoDone adds what one repository's run did. Each run builds a fresh
 // registry client, so its HostStats are already this run's deltas.
-func (m *serveMetrics) repoDone(s runSummary) {
+func (m *metrics) repoDone(s Summary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
@@ -97,20 +97,9 @@ func (m *serveMetrics) repoDone(s runSummary) {
 }
 
 // runDone records a finished run over every served repository.
-func (m *serveMetrics) runDone(code, updates int, took time.Duration, end time.Time) {
-	m.runs.WithLabelValues(resultOf(code)).Inc()
+func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.Time) {
+	m.runs.WithLabelValues(st.String()).Inc()
 	m.duration.Observe(took.Seconds())
 	m.updates.Set(float64(updates))
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
-}
-
-// resultOf names an exit status for the result label.
-func resultOf(code int) string {
-	switch code {
-	case exitOK:
-		return "ok"
-	case exitPartial:
-		return "partial"
-	}
-	return "error"
 }
