@@ -55,7 +55,7 @@ func runApply(ctx context.Context, o *planOptions) error {
 	if err := writePlan(o.IO.Out, p, o.Output.value, o.Verbose); err != nil {
 		return err
 	}
-	annotate(o.IO.Out, o.Env, p)
+	annotate(o.IO.ErrOut, o.Env, p)
 	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
 	return planStatus(p)
 }

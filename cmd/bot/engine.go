@@ -35,13 +35,17 @@ func newEngine(o commonOptions) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger()), nil
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
-func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) *engine {
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) (*engine, error) {
 	reg := registry.NewClient(registryOptions(o, cfg, log)...)
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: o.IO.ErrOut}
+	if err := reg.Err(); err != nil {
+		// --mirror flags can make a conflict the config file alone has not.
+		return nil, fmt.Errorf("registries: %w", err)
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: o.IO.ErrOut}, nil
 }
 
 // plan scans the repository and decides every reference.

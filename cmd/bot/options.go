@@ -47,7 +47,7 @@ func newCommonOptions(f *factory) commonOptions {
 func (o *commonOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", ".", "repository `DIR`, the same as the DIR argument")
 	fs.StringVarP(&o.Config, "config", "c", "", "config `FILE`: a path in the repository, or an absolute path (default .imagebot.yaml)")
-	fs.Var(&o.Concurrency, "concurrency", "registry requests in flight at once, at least 1 (default 8)")
+	fs.Var(&o.Concurrency, "concurrency", "registry requests in flight per host, at least 1 (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
 	fs.Var(&o.Mirrors, "mirror", "mirror for a registry host, overriding the config; repeatable (e.g. docker.io=https://mirror.example.com)")
 	fs.Var(o.LogLevel, "log-level", "debug, info, warn or error")
 	fs.Var(o.LogFormat, "log-format", "text or json")

@@ -62,7 +62,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 	if err := writePlan(o.IO.Out, p, o.Output.value, o.Verbose); err != nil {
 		return err
 	}
-	annotate(o.IO.Out, o.Env, p)
+	annotate(o.IO.ErrOut, o.Env, p)
 	return planStatus(p)
 }
 

@@ -87,7 +87,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	}
 	conn.Logger = log
 
-	endPlan := logGroup(o.IO.Out, o.Env, "imagebot: fetch, scan and look up images")
+	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		endPlan()
@@ -102,7 +102,11 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 		endPlan()
 		return sum, err
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
+	if err != nil {
+		endPlan()
+		return sum, err
+	}
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -118,7 +122,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	}
 	ro := pullRequestOptions(o, cfg)
 	ro.Details = e.reg.Info
-	endPRs := logGroup(o.IO.Out, o.Env, "imagebot: branches and pull requests")
+	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
@@ -130,7 +134,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(o.IO.Out, p, res)
-	annotate(o.IO.Out, o.Env, p)
+	annotate(o.IO.ErrOut, o.Env, p)
 	if err := writeActionOutputs(o.Env, sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -149,7 +153,7 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	endPlan := logGroup(o.IO.Out, o.Env, "imagebot: scan and look up images")
+	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -160,7 +164,7 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
 		return sum, err
 	}
-	annotate(o.IO.Out, o.Env, p)
+	annotate(o.IO.ErrOut, o.Env, p)
 	return sum, planStatus(p)
 }
 
