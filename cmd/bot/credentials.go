@@ -11,17 +11,31 @@ import (
 )
 
 // registryOptions configure the registry client from the config and the
-// flags: mirrors (flags win), credentials, and how many requests at once.
+// flags: mirrors (flags win), credentials, how many requests at once and
+// how many in all.
 func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []registry.Option {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
 	}
+	concurrency, budgets := map[string]int{}, map[string]int{}
+	for host, r := range cfg.Registries {
+		if r.Concurrency > 0 {
+			concurrency[host] = r.Concurrency
+		}
+		if r.MaxRequests > 0 {
+			budgets[host] = r.MaxRequests
+		}
+	}
 	return []registry.Option{
 		registry.WithMirrors(mirrors),
 		registry.WithCredentials(credentials(cfg, mirrors, o.Env, log)),
 		registry.WithKeychain(keychain),
+		// The flags are for every host; the config's entries, for one.
 		registry.WithConcurrency(o.Concurrency.n),
+		registry.WithHostConcurrency(concurrency),
+		registry.WithMaxRequests(o.MaxRequests.n),
+		registry.WithHostMaxRequests(budgets),
 		registry.WithLogger(log),
 	}
 }

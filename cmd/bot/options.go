@@ -27,6 +27,7 @@ type commonOptions struct {
 	Repo        string
 	Config      string
 	Concurrency count
+	MaxRequests count
 	Mirrors     mirrorFlag
 	LogLevel    *choice
 	LogFormat   *choice
@@ -39,6 +40,7 @@ func newCommonOptions(f *factory) commonOptions {
 		Env:         f.Env,
 		Repo:        ".",
 		Concurrency: count{min: 1},
+		MaxRequests: count{min: 0},
 		LogLevel:    newChoice("info", "debug", "info", "warn", "error"),
 		LogFormat:   newChoice("text", "text", "json"),
 	}
@@ -48,6 +50,7 @@ func (o *commonOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", ".", "repository `DIR`, the same as the DIR argument")
 	fs.StringVarP(&o.Config, "config", "c", "", "config `FILE`: a path in the repository, or an absolute path (default .imagebot.yaml)")
 	fs.Var(&o.Concurrency, "concurrency", "registry requests in flight per host, at least 1 (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
+	fs.Var(&o.MaxRequests, "max-requests", "requests a run may send to each registry host, retries included; once spent, that host's lookups fail (default 0: no cap; registries.HOST.maxRequests in the config for one host)")
 	fs.Var(&o.Mirrors, "mirror", "mirror for a registry host, overriding the config; repeatable (e.g. docker.io=https://mirror.example.com)")
 	fs.Var(o.LogLevel, "log-level", "debug, info, warn or error")
 	fs.Var(o.LogFormat, "log-format", "text or json")
