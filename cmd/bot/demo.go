@@ -37,7 +37,7 @@ network, no Docker and no account.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the temporary directory")
-	cmd.Flags().Var(o.LogLevel, "log-level", "debug, info, warn or error")
+	cmd.Flags().Var(o.LogLevel, "log-level", "log `LEVEL`: debug, info, warn or error")
 	return cmd
 }
 

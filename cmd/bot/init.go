@@ -57,15 +57,15 @@ docker rules. Each says what it could not convert.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Repo, "repo", ".", "repository `DIR` to write .imagebot.yaml into, the same as the DIR argument")
-	fs.Var(o.From, "from", "convert another tool's config: flux or renovate")
+	fs.StringVar(&o.Repo, "repo", ".", "the repository `DIR` to write .imagebot.yaml into, as the DIR argument")
+	fs.Var(o.From, "from", "convert the config of `TOOL`: flux or renovate")
 	fs.BoolVarP(&o.Force, "force", "f", false, "replace an existing .imagebot.yaml and workflow")
 	fs.BoolVar(&o.Stdout, "stdout", false, "print the files instead of writing them")
 	fs.BoolVarP(&o.Stdout, "dry-run", "n", false, "the same as --stdout")
 	fs.BoolVar(&o.RewriteMarkers, "rewrite-markers", false, "with --from flux: add imagebot's marker to Flux markers on lines imagebot does not find by itself")
 	fs.StringVar(&o.ActionRef, "action-ref", "v1", "`REF` of the imagebot/imagebot Action in the workflow")
-	fs.Var(&o.Concurrency, "concurrency", "registry requests in flight at once, at least 1 (default 8)")
-	fs.Var(&o.Mirrors, "mirror", "mirror for a registry host, as for plan; repeatable (e.g. docker.io=https://mirror.example.com)")
+	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io)")
+	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST; repeatable")
 	return cmd
 }
 

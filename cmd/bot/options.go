@@ -47,13 +47,13 @@ func newCommonOptions(f *factory) commonOptions {
 }
 
 func (o *commonOptions) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Repo, "repo", ".", "repository `DIR`, the same as the DIR argument")
-	fs.StringVarP(&o.Config, "config", "c", "", "config `FILE`: a path in the repository, or an absolute path (default .imagebot.yaml)")
-	fs.Var(&o.Concurrency, "concurrency", "registry requests in flight per host, at least 1 (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
-	fs.Var(&o.MaxRequests, "max-requests", "requests a run may send to each registry host, retries included; once spent, that host's lookups fail (default 0: no cap; registries.HOST.maxRequests in the config for one host)")
-	fs.Var(&o.Mirrors, "mirror", "mirror for a registry host, overriding the config; repeatable (e.g. docker.io=https://mirror.example.com)")
-	fs.Var(o.LogLevel, "log-level", "debug, info, warn or error")
-	fs.Var(o.LogFormat, "log-format", "text or json")
+	fs.StringVar(&o.Repo, "repo", ".", "the repository `DIR`, as the DIR argument")
+	fs.StringVarP(&o.Config, "config", "c", "", "the config `FILE`: a path in the repository, or an absolute path (default .imagebot.yaml)")
+	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
+	fs.Var(&o.MaxRequests, "max-requests", "at most `N` requests per registry host and run, retries included; once spent, that host's lookups fail (default: no cap; registries.HOST.maxRequests in the config for one host)")
+	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST, overriding the config; repeatable (docker.io=https://mirror.example.com)")
+	fs.Var(o.LogLevel, "log-level", "log `LEVEL`: debug, info, warn or error")
+	fs.Var(o.LogFormat, "log-format", "log `FORMAT`: text or json")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "list every reference left alone, and why")
 }
 

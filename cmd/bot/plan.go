@@ -18,7 +18,7 @@ func newPlanOptions(f *factory) *planOptions {
 
 func (o *planOptions) bind(cmd *cobra.Command) {
 	o.commonOptions.bind(cmd.Flags())
-	cmd.Flags().VarP(o.Output, "output", "o", "text, json or markdown")
+	cmd.Flags().VarP(o.Output, "output", "o", "output `FORMAT`: text, json or markdown")
 }
 
 func newPlanCmd(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {

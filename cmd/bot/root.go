@@ -55,6 +55,9 @@ func newHelpCmd() *cobra.Command {
 			if err != nil || len(rest) > 0 {
 				return usagef("no command %q: 'imagebot help' lists them", strings.Join(args, " "))
 			}
+			// Listed among the flags, as with --help.
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
 			return cmd.Help()
 		},
 	}

@@ -61,6 +61,7 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 	}
 	o.bind(cmd.Flags())
 	fs := cmd.Flags()
+	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, hard-reset to origin's default branch before each run"
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
 	fs.StringArrayVar(&o.Clones, "clone", nil, "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
 	fs.StringVar(&o.Schedule, "schedule", "", "cron `SPEC`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")

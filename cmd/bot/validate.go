@@ -50,8 +50,8 @@ accepts, plan accepts.`,
 			return orDefault(runF, runValidate)(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Repo, "repo", ".", "repository `DIR` holding .imagebot.yaml, the same as the DIR argument")
-	cmd.Flags().StringVarP(&o.Config, "config", "c", "", "config `FILE` to check: a path in the repository, or an absolute path (default .imagebot.yaml)")
+	cmd.Flags().StringVar(&o.Repo, "repo", ".", "the repository `DIR`, as the DIR argument")
+	cmd.Flags().StringVarP(&o.Config, "config", "c", "", "the config `FILE` to check: a path in the repository, or an absolute path (default .imagebot.yaml)")
 	return cmd
 }
 
