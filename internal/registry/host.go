@@ -179,6 +179,12 @@ func (h *host) pingScheme(ctx context.Context, scheme string) (*pingAnswer, erro
 		return nil, err
 	}
 	resp, err := h.inner.RoundTrip(req)
+	if err != nil && scheme == "https" && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		// net/http's words name neither the host nor the cure.
+		return nil, fmt.Errorf("GET %s: %s answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL that names it "+
+			"(registries.HOST.mirror or --mirror; for a registry without a mirror, mirror: http://%s); imagebot never falls back to http by itself (%w)",
+			redact(req.URL), h.name, h.name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redact(req.URL), err)
 	}
