@@ -75,7 +75,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"init", "--from", "dependabot"}, `--from: want flux or renovate, got "dependabot"`},
 		{[]string{"plan", "a", "b"}, `unexpected argument "b": plan takes one DIR`},
 		{[]string{"plan", "a", "--repo", "b"}, `DIR "a" and --repo "b" name two repositories: give one`},
-		{[]string{"serve", "extra"}, `unexpected argument "extra": serve takes flags only`},
+		{[]string{"serve", "a", "b"}, `unexpected argument "b": serve takes one DIR`},
+		{[]string{"demo", "extra"}, `unexpected argument "extra": demo takes flags only`},
 		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
 	} {
 		stdout, stderr, code := imagebot(t, environ{}, tc.args...)

@@ -133,7 +133,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	sum.Opened, sum.Updated, sum.Closed = len(res.Opened), len(res.Updated), len(res.Closed)
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
-	printRun(o.IO.Out, p, res)
+	printRun(o.IO.Out, p, res, o.DryRun)
 	annotate(o.IO.ErrOut, o.Env, p)
 	if err := writeActionOutputs(o.Env, sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
@@ -189,14 +189,28 @@ func pullRequestOptions(o *runOptions, cfg *config.Config) gitops.RunOptions {
 // tipName names the commit run plans from in messages: "main@1a2b3c4d5e6f".
 func tipName(sess *gitops.Session) string { return sess.Base() + "@" + sess.Commit()[:12] }
 
-func printRun(w io.Writer, p *plan.Plan, r *gitops.Result) {
+// printRun says what the run did, a line per branch: the pull request's
+// number, link and title where it has one ("opened #12 https://... Update
+// nginx to 1.27.3"), else the branch.
+func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
+	would := func(done, dry string) string {
+		if dryRun {
+			return dry
+		}
+		return done
+	}
 	for _, l := range []struct {
 		what     string
 		branches []string
-	}{{"opened", r.Opened}, {"updated", r.Updated}, {"closed", r.Closed}, {"unchanged", r.Unchanged},
-		{"declined before", r.Declined}, {"left alone (foreign commits)", r.Foreign}} {
+	}{{would("opened", "would open"), r.Opened}, {would("updated", "would update"), r.Updated},
+		{would("closed", "would close"), r.Closed}, {"unchanged", r.Unchanged},
+		{"declined before", r.Declined}, {"left alone (commits imagebot did not make)", r.Foreign}} {
 		for _, b := range l.branches {
-			fmt.Fprintf(w, "%-28s %s\n", l.what, b)
+			if pr, ok := r.PullRequests[b]; ok && pr.Number > 0 {
+				fmt.Fprintf(w, "%s #%d %s %s\n", l.what, pr.Number, pr.URL, pr.Title)
+			} else {
+				fmt.Fprintf(w, "%s %s\n", l.what, b)
+			}
 		}
 	}
 	for _, err := range r.Failed {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,12 @@ func TestRunStaleDirtyClone(t *testing.T) {
 		t.Fatalf("open PRs %v, want nginx and redis (postgres is skipped)", open)
 	}
 	nginx, redis := open["imagebot/docker.io-library-nginx"], open["imagebot/docker.io-library-redis"]
+	// Each PR by number, link and title, not only its branch.
+	for _, pr := range []githubfake.PR{nginx, redis} {
+		if want := fmt.Sprintf("opened #%d %s/acme/gitops/pull/%d %s\n", pr.Number, e.gh.URL(), pr.Number, pr.Title); !strings.Contains(stdout, want) {
+			t.Errorf("first run's output lacks %q:\n%s", want, stdout)
+		}
+	}
 	if err := e.gh.MergePR("acme", "gitops", nginx.Number); err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +142,8 @@ func TestRunStaleDirtyClone(t *testing.T) {
 	if strings.Contains(stdout+stderr, "differs from") {
 		t.Errorf("run compared the clone with main:\n%s%s", stdout, stderr)
 	}
-	if !strings.Contains(stdout, "unchanged") || !strings.Contains(stdout, "imagebot/docker.io-library-redis") {
-		t.Errorf("redis's PR not reported unchanged:\n%s", stdout)
+	if want := fmt.Sprintf("unchanged #%d %s/acme/gitops/pull/%d %s\n", redis.Number, e.gh.URL(), redis.Number, redis.Title); !strings.Contains(stdout, want) {
+		t.Errorf("redis's PR not reported unchanged (%q):\n%s", want, stdout)
 	}
 	prs := e.gh.PRs("acme", "gitops")
 	if len(prs) != 2 {
@@ -192,5 +199,50 @@ func TestRunRateLimited(t *testing.T) {
 	}
 	if len(e.open()) != 1 {
 		t.Errorf("open PRs %v, want the one written before the limit", e.open())
+	}
+}
+
+// TestRunRefusedToken: a token GitHub rejects is named as such, with what
+// to check, and ends the run with status 1 before any lookup.
+func TestRunRefusedToken(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.env.GitHubToken = "ghs_expired"
+	stdout, stderr, code := e.run(t)
+	if code != exitUsage || stdout != "" {
+		t.Errorf("status %d, stdout %q; want 1 and nothing", code, stdout)
+	}
+	want := "imagebot run: GitHub rejected the token (401 Bad credentials): check that GITHUB_TOKEN is valid and not expired\n"
+	if stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}
+
+// TestRunUnknownRepository: GitHub's 404 for the repository says which
+// repository was asked for and what to check.
+func TestRunUnknownRepository(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.env.GitHubRepository = "acme/typo"
+	_, stderr, code := e.run(t)
+	want := "GitHub has no repository acme/typo that this token can see (404 Not Found): check GITHUB_REPOSITORY"
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("status %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// TestRunWithoutClone: with GITHUB_REPOSITORY set, a directory that is no
+// clone will do: run fetches the repository from GITHUB_SERVER_URL.
+func TestRunWithoutClone(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.args[1] = t.TempDir()
+	e.env.GitHubServerURL = strings.TrimSuffix(e.gs.URL("acme/gitops"), "/acme/gitops.git")
+	stdout, stderr, code := e.run(t)
+	if code != exitOK {
+		t.Fatalf("status %d\n%s%s", code, stdout, stderr)
+	}
+	if open := e.open(); len(open) != 2 {
+		t.Errorf("open PRs %v, want nginx's and redis's", open)
 	}
 }

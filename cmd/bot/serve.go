@@ -32,11 +32,11 @@ type serveOptions struct {
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{commonOptions: newCommonOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "serve",
+		Use:   "serve [DIR]",
 		Short: "Run on a schedule; serve /healthz, /readyz and /metrics",
 		Long: `Serve runs the job of 'imagebot run' on a cron schedule, in a long-running
-process, over one checkout (--repo, hard-reset to origin's default branch
-before each run) or over repositories it clones (--clone, repeatable). Runs
+process, over one checkout (DIR or --repo, hard-reset to origin's default
+branch before each run) or over repositories it clones (--clone, repeatable). Runs
 never overlap; a stop (SIGTERM) lets the current run finish for up to 10
 minutes.
 
@@ -53,15 +53,15 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 
   # One pass, this pod's share of the list (Kubernetes Indexed Job)
   imagebot serve --once --shard auto/4 --workdir /work --clone https://github.com/acme/gitops`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.repoSet = cmd.Flags().Changed("repo")
+		Args: repoArg(&o.Repo),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.repoSet = cmd.Flags().Changed("repo") || len(args) > 0
 			return orDefault(runF, runServe)(cmd.Context(), o)
 		},
 	}
 	o.bind(cmd.Flags())
 	fs := cmd.Flags()
-	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, hard-reset to origin's default branch before each run"
+	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; hard-reset to origin's default branch before each run"
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
 	fs.StringArrayVar(&o.Clones, "clone", nil, "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
 	fs.StringVar(&o.Schedule, "schedule", "", "cron `SPEC`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")
@@ -116,7 +116,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 func newServer(o *serveOptions) (*serve.Server, error) {
 	clone := len(o.Clones) > 0
 	if clone && o.repoSet {
-		return nil, usagef("--repo and --clone: give one (--clone serves the URLs it clones, --repo a checkout you keep)")
+		return nil, usagef("DIR (--repo) and --clone: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
 	}
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone")

@@ -28,10 +28,11 @@ func TestServeUsageErrors(t *testing.T) {
 		{token, []string{"--repo", repo, "--once", "--schedule", "every day"}, `--schedule "every day": `},
 		{token, []string{"--clone", "https://github.com/a/b"}, "no schedule: pass --schedule"},
 		{token, []string{"--clone", "https://github.com/a/b", "--config", "ci/imagebot.yaml"}, "a relative --config, are read only after cloning"},
-		{token, []string{"--clone", "https://github.com/a/b", "--repo", repo, "--schedule", "@hourly"}, "--repo and --clone: give one"},
+		{token, []string{"--clone", "https://github.com/a/b", "--repo", repo, "--schedule", "@hourly"}, "DIR (--repo) and --clone: give one"},
 		{token, []string{"--repo", repo, "--shard", "0/2", "--schedule", "@hourly"}, "it needs --clone"},
 		{token, []string{"--clone", "https://github.com/a/b", "--shard", "auto/4", "--once"}, `--shard "auto/4": JOB_COMPLETION_INDEX is not set`},
-		{token, []string{"--schedule", "@hourly", "extra"}, `unexpected argument "extra"`},
+		{token, []string{"--schedule", "@hourly", repo, "extra"}, `unexpected argument "extra"`},
+		{token, []string{"--clone", "https://github.com/a/b", repo, "--schedule", "@hourly"}, "DIR (--repo) and --clone: give one"},
 		{token, []string{"--bogus"}, "unknown flag: --bogus"},
 		{environ{}, []string{"--repo", repo, "--schedule", "@hourly"}, "GITHUB_TOKEN is not set: serve needs a token"},
 	} {
