@@ -78,6 +78,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"serve", "a", "b"}, `unexpected argument "b": serve takes one DIR`},
 		{[]string{"demo", "extra"}, `unexpected argument "extra": demo takes flags only`},
 		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"plan", "-repo", "x"}, `unknown shorthand flag: 'r' in -repo (a long flag takes two dashes: --repo)`},
 	} {
 		stdout, stderr, code := imagebot(t, environ{}, tc.args...)
 		if code != exitUsage || stdout != "" {

@@ -103,10 +103,15 @@ func (m *mirrorFlag) Set(v string) error {
 // flagError turns pflag's errors into ours: "--log-level: want ..." for a
 // bad value rather than `invalid argument "verbose" for "--log-level" flag:`,
 // and a usage error in every case.
-func flagError(_ *cobra.Command, err error) error {
+func flagError(cmd *cobra.Command, err error) error {
 	var invalid *pflag.InvalidValueError
-	if errors.As(err, &invalid) {
+	var unknown *pflag.NotExistError
+	switch {
+	case errors.As(err, &invalid):
 		err = fmt.Errorf("--%s: %w", invalid.GetFlag().Name, invalid.Unwrap())
+	case errors.As(err, &unknown) && len(unknown.GetSpecifiedShortnames()) > 1 && cmd.Flags().Lookup(unknown.GetSpecifiedShortnames()) != nil:
+		// Go's flag package, which imagebot used before, took -repo too.
+		err = fmt.Errorf("%w (a long flag takes two dashes: --%s)", err, unknown.GetSpecifiedShortnames())
 	}
 	return &usageError{err}
 }
