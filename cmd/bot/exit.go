@@ -76,13 +76,23 @@ func exitCode(err error) int {
 // printError writes what a failed command has to say, once, on stderr:
 // "imagebot plan: <error>", and for a usage error where to read the help.
 func printError(w io.Writer, cmdPath string, err error) {
-	var usage *usageError
-	switch {
-	case err == nil, errors.Is(err, errSilent), errors.Is(err, errPartial):
+	printErrorFor(w, cmdPath, err, false)
+}
+
+// printErrorFor is printError, as an error annotation when actions is set:
+// GitHub Actions then shows it on the workflow run's summary, not only deep
+// in the log.
+func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
+	if err == nil || errors.Is(err, errSilent) || errors.Is(err, errPartial) {
 		return
-	case errors.As(err, &usage):
-		fmt.Fprintf(w, "%s: %v\nRun '%s --help' for usage.\n", cmdPath, err, cmdPath)
-	default:
+	}
+	if actions {
+		fmt.Fprintf(w, "::error title=%s::%s\n", cmdPath, escapeAnnotation(err.Error()))
+	} else {
 		fmt.Fprintf(w, "%s: %v\n", cmdPath, err)
+	}
+	var usage *usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmdPath)
 	}
 }

@@ -31,6 +31,11 @@ func TestExitCode(t *testing.T) {
 			t.Errorf("%v: status %d, printed %q; want %d, %q", tc.err, got, b.String(), tc.code, tc.stderr)
 		}
 	}
+	var b bytes.Buffer
+	printErrorFor(&b, "imagebot run", errNoToken, true)
+	if want := "::error title=imagebot run::GITHUB_TOKEN is not set: "; !bytes.HasPrefix(b.Bytes(), []byte(want)) || bytes.Count(b.Bytes(), []byte("\n")) != 1 {
+		t.Errorf("on Actions: %q, want one line starting %q", b.String(), want)
+	}
 	if !errors.Is(explain(cause, "x"), cause) {
 		t.Error("an explained error lost its cause")
 	}

@@ -42,6 +42,6 @@ func execute(ctx context.Context, args []string, f *factory) int {
 		// command) is a usage error.
 		err = &usageError{err}
 	}
-	printError(f.IO.ErrOut, path, err)
+	printErrorFor(f.IO.ErrOut, path, err, f.Env.Actions)
 	return exitCode(err)
 }

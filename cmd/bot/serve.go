@@ -191,7 +191,7 @@ func serveJob(o *serveOptions, run func(context.Context, *runOptions) (serve.Sum
 			ro.Env.GitHubRepository = t.Repository
 		}
 		sum, err := run(ctx, ro)
-		printError(o.IO.ErrOut, "imagebot run", err)
+		printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
 		switch exitCode(err) {
 		case exitOK:
 			return sum, serve.OK
