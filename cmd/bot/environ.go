@@ -17,6 +17,11 @@ type environ struct {
 	Output           string // GITHUB_OUTPUT: file the step outputs are appended to
 	JobIndex         string // JOB_COMPLETION_INDEX: serve --shard auto/n in an Indexed Job
 
+	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
+	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
+	// IMAGEBOT_APP_PRIVATE_KEY_FILE and IMAGEBOT_APP_INSTALLATION_ID.
+	App map[string]string
+
 	// Lookup reads the variables the config names (registries'
 	// passwordEnv), which cannot be known before the config is read.
 	Lookup func(name string) (string, bool)
@@ -35,12 +40,35 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		StepSummary:      get("GITHUB_STEP_SUMMARY"),
 		Output:           get("GITHUB_OUTPUT"),
 		JobIndex:         get("JOB_COMPLETION_INDEX"),
-		Lookup:           lookup,
+		App: map[string]string{
+			envAppID: get(envAppID), envAppKey: get(envAppKey),
+			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),
+		},
+		Lookup: lookup,
 	}
 }
 
 // osEnviron is the process's environment.
 func osEnviron() environ { return readEnviron(os.LookupEnv) }
+
+// getenv answers githubAuth from what was read: GITHUB_TOKEN and the App's
+// variables.
+func (e environ) getenv(name string) string {
+	if name == "GITHUB_TOKEN" {
+		return e.GitHubToken
+	}
+	return e.App[name]
+}
+
+// hasApp reports whether any of the App's variables is set.
+func (e environ) hasApp() bool {
+	for _, v := range e.App {
+		if v != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // lookup reads a variable the config names; a zero environ has none.
 func (e environ) lookup(name string) (string, bool) {

@@ -61,10 +61,10 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 	return cmd
 }
 
-// errNoToken is run's message when GITHUB_TOKEN is unset: it says where the
-// token comes from in each place run is used.
+// errNoToken is run's message when neither GITHUB_TOKEN nor a GitHub App
+// is set: it says where the token comes from in each place run is used.
 var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
-	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN, or use --dry-run)")
+	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 
 // runJob plans and opens pull requests once; serve calls it on schedule.
 // It plans from the default branch's tip, fetched into memory, with the
@@ -74,7 +74,11 @@ var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may
 func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	var sum serve.Summary
 	log := o.logger()
-	if o.Env.GitHubToken == "" {
+	token, app, err := githubAuth(o.Env.getenv)
+	if err != nil {
+		return sum, err
+	}
+	if token == "" && app == nil {
 		if o.DryRun {
 			return previewJob(ctx, o)
 		}
@@ -85,7 +89,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	conn.Logger = log
+	conn.Logger, conn.App = log, app
 
 	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
@@ -122,6 +126,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	}
 	ro := pullRequestOptions(o, cfg)
 	ro.Details = e.reg.Info
+	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
 	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()

@@ -121,9 +121,12 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone")
 	}
-	if !o.DryRun && o.Env.GitHubToken == "" {
+	if _, _, err := githubAuth(o.Env.getenv); err != nil {
+		return nil, err
+	}
+	if !o.DryRun && o.Env.GitHubToken == "" && !o.Env.hasApp() {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
-			"(in Kubernetes from a Secret, as deploy/ shows), or use --dry-run")
+			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
 	shard, err := o.Shard.shard.Resolve(o.Env.JobIndex)
 	if err != nil {

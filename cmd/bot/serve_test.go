@@ -35,6 +35,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{token, []string{"--clone", "https://github.com/a/b", repo, "--schedule", "@hourly"}, "DIR (--repo) and --clone: give one"},
 		{token, []string{"--bogus"}, "unknown flag: --bogus"},
 		{environ{}, []string{"--repo", repo, "--schedule", "@hourly"}, "GITHUB_TOKEN is not set: serve needs a token"},
+		{environ{App: map[string]string{envAppID: "12"}}, []string{"--repo", repo, "--schedule", "@hourly"}, "IMAGEBOT_APP_ID is set, but neither"},
 	} {
 		stdout, stderr, code := imagebot(t, tc.env, append([]string{"serve"}, tc.args...)...)
 		if code != exitUsage {
@@ -62,6 +63,11 @@ func TestServeConfigInRepository(t *testing.T) {
 	}
 	if _, err := newServer(o); err != nil {
 		t.Errorf("serve --repo %s --config ci/imagebot.yaml: %v", repo, err)
+	}
+	// A GitHub App instead of the token will do.
+	o.Env = environ{App: map[string]string{envAppID: "12", envAppKey: appPEM()}}
+	if _, err := newServer(o); err != nil {
+		t.Errorf("serve with a GitHub App and no GITHUB_TOKEN: %v", err)
 	}
 }
 
