@@ -9,7 +9,9 @@ import (
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
-// in the step summary, and one warning annotation per problem. The runner
+// in the step summary, and one annotation per problem: an error for a
+// dangling reference (the workload cannot start on a node without the
+// image), a warning for the others. The runner
 // reads workflow commands from stderr as well as stdout; they go to stderr
 // so that stdout holds only the requested output (valid JSON for
 // --output json).
@@ -18,6 +20,10 @@ func annotate(w io.Writer, env environ, p *plan.Plan) {
 		return
 	}
 	for _, pr := range p.Problems {
+		if pr.Kind == plan.KindDangling {
+			fmt.Fprintf(w, "::error file=%s,line=%d,title=Dangling image reference::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+			continue
+		}
 		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
 	}
 	if path := env.StepSummary; path != "" {
@@ -56,4 +62,15 @@ func logGroup(w io.Writer, env environ, name string) func() {
 	}
 	fmt.Fprintf(w, "::group::%s\n", name)
 	return func() { fmt.Fprintln(w, "::endgroup::") }
+}
+
+// dangling counts the references a plan found dangling.
+func dangling(p *plan.Plan) int {
+	n := 0
+	for _, pr := range p.Problems {
+		if pr.Kind == plan.KindDangling {
+			n++
+		}
+	}
+	return n
 }

@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"regexp"
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -22,6 +25,7 @@ type engine struct {
 	fsys   fs.FS  // the files to scan
 	cfg    *config.Config
 	reg    *registry.Client
+	insp   *inspect.Inspector
 	log    *slog.Logger
 	stderr io.Writer
 }
@@ -45,7 +49,33 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 		// --mirror flags can make a conflict the config file alone has not.
 		return nil, fmt.Errorf("registries: %w", err)
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: o.IO.ErrOut}, nil
+	// Keys are read from the tree being planned: the working tree for
+	// plan and apply, the default branch's tip for run.
+	insp := inspect.New(reg, inspect.WithKeys(fsys))
+	if err := checkKeys(cfg, insp); err != nil {
+		return nil, err
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: o.IO.ErrOut}, nil
+}
+
+// checkKeys reads every signature key the policies name, so that a missing
+// or malformed key stops the command at start (exit 1) with the policy's
+// line, rather than failing every reference it covers.
+func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
+	var errs config.Errors
+	for _, p := range cfg.Policies {
+		if p.Signature == nil || p.Signature.Key == "" {
+			continue
+		}
+		if err := insp.Check(context.Background(), gate.Signature{Key: p.Signature.Key}); err != nil {
+			errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
+				Msg: fmt.Sprintf("%v: commit the signer's public key (cosign.pub) there, or correct the path", err)})
+		}
+	}
+	if len(errs) > 0 {
+		return &errs
+	}
+	return nil
 }
 
 // plan scans the repository and decides every reference.
@@ -57,19 +87,58 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
 	prog := newProgress(e.stderr, "looking up images")
 	p, err := plan.Build(ctx, res, plan.Options{
-		Registry: e.reg,
-		Policy:   e.policies(),
-		Progress: prog.update,
-		Logger:   e.log,
+		Registry:  e.reg,
+		Policy:    e.policies(),
+		Gates:     e.gates(),
+		Inspector: e.insp,
+		Progress:  prog.update,
+		Logger:    e.log,
 	})
 	prog.done()
 	if err != nil {
 		return nil, res, err
 	}
 	for _, s := range e.reg.Stats() {
-		e.log.Debug("registry requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors)
+		e.log.Debug("registry requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors,
+			"tags", s.Tags, "manifestHead", s.ManifestHead, "manifestGet", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
+		// While planning, manifest and blob GETs and referrers are what the
+		// gates cost: a plan without gates makes none.
+		if s.ManifestGet+s.Blob+s.Referrers > 0 {
+			e.log.Info("gate requests", "host", s.Host, "manifests", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
+		}
 	}
 	return p, res, nil
+}
+
+// gates turns each image's policy into the gates it asks for, once per
+// image. The config was validated on load, so the identity regexp compiles.
+func (e *engine) gates() func(string) gate.Spec {
+	var mu sync.Mutex
+	cache := map[string]gate.Spec{}
+	return func(image string) gate.Spec {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := cache[image]; ok {
+			return s
+		}
+		r := e.cfg.For(image)
+		s := gate.Spec{
+			MinAge:       r.MinAge,
+			DigestSettle: r.DigestSettle,
+			Platforms:    gate.Platforms{Keep: r.Platforms.Keep, List: r.Platforms.List},
+		}
+		if r.Signature != nil {
+			id, err := r.Signature.IdentityRegexp()
+			if err != nil {
+				// Unreachable after validation; never let an unchecked
+				// identity accept any signer.
+				id = regexp.MustCompile(`^$.`)
+			}
+			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: id, Issuer: r.Signature.Issuer}
+		}
+		cache[image] = s
+		return s
+	}
 }
 
 // policies compiles each image's policy once. The config was validated on
@@ -97,7 +166,8 @@ func (e *engine) policies() func(string) (*policy.Policy, error) {
 }
 
 // planStatus is the error a finished plan earns: a partial failure when a
-// lookup failed, nil otherwise (a malformed manifest is only a warning).
+// lookup failed or a reference dangles, nil otherwise (a malformed manifest
+// is only a warning).
 func planStatus(p *plan.Plan) error {
 	for _, pr := range p.Problems {
 		if pr.Failed {

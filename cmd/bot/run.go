@@ -116,7 +116,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
+	sum.Updates, sum.Registry, sum.Dangling = len(p.Updates), e.reg.Stats(), dangling(p)
 	for _, pr := range p.Problems {
 		if pr.Failed {
 			sum.Failed++

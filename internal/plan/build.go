@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 	"golang.org/x/sync/errgroup"
@@ -35,6 +37,26 @@ type Options struct {
 	// Progress, when set, is called after each image is decided.
 	Progress func(done, total int)
 	Logger   *slog.Logger
+
+	// Gates returns the gates an image's policy asks for (nil: none).
+	// They run only with an Inspector.
+	Gates func(image string) gate.Spec
+	// Inspector fetches what the gates need and checks that pinned
+	// digests still exist. Without one, no gate runs and only tags are
+	// checked for dangling references.
+	Inspector Inspector
+	// Now is the clock minAge and digestSettle compare build times with
+	// (default time.Now), read once per Build.
+	Now func() time.Time
+
+	now time.Time
+}
+
+func (o Options) gates(image string) gate.Spec {
+	if o.Gates == nil {
+		return gate.Spec{}
+	}
+	return o.Gates(image)
 }
 
 // maxPinTries bounds the digest lookups spent turning `latest` into a version.
@@ -48,6 +70,10 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.now = opts.Now()
 	p := &Plan{Updates: []Update{}, Notices: []Notice{}, Problems: []Problem{}}
 	for _, sp := range res.Problems {
 		if errors.Is(sp.Err, scan.ErrTemplate) {

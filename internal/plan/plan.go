@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -53,8 +54,12 @@ type Update struct {
 	Digest    string          `json:"digest,omitempty"`
 	Locations []scan.Location `json:"locations"`
 	// Notice is said along with the update: "22.3.0 only as alpine3.19"
-	// when the newest version exists only in other variants.
+	// when the newest version exists only in other variants, "held back
+	// 1.27.4: 5h old, minAge 3d" when a gate passed over a better candidate.
 	Notice string `json:"notice,omitempty"`
+	// Evidence is what the policy's gates saw of the new image; nil when
+	// the policy asks for none.
+	Evidence *gate.Evidence `json:"evidence,omitempty"`
 
 	// Changes are the edits that carry the update out, one per reference.
 	Changes []Change `json:"-"`
@@ -76,6 +81,9 @@ type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+	// Kind classifies a problem for tools that act on it: KindDangling,
+	// or "" for the others.
+	Kind string `json:"kind,omitempty"`
 	// Failed is true for lookups that failed (registry errors) as opposed to
 	// problems in the user's files; they make the exit status 2.
 	Failed bool `json:"-"`

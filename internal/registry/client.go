@@ -34,8 +34,16 @@ type Client struct {
 	hosts map[string]*host
 
 	tags    memo[[]string]
-	digests memo[string]
-	infos   memo[*Info]
+	digests memo[string] // by route key and tag
+
+	// By route key and digest, except tagManifests (by tag): what the
+	// gates, signature checks and PR bodies read, each fetched once.
+	manifests    memo[*manifest]
+	tagManifests memo[*manifest]
+	configs      memo[*imageConfig]
+	blobs        memo[[]byte]
+	referrers    memo[[]byte]
+	present      memo[bool]
 }
 
 // mirror is a parsed Mirror.

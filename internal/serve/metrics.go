@@ -22,6 +22,11 @@ type metrics struct {
 	lastRun     prometheus.Gauge
 	skipped     prometheus.Counter
 	inProgress  prometheus.Gauge
+	dangling    prometheus.Gauge
+
+	// danglingNow adds up the dangling references of the run going on,
+	// so that the gauge moves once per run, not repository by repository.
+	danglingNow int
 }
 
 func newMetrics() *metrics {
@@ -66,9 +71,13 @@ func newMetrics() *metrics {
 			Name: "imagebot_run_in_progress",
 			Help: "1 while a run is going, else 0.",
 		}),
+		dangling: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "imagebot_dangling_references",
+			Help: "References whose tag or pinned digest the registry no longer has, in the last finished run over every served repository: nodes without the image cached cannot start those workloads.",
+		}),
 	}
 	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors,
-		m.lastRun, m.skipped, m.inProgress,
+		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can
 		// tell a stuck bot from a leaking one.
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -90,6 +99,7 @@ func (m *metrics) repoDone(s Summary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
+	m.danglingNow += s.Dangling
 	for _, h := range s.Registry {
 		m.regRequests.WithLabelValues(h.Host).Add(float64(h.Requests))
 		m.regErrors.WithLabelValues(h.Host).Add(float64(h.Errors))
@@ -101,5 +111,7 @@ func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.T
 	m.runs.WithLabelValues(st.String()).Inc()
 	m.duration.Observe(took.Seconds())
 	m.updates.Set(float64(updates))
+	m.dangling.Set(float64(m.danglingNow))
+	m.danglingNow = 0
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
 }

@@ -45,5 +45,6 @@ type Summary struct {
 	// asked for a longer pause than a run waits.
 	RateLimited int
 	Problems    int // problems in the repository's files
+	Dangling    int // references whose image the registry no longer has
 	Registry    []registry.HostStats
 }
