@@ -17,8 +17,8 @@ import (
 // reads workflow commands from stderr as well as stdout; they go to stderr
 // so that stdout holds only the requested output (valid JSON for
 // --output json).
-func annotate(w io.Writer, p *plan.Plan, cost []registry.HostStats) {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func annotate(w io.Writer, env environ, p *plan.Plan, cost []registry.HostStats) {
+	if !env.Actions {
 		return
 	}
 	for _, pr := range p.Problems {
@@ -28,7 +28,7 @@ func annotate(w io.Writer, p *plan.Plan, cost []registry.HostStats) {
 		}
 		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
 	}
-	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+	if path := env.StepSummary; path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return
@@ -58,8 +58,8 @@ func escapeAnnotation(s string) string {
 
 // logGroup folds what follows into a collapsible group in the Actions log;
 // the returned func closes it. Outside Actions it does nothing.
-func logGroup(w io.Writer, name string) func() {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func logGroup(w io.Writer, env environ, name string) func() {
+	if !env.Actions {
 		return func() {}
 	}
 	fmt.Fprintf(w, "::group::%s\n", name)

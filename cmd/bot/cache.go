@@ -7,17 +7,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
-// costOptions are the flags that bound what a run costs the registries:
-// the cache across runs and the request budget.
-type costOptions struct {
-	Cache       string        // --cache DIR; "" keeps nothing between runs
-	CacheTTL    time.Duration // --cache-ttl
-	CacheSize   string        // --cache-size, e.g. 256MiB
-	MaxRequests int           // --max-requests, per host and run; 0 is no budget
+// cacheOptions are the flags of the registry cache across runs.
+type cacheOptions struct {
+	Dir  string   // --cache DIR; "" keeps nothing between runs
+	TTL  duration // --cache-ttl
+	Size size     // --cache-size
 
 	// opened is shared by the copies of the options that serve's runs
 	// make, so that a process opens (and prunes) its cache once.
@@ -30,85 +30,110 @@ type openedCache struct {
 	err  error
 }
 
-// flagSet is what both the standard library's and pflag's flag sets offer.
-type flagSet interface {
-	StringVar(p *string, name, value, usage string)
-	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
-	IntVar(p *int, name string, value int, usage string)
+func newCacheOptions() cacheOptions {
+	return cacheOptions{TTL: duration(cache.DefaultTTL), Size: cache.DefaultMaxBytes, opened: &openedCache{}}
 }
 
-func (o *costOptions) bind(fs flagSet) {
-	fs.StringVar(&o.Cache, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then revalidated; manifests and configs by digest")
-	fs.DurationVar(&o.CacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached tag listing is used without asking the registry (0: ask every time, conditionally)")
-	fs.StringVar(&o.CacheSize, "cache-size", "256MiB", "bound of the --cache directory; the least recently used answers go first")
-	fs.IntVar(&o.MaxRequests, "max-requests", 0, "at most `N` requests per registry host and run; the images left are reported as \"not looked up: budget\" (0: no budget)")
-	o.opened = &openedCache{}
+func (o *cacheOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Dir, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then asked again conditionally; manifests and configs by digest")
+	fs.Var(&o.TTL, "cache-ttl", "use a cached tag listing for `DURATION` without asking the registry; 0 asks every time, conditionally")
+	fs.Var(&o.Size, "cache-size", "keep the --cache directory under `SIZE` (256MiB, 1GiB); the least recently used answers go first")
 }
 
-// check validates the values the flag types cannot.
-func (o *costOptions) check() error {
-	if o.CacheTTL < 0 {
-		return fmt.Errorf("--cache-ttl %s: want 0 or more", o.CacheTTL)
-	}
-	if _, err := parseSize(o.CacheSize); err != nil {
-		return fmt.Errorf("--cache-size: %w", err)
-	}
-	if o.MaxRequests < 0 {
-		return fmt.Errorf("--max-requests %d: want 0 (no budget) or more", o.MaxRequests)
-	}
-	return nil
-}
-
-// registryOptions are the registry client's options these flags ask for,
-// the cache opened on first use.
-func (o *costOptions) registryOptions() ([]registry.Option, error) {
-	opts := []registry.Option{registry.WithMaxRequests(o.MaxRequests)}
-	if o.Cache == "" {
-		return opts, nil
+// registryOptions are the registry client's options for the cache, which
+// is opened on first use.
+func (o *cacheOptions) registryOptions() ([]registry.Option, error) {
+	if o.Dir == "" {
+		return nil, nil
 	}
 	c, err := o.cache()
 	if err != nil {
 		return nil, err
 	}
-	return append(opts, registry.WithCache(c)), nil
+	return []registry.Option{registry.WithCache(c)}, nil
 }
 
 // cache opens --cache once per process.
-func (o *costOptions) cache() (*cache.Cache, error) {
+func (o *cacheOptions) cache() (*cache.Cache, error) {
 	if o.opened == nil {
 		o.opened = &openedCache{}
 	}
 	oc := o.opened
 	oc.once.Do(func() {
-		size, err := parseSize(o.CacheSize)
-		if err != nil {
-			oc.err = fmt.Errorf("--cache-size: %w", err)
-			return
-		}
-		oc.c, oc.err = cache.Open(o.Cache, cache.WithTTL(o.CacheTTL), cache.WithMaxBytes(size))
+		oc.c, oc.err = cache.Open(o.Dir, cache.WithTTL(time.Duration(o.TTL)), cache.WithMaxBytes(int64(o.Size)))
 		if oc.err != nil {
-			oc.err = fmt.Errorf("--cache %s: %w", o.Cache, oc.err)
+			oc.err = fmt.Errorf("--cache %s: %w", o.Dir, oc.err)
 		}
 	})
 	return oc.c, oc.err
 }
 
-// parseSize reads a size such as 256MiB, 1GiB, 500MB or a byte count.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		n      int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range units {
-		if v, ok := strings.CutSuffix(num, u.suffix); ok {
-			num, mult = strings.TrimSpace(v), u.n
+// prune brings an opened cache back under its bound: serve does it
+// between runs.
+func (o *cacheOptions) prune() error {
+	if o.opened == nil || o.opened.c == nil {
+		return nil
+	}
+	_, err := o.opened.c.Prune()
+	return err
+}
+
+// duration is a flag of a length of time, 0 or more.
+type duration time.Duration
+
+// String spells 1h rather than 1h0m0s.
+func (d *duration) String() string {
+	s := time.Duration(*d).String()
+	if s != "0s" {
+		s = strings.TrimSuffix(s, "0s")
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+	}
+	return s
+}
+func (d *duration) Type() string   { return "duration" }
+
+func (d *duration) Set(v string) error {
+	t, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || t < 0 {
+		return fmt.Errorf("want a duration of 0 or more such as 30m or 2h, got %q", v)
+	}
+	*d = duration(t)
+	return nil
+}
+
+// size is a flag of a size in bytes, written 256MiB, 1GiB, 500MB or as a
+// number of bytes.
+type size int64
+
+func (s *size) String() string {
+	for _, u := range sizeUnits[:3] {
+		if int64(*s) >= u.n && int64(*s)%u.n == 0 {
+			return strconv.FormatInt(int64(*s)/u.n, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(*s), 10)
+}
+func (s *size) Type() string { return "size" }
+
+var sizeUnits = []struct {
+	suffix string
+	n      int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+
+func (s *size) Set(v string) error {
+	num, mult := strings.TrimSpace(v), int64(1)
+	for _, u := range sizeUnits {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.n
 			break
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n <= 0 || n > (1<<50)/mult {
-		return 0, fmt.Errorf("want a size such as 256MiB or 1GiB, got %q", s)
+		return fmt.Errorf("want a size such as 256MiB or 1GiB, got %q", v)
 	}
-	return n * mult, nil
+	*s = size(n * mult)
+	return nil
 }

@@ -40,32 +40,13 @@ func writePlanCost(w io.Writer, p *plan.Plan, format string, verbose bool, stats
 	}{p, costOf(stats)})
 }
 
-// kinds names HostStats' kinds in the order they are shown.
-var kinds = []struct {
-	name string
-	n    func(registry.HostStats) int
-}{
-	{"ping", func(s registry.HostStats) int { return s.Ping }},
-	{"token", func(s registry.HostStats) int { return s.Token }},
-	{"tags", func(s registry.HostStats) int { return s.Tags }},
-	{"manifestHead", func(s registry.HostStats) int { return s.ManifestHead }},
-	{"manifestGet", func(s registry.HostStats) int { return s.ManifestGet }},
-	{"blob", func(s registry.HostStats) int { return s.Blob }},
-	{"referrers", func(s registry.HostStats) int { return s.Referrers }},
-	{"other", func(s registry.HostStats) int { return s.Other }},
-}
-
 // costOf is the cost per host, in the order of stats (by host); never nil,
 // so that the JSON says [] rather than null.
 func costOf(stats []registry.HostStats) []hostCost {
 	out := make([]hostCost, 0, len(stats))
 	for _, s := range stats {
-		c := hostCost{Host: s.Host, Requests: s.Requests, ByKind: map[string]int{},
-			NotModified: s.NotModified, FromCache: s.FromCache, Errors: s.Errors}
-		for _, k := range kinds {
-			c.ByKind[k.name] = k.n(s)
-		}
-		out = append(out, c)
+		out = append(out, hostCost{Host: s.Host, Requests: s.Requests, ByKind: s.ByKind(),
+			NotModified: s.NotModified, FromCache: s.FromCache, Errors: s.Errors})
 	}
 	return out
 }
@@ -75,9 +56,10 @@ func costOf(stats []registry.HostStats) []hostCost {
 func logCost(log *slog.Logger, stats []registry.HostStats) {
 	for _, s := range stats {
 		attrs := []any{"host", s.Host, "requests", s.Requests}
-		for _, k := range kinds {
-			if n := k.n(s); n > 0 {
-				attrs = append(attrs, k.name, n)
+		by := s.ByKind()
+		for _, k := range registry.Kinds {
+			if by[k] > 0 {
+				attrs = append(attrs, k, by[k])
 			}
 		}
 		if s.NotModified > 0 {
@@ -97,25 +79,26 @@ func costMarkdown(stats []registry.HostStats) string {
 	if len(stats) == 0 {
 		return ""
 	}
-	var cols []int
-	for i, k := range kinds {
+	var cols []string
+	for _, k := range registry.Kinds {
 		for _, s := range stats {
-			if k.n(s) > 0 {
-				cols = append(cols, i)
+			if s.ByKind()[k] > 0 {
+				cols = append(cols, k)
 				break
 			}
 		}
 	}
 	var b strings.Builder
 	b.WriteString("\n#### Registry requests\n\n| Host | Requests |")
-	for _, i := range cols {
-		b.WriteString(" " + kinds[i].name + " |")
+	for _, k := range cols {
+		b.WriteString(" " + k + " |")
 	}
 	b.WriteString(" 304 | From cache | Errors |\n|---|---:|" + strings.Repeat("---:|", len(cols)+3) + "\n")
 	for _, s := range stats {
 		fmt.Fprintf(&b, "| `%s` | %d |", s.Host, s.Requests)
-		for _, i := range cols {
-			fmt.Fprintf(&b, " %d |", kinds[i].n(s))
+		by := s.ByKind()
+		for _, k := range cols {
+			fmt.Fprintf(&b, " %d |", by[k])
 		}
 		fmt.Fprintf(&b, " %d | %d | %d |\n", s.NotModified, s.FromCache, s.Errors)
 	}

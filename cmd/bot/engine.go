@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/config"
@@ -22,68 +19,6 @@ import (
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
-// commonOptions are the flags every command that plans shares.
-type commonOptions struct {
-	Repo        string
-	Config      string
-	Concurrency int
-	Mirrors     mirrorFlag
-	LogLevel    string
-	LogFormat   string
-	Verbose     bool
-	Cost        costOptions
-
-	// pool, set by serve for the length of one run, shares registry
-	// clients between the run's repositories.
-	pool *registryPool
-}
-
-func (o *commonOptions) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
-	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
-	fs.IntVar(&o.Concurrency, "concurrency", 0, "registry requests in flight per host (default: 8, 4 for quay.io)")
-	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
-	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
-	fs.BoolVar(&o.Verbose, "verbose", false, "list every reference left alone, and why")
-	o.Cost.bind(fs)
-}
-
-// mirrorFlag collects repeated --mirror host=url flags.
-type mirrorFlag map[string]string
-
-func (m *mirrorFlag) String() string { return fmt.Sprint(map[string]string(*m)) }
-
-func (m *mirrorFlag) Set(v string) error {
-	host, u, ok := strings.Cut(v, "=")
-	if !ok || host == "" {
-		return fmt.Errorf("want host=url, got %q", v)
-	}
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("mirror %q: want an http:// or https:// URL", u)
-	}
-	if *m == nil {
-		*m = mirrorFlag{}
-	}
-	(*m)[host] = u
-	return nil
-}
-
-func (o *commonOptions) logger(stderr io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	hopts := &slog.HandlerOptions{Level: lvl}
-	switch o.LogFormat {
-	case "text":
-		return slog.New(slog.NewTextHandler(stderr, hopts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(stderr, hopts)), nil
-	}
-	return nil, fmt.Errorf("--log-format: want text or json, got %q", o.LogFormat)
-}
-
 // engine is the pipeline up to the plan, built once per command.
 type engine struct {
 	repo   string // what fsys is, for messages: a directory or a commit
@@ -93,13 +28,11 @@ type engine struct {
 	insp   *inspect.Inspector
 	log    *slog.Logger
 	stderr io.Writer
+	shared bool // reg serves other repositories too (serve's pool)
 }
 
-func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
-	log, err := o.logger(stderr)
-	if err != nil {
-		return nil, err
-	}
+// newEngine is the pipeline over the working tree of o.Repo.
+func newEngine(o commonOptions) (*engine, error) {
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
@@ -107,34 +40,20 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr)
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
-func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) (*engine, error) {
-	mirrors := cfg.Mirrors()
-	for h, u := range o.Mirrors {
-		mirrors[h] = u
-	}
-	if err := o.Cost.check(); err != nil {
-		return nil, err
-	}
-	cost, err := o.Cost.registryOptions()
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) (*engine, error) {
+	opts := registryOptions(o, cfg, log)
+	cached, err := o.Cache.registryOptions()
 	if err != nil {
 		return nil, err
 	}
-	creds := credentials(cfg, mirrors)
-	opts := append([]registry.Option{
-		registry.WithMirrors(mirrors),
-		registry.WithCredentials(creds),
-		registry.WithConcurrency(o.Concurrency),
-		registry.WithLogger(log),
-	}, cost...)
+	opts = append(opts, cached...)
 	var reg *registry.Client
 	if o.pool != nil {
-		key := settings{Mirrors: mirrors, Credentials: credentialsKey(creds), Concurrency: o.Concurrency,
-			MaxRequests: o.Cost.MaxRequests, Cache: o.Cost.Cache}.key()
-		reg = o.pool.client(key, opts)
+		reg = o.pool.client(settingsKey(o, cfg), opts)
 	} else {
 		reg = registry.NewClient(opts...)
 	}
@@ -148,7 +67,7 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 	if err := checkKeys(cfg, insp); err != nil {
 		return nil, err
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: stderr}, nil
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: o.IO.ErrOut, shared: o.pool != nil}, nil
 }
 
 // checkKeys reads every signature key the policies name, so that a missing
@@ -169,26 +88,6 @@ func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
 		return &errs
 	}
 	return nil
-}
-
-// credentials maps the host actually contacted (the mirror's, when a
-// registry has one) to the credentials the config names for it. Secrets come
-// from the environment only; the config holds variable names.
-func credentials(cfg *config.Config, mirrors map[string]string) map[string]registry.Credentials {
-	creds := map[string]registry.Credentials{}
-	for host, r := range cfg.Registries {
-		if r.Username == "" && r.PasswordEnv == "" {
-			continue
-		}
-		contacted := host
-		if m, ok := mirrors[host]; ok {
-			if u, err := url.Parse(m); err == nil {
-				contacted = u.Host
-			}
-		}
-		creds[contacted] = registry.Credentials{Username: r.Username, Password: os.Getenv(r.PasswordEnv)}
-	}
-	return creds
 }
 
 // plan scans the repository and decides every reference.
@@ -212,11 +111,11 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		return nil, res, err
 	}
 	for _, s := range e.reg.Stats() {
-		e.log.Debug("registry requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors,
-			"tags", s.Tags, "manifestHead", s.ManifestHead, "manifestGet", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
 		// While planning, manifest and blob GETs and referrers are what the
-		// gates cost: a plan without gates makes none.
-		if s.ManifestGet+s.Blob+s.Referrers > 0 {
+		// gates cost: a plan without gates makes none. (A client serve
+		// shares between repositories counts for all of them: its cost is
+		// logged once per run instead.)
+		if !e.shared && s.ManifestGet+s.Blob+s.Referrers > 0 {
 			e.log.Info("gate requests", "host", s.Host, "manifests", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
 		}
 	}
@@ -278,15 +177,16 @@ func (e *engine) policies() func(string) (*policy.Policy, error) {
 	}
 }
 
-// exitFor is the status a plan earns: 2 when a lookup failed or a
-// reference dangles.
-func exitFor(p *plan.Plan) int {
+// planStatus is the error a finished plan earns: a partial failure when a
+// lookup failed or a reference dangles, nil otherwise (a malformed manifest
+// is only a warning).
+func planStatus(p *plan.Plan) error {
 	for _, pr := range p.Problems {
 		if pr.Failed {
-			return exitPartial
+			return errPartial
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // loadConfig reads the config named by --config, resolved against the

@@ -2,16 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 
+	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/serve"
 )
 
 // defaultParallel is how many repositories serve runs at once unless
@@ -38,7 +40,7 @@ type registryPool struct {
 func newRegistryPool() *registryPool { return &registryPool{clients: map[string]*registry.Client{}} }
 
 // client returns the run's client for these settings, made with opts on
-// first use. key identifies the settings (see settingsKey).
+// first use. key identifies the settings (settingsKey).
 func (p *registryPool) client(key string, opts []registry.Option) *registry.Client {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -58,64 +60,24 @@ func (p *registryPool) stats() []registry.HostStats {
 	for _, c := range p.clients {
 		all = append(all, c.Stats())
 	}
-	return sumStats(all...)
+	return registry.Sum(all...)
 }
 
-// sumStats adds per-host stats, sorted by host.
-func sumStats(lists ...[]registry.HostStats) []registry.HostStats {
-	by := map[string]*registry.HostStats{}
-	for _, l := range lists {
-		for _, s := range l {
-			t := by[s.Host]
-			if t == nil {
-				t = &registry.HostStats{Host: s.Host}
-				by[s.Host] = t
-			}
-			t.Requests += s.Requests
-			t.Errors += s.Errors
-			t.NotModified += s.NotModified
-			t.FromCache += s.FromCache
-			t.Ping += s.Ping
-			t.Token += s.Token
-			t.Tags += s.Tags
-			t.ManifestHead += s.ManifestHead
-			t.ManifestGet += s.ManifestGet
-			t.Blob += s.Blob
-			t.Referrers += s.Referrers
-			t.Other += s.Other
-		}
-	}
-	out := make([]registry.HostStats, 0, len(by))
-	for _, s := range by {
-		out = append(out, *s)
-	}
-	slices.SortFunc(out, func(a, b registry.HostStats) int { return strings.Compare(a.Host, b.Host) })
-	return out
-}
-
-// settings is what makes two repositories' registry clients the same.
-// Passwords enter only as a hash, and the key never leaves the process.
-type settings struct {
-	Mirrors     map[string]string
-	Credentials map[string][2]string // host -> username, sha256 of the password
-	Concurrency int
-	MaxRequests int
-	Cache       string
-}
-
-func (s settings) key() string {
-	b, _ := json.Marshal(s) // maps marshal with sorted keys
+// settingsKey identifies what makes two repositories' registry clients
+// the same: the config's registries (mirrors, usernames, the variables
+// that hold passwords, concurrency, budgets) and the flags. Passwords come
+// from the process's environment, the same for every repository, so equal
+// settings mean equal credentials; the key holds none of them.
+func settingsKey(o commonOptions, cfg *config.Config) string {
+	b, _ := json.Marshal(struct { // maps marshal with sorted keys
+		Registries  map[string]config.Registry
+		Mirrors     map[string]string
+		Concurrency int
+		MaxRequests int
+		Cache       string
+	}{cfg.Registries, o.Mirrors, o.Concurrency.n, o.MaxRequests.n, o.Cache.Dir})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func credentialsKey(creds map[string]registry.Credentials) map[string][2]string {
-	out := make(map[string][2]string, len(creds))
-	for h, c := range creds {
-		sum := sha256.Sum256([]byte(c.Password))
-		out[h] = [2]string{c.Username, hex.EncodeToString(sum[:])}
-	}
-	return out
 }
 
 // lockedWriter lets the repositories of a run write to one stream: each
@@ -142,5 +104,35 @@ func (r *repoOutput) flush() {
 	if r.Len() > 0 {
 		r.w.Write(r.Bytes())
 		r.Reset()
+	}
+}
+
+// serveRun makes each serve run: its repositories share registry clients
+// (a pool per run, so that a host found down or a spent budget is
+// forgotten by the next run), each repository's output is written whole
+// when it is done, and once all are done the run's cost is logged and the
+// cache brought back under its bound.
+func serveRun(o *serveOptions, run func(context.Context, *runOptions) (serve.Summary, error), log *slog.Logger) func() serve.Run {
+	out, errOut := &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
+	return func() serve.Run {
+		pool := newRegistryPool()
+		return serve.Run{
+			Job: func(ctx context.Context, t serve.Target) (serve.Summary, serve.Status) {
+				buf := &repoOutput{w: out}
+				defer buf.flush()
+				ro := *o
+				ro.IO = iostreams{Out: buf, ErrOut: errOut}
+				ro.pool = pool
+				return serveJob(&ro, run)(ctx, t)
+			},
+			Done: func() []registry.HostStats {
+				cost := pool.stats()
+				logCost(log, cost)
+				if err := o.Cache.prune(); err != nil {
+					log.Warn("cannot prune the cache", "err", err)
+				}
+				return cost
+			},
+		}
 	}
 }

@@ -158,3 +158,19 @@ func TestDigest(t *testing.T) {
 		})
 	}
 }
+
+func TestStatsSum(t *testing.T) {
+	a := []registry.HostStats{{Host: "ghcr.io", Requests: 3, Ping: 1, Tags: 2}, {Host: "quay.io", Requests: 1, Ping: 1}}
+	b := []registry.HostStats{{Host: "ghcr.io", Requests: 2, Tags: 1, FromCache: 4, NotModified: 1, ManifestHead: 1}}
+	want := []registry.HostStats{
+		{Host: "ghcr.io", Requests: 5, Ping: 1, Tags: 3, FromCache: 4, NotModified: 1, ManifestHead: 1},
+		{Host: "quay.io", Requests: 1, Ping: 1},
+	}
+	got := registry.Sum(b, a)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Sum (-want +got):\n%s", diff)
+	}
+	if k := got[0].ByKind(); len(k) != len(registry.Kinds) || k["tags"] != 3 || k["manifestHead"] != 1 || k["ping"] != 1 {
+		t.Errorf("ByKind = %v", k)
+	}
+}

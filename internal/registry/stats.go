@@ -33,6 +33,58 @@ type HostStats struct {
 	Other        int
 }
 
+// Kinds names the kinds of request HostStats counts, as ByKind, logs and
+// metrics spell them, in the order they are shown.
+var Kinds = []string{"ping", "token", "tags", "manifestHead", "manifestGet", "blob", "referrers", "other"}
+
+// ByKind returns the requests by kind, with every name of Kinds.
+func (s HostStats) ByKind() map[string]int {
+	n := []int{s.Ping, s.Token, s.Tags, s.ManifestHead, s.ManifestGet, s.Blob, s.Referrers, s.Other}
+	out := make(map[string]int, len(Kinds))
+	for i, k := range Kinds {
+		out[k] = n[i]
+	}
+	return out
+}
+
+// Plus returns s with the counts of t added: two Clients' requests to one
+// host, or two runs'.
+func (s HostStats) Plus(t HostStats) HostStats {
+	s.Requests += t.Requests
+	s.Errors += t.Errors
+	s.NotModified += t.NotModified
+	s.FromCache += t.FromCache
+	s.Ping += t.Ping
+	s.Token += t.Token
+	s.Tags += t.Tags
+	s.ManifestHead += t.ManifestHead
+	s.ManifestGet += t.ManifestGet
+	s.Blob += t.Blob
+	s.Referrers += t.Referrers
+	s.Other += t.Other
+	return s
+}
+
+// Sum adds up lists of HostStats by host, sorted by host.
+func Sum(lists ...[]HostStats) []HostStats {
+	by := map[string]HostStats{}
+	for _, l := range lists {
+		for _, s := range l {
+			t, ok := by[s.Host]
+			if !ok {
+				t = HostStats{Host: s.Host}
+			}
+			by[s.Host] = t.Plus(s)
+		}
+	}
+	out := make([]HostStats, 0, len(by))
+	for _, s := range by {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b HostStats) int { return strings.Compare(a.Host, b.Host) })
+	return out
+}
+
 type kind int
 
 const (

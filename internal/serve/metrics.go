@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"time"
@@ -8,10 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// serveMetrics are what `serve` exposes on /metrics. They live in a registry
+// metrics are what a Server exposes on /metrics. They live in a registry
 // of their own, not the global default, so that tests can start several
 // servers in one process and nothing a library registers globally leaks in.
-type serveMetrics struct {
+type metrics struct {
 	reg *prometheus.Registry
 
 	runs        *prometheus.CounterVec // result: ok | partial | error
@@ -20,8 +20,8 @@ type serveMetrics struct {
 	pulls       *prometheus.CounterVec // action: opened | updated | closed
 	regRequests *prometheus.CounterVec // host, kind
 	regErrors   *prometheus.CounterVec // host
-	regCached   *prometheus.CounterVec // host
 	regNotMod   *prometheus.CounterVec // host
+	regCached   *prometheus.CounterVec // host
 	lastRun     prometheus.Gauge
 	skipped     prometheus.Counter
 	inProgress  prometheus.Gauge
@@ -32,8 +32,8 @@ type serveMetrics struct {
 	danglingNow int
 }
 
-func newServeMetrics() *serveMetrics {
-	m := &serveMetrics{
+func newMetrics() *metrics {
+	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_runs_total",
@@ -62,13 +62,13 @@ func newServeMetrics() *serveMetrics {
 			Name: "imagebot_registry_errors_total",
 			Help: "Registry requests that failed on the network or with a status of 400 or above (401 challenges excepted).",
 		}, []string{"host"}),
-		regCached: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "imagebot_registry_cache_answers_total",
-			Help: "Answers taken from the --cache directory instead of a registry request (listings, digests, manifests, blobs).",
-		}, []string{"host"}),
 		regNotMod: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_registry_not_modified_total",
 			Help: "Conditional registry requests answered 304 Not Modified (a cached listing confirmed).",
+		}, []string{"host"}),
+		regCached: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_registry_cache_answers_total",
+			Help: "Answers taken from the --cache directory instead of a registry request (listings, digests, manifests, blobs).",
 		}, []string{"host"}),
 		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "imagebot_last_run_timestamp_seconds",
@@ -87,7 +87,7 @@ func newServeMetrics() *serveMetrics {
 			Help: "References whose tag or pinned digest the registry no longer has, in the last finished run over every served repository: nodes without the image cached cannot start those workloads.",
 		}),
 	}
-	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regCached, m.regNotMod,
+	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regNotMod, m.regCached,
 		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can
 		// tell a stuck bot from a leaking one.
@@ -104,46 +104,36 @@ func newServeMetrics() *serveMetrics {
 	return m
 }
 
-// repoDone adds what one repository's run did.
-func (m *serveMetrics) repoDone(s runSummary) {
+// repoDone adds what one repository's run did; its registry requests are
+// counted by registryDone, once per run.
+func (m *metrics) repoDone(s Summary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
 	m.danglingNow += s.Dangling
 }
 
-// registryDone adds what a run cost the registries. The run's clients are
-// fresh, so their HostStats are already this run's deltas.
-func (m *serveMetrics) registryDone(stats []registry.HostStats) {
+// registryDone adds what a run cost the registries: its clients are
+// fresh, so their HostStats are already the run's deltas.
+func (m *metrics) registryDone(stats []registry.HostStats) {
 	for _, h := range stats {
-		for _, k := range kinds {
-			if n := k.n(h); n > 0 {
-				m.regRequests.WithLabelValues(h.Host, k.name).Add(float64(n))
+		for k, n := range h.ByKind() {
+			if n > 0 {
+				m.regRequests.WithLabelValues(h.Host, k).Add(float64(n))
 			}
 		}
 		m.regErrors.WithLabelValues(h.Host).Add(float64(h.Errors))
-		m.regCached.WithLabelValues(h.Host).Add(float64(h.FromCache))
 		m.regNotMod.WithLabelValues(h.Host).Add(float64(h.NotModified))
+		m.regCached.WithLabelValues(h.Host).Add(float64(h.FromCache))
 	}
 }
 
 // runDone records a finished run over every served repository.
-func (m *serveMetrics) runDone(code, updates int, took time.Duration, end time.Time) {
-	m.runs.WithLabelValues(resultOf(code)).Inc()
+func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.Time) {
+	m.runs.WithLabelValues(st.String()).Inc()
 	m.duration.Observe(took.Seconds())
 	m.updates.Set(float64(updates))
 	m.dangling.Set(float64(m.danglingNow))
 	m.danglingNow = 0
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
-}
-
-// resultOf names an exit status for the result label.
-func resultOf(code int) string {
-	switch code {
-	case exitOK:
-		return "ok"
-	case exitPartial:
-		return "partial"
-	}
-	return "error"
 }
