@@ -92,7 +92,7 @@ func (d *duration) String() string {
 	}
 	return s
 }
-func (d *duration) Type() string   { return "duration" }
+func (d *duration) Type() string { return "duration" }
 
 func (d *duration) Set(v string) error {
 	t, err := time.ParseDuration(strings.TrimSpace(v))
