@@ -52,6 +52,7 @@ func runApply(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	p.Problems = append(p.Problems, res.Problems...)
+	e.flush()
 	cost := e.reg.Stats()
 	if err := writePlanCost(o.IO.Out, p, o.Output.value, o.Verbose, cost); err != nil {
 		return err

@@ -70,6 +70,15 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: o.IO.ErrOut, shared: o.pool != nil}, nil
 }
 
+// flush writes what the run learnt to the registry cache (--cache). A
+// client serve shares between repositories is flushed once, when the run
+// is done.
+func (e *engine) flush() {
+	if !e.shared {
+		e.reg.Flush()
+	}
+}
+
 // checkKeys reads every signature key the policies name, so that a missing
 // or malformed key stops the command at start (exit 1) with the policy's
 // line, rather than failing every reference it covers.

@@ -52,6 +52,15 @@ func (p *registryPool) client(key string, opts []registry.Option) *registry.Clie
 	return c
 }
 
+// flush writes what every client of the run learnt to the cache.
+func (p *registryPool) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.clients {
+		c.Flush()
+	}
+}
+
 // stats sums the requests of every client of the run by host.
 func (p *registryPool) stats() []registry.HostStats {
 	p.mu.Lock()
@@ -126,6 +135,7 @@ func serveRun(o *serveOptions, run func(context.Context, *runOptions) (serve.Sum
 				return serveJob(&ro, run)(ctx, t)
 			},
 			Done: func() []registry.HostStats {
+				pool.flush()
 				cost := pool.stats()
 				logCost(log, cost)
 				if err := o.Cache.prune(); err != nil {

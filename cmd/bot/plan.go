@@ -59,6 +59,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 	if err != nil {
 		return err
 	}
+	e.flush()
 	cost := e.reg.Stats()
 	if err := writePlanCost(o.IO.Out, p, o.Output.value, o.Verbose, cost); err != nil {
 		return err

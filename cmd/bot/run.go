@@ -111,6 +111,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 		endPlan()
 		return sum, err
 	}
+	defer e.flush() // whatever happens after the lookups, keep what they learnt
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -163,6 +164,7 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	defer e.flush()
 	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()

@@ -126,6 +126,7 @@ func (w *workload) plan(tb testing.TB, opts ...registry.Option) (*plan.Plan, reg
 		tb.Fatal(err)
 	}
 	took := time.Since(start)
+	c.Flush() // as the command does when the run is done
 	if len(p.Problems) != 0 || len(p.Updates) == 0 {
 		tb.Fatalf("plan: %d updates, problems %+v", len(p.Updates), p.Problems)
 	}

@@ -73,6 +73,7 @@ func (w *cacheWorld) run() (seen map[string]any, stats registry.HostStats) {
 		w.t.Fatal(err)
 	}
 	seen["info 1.1.0"] = info
+	c.Flush() // the run is done
 	s := c.Stats()
 	if len(s) != 1 {
 		w.t.Fatalf("Stats %+v, want one host", s)

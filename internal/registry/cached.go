@@ -2,22 +2,51 @@ package registry
 
 import (
 	"context"
+	"maps"
+	"sync"
 
 	"github.com/imagebot/imagebot/internal/registry/cache"
 )
+
+// listings are the cached listings a Client read or refreshed in its run,
+// with the digests it resolved while they are fresh: the run reads each
+// from disk once, and Flush writes each it changed once, digests included,
+// rather than a file write per digest on the lookups' path.
+type listings struct {
+	mu    sync.Mutex
+	by    map[string]*cache.Listing // by route key
+	dirty map[string]bool
+}
+
+func (l *listings) get(key string) *cache.Listing {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.by[key]
+}
+
+func (l *listings) put(key string, li *cache.Listing, dirty bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by, l.dirty = map[string]*cache.Listing{}, map[string]bool{}
+	}
+	l.by[key] = li
+	l.dirty[key] = l.dirty[key] || dirty
+}
 
 // cachedTags lists a repository through the cache (WithCache): a fresh
 // listing costs nothing; a stale one is asked again page by page with its
 // validators, and a registry that answers 304 costs one request a page;
 // anything else is listed afresh. A listing read from the registry, fully
-// or in part, is stored with the time the reading began, so that it
-// expires no later than the registry's state it shows.
+// or in part, is kept with the time the reading began, so that it expires
+// no later than the registry's state it shows; Flush writes it.
 func (c *Client) cachedTags(ctx context.Context, rt route) ([]string, error) {
 	cc := c.o.cache
 	prev, ok := cc.Listing(rt.h.name, rt.path)
 	if ok && cc.Fresh(prev) {
 		rt.h.stats.fromCache.Add(1)
 		c.log.Debug("listed tags", "from", rt.key(), "cache", "fresh")
+		c.listed.put(rt.key(), prev, false)
 		return tagsOf(prev.Pages), nil
 	}
 	var stored []cache.Page
@@ -32,10 +61,7 @@ func (c *Client) cachedTags(ctx context.Context, rt route) ([]string, error) {
 	}
 	// The digests of the old listing are dropped even when it is
 	// unchanged: a tag can be re-pushed without the listing changing.
-	l := &cache.Listing{Host: rt.h.name, Repo: rt.path, Checked: checked, Pages: pages}
-	if err := cc.PutListing(l); err != nil {
-		c.log.Debug("listing not cached", "from", rt.key(), "error", err)
-	}
+	c.listed.put(rt.key(), &cache.Listing{Host: rt.h.name, Repo: rt.path, Checked: checked, Pages: pages}, true)
 	return tags, nil
 }
 
@@ -57,22 +83,89 @@ func tagsOf(pages []cache.Page) []string {
 // cachedDigest returns what tag resolved to while its repository's
 // listing is fresh.
 func (c *Client) cachedDigest(rt route, tag string) (string, bool) {
-	if c.o.cache == nil {
+	cc := c.o.cache
+	if cc == nil {
 		return "", false
 	}
-	d, ok := c.o.cache.Digest(rt.h.name, rt.path, tag)
+	var d string
+	var ok bool
+	if l := c.listed.get(rt.key()); l != nil {
+		c.listed.mu.Lock()
+		d, ok = l.Digests[tag]
+		c.listed.mu.Unlock()
+		ok = ok && cc.Fresh(l)
+	} else {
+		d, ok = cc.Digest(rt.h.name, rt.path, tag)
+	}
 	if ok {
 		rt.h.stats.fromCache.Add(1)
 	}
 	return d, ok
 }
 
-// keepDigest records a resolution for as long as the listing stays fresh.
+// keepDigest records a resolution for as long as the listing stays fresh:
+// in the run's listing, written by Flush, or else straight in the cache.
 func (c *Client) keepDigest(rt route, tag, digest string) {
-	if c.o.cache == nil {
+	cc := c.o.cache
+	if cc == nil {
 		return
 	}
-	if err := c.o.cache.PutDigest(rt.h.name, rt.path, tag, digest); err != nil {
+	if l := c.listed.get(rt.key()); l != nil {
+		if !cc.Fresh(l) {
+			return // a digest never outlives its listing
+		}
+		c.listed.mu.Lock()
+		defer c.listed.mu.Unlock()
+		if l.Digests[tag] != digest {
+			if l.Digests == nil {
+				l.Digests = map[string]string{}
+			}
+			l.Digests[tag] = digest
+			c.listed.dirty[rt.key()] = true
+		}
+		return
+	}
+	if err := cc.PutDigest(rt.h.name, rt.path, tag, digest); err != nil {
 		c.log.Debug("digest not cached", "from", rt.key(), "tag", tag, "error", err)
 	}
+}
+
+// flushers bounds the listings Flush writes at once: a write is a file
+// created and renamed, which a slow disk makes worth overlapping.
+const flushers = 8
+
+// Flush writes to the cache (WithCache) what the Client learnt since it
+// was made or last flushed: the listings it refreshed and the digests it
+// resolved. Call it when a run is done. A Client never flushed answers as
+// well; the next run only asks the registry again. Without a cache it does
+// nothing.
+func (c *Client) Flush() {
+	cc := c.o.cache
+	if cc == nil {
+		return
+	}
+	c.listed.mu.Lock()
+	var todo []*cache.Listing
+	for key, dirty := range c.listed.dirty {
+		if dirty {
+			// A copy: lookups still going may add digests meanwhile.
+			l := *c.listed.by[key]
+			l.Digests = maps.Clone(l.Digests)
+			todo = append(todo, &l)
+			c.listed.dirty[key] = false
+		}
+	}
+	c.listed.mu.Unlock()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, flushers)
+	for _, l := range todo {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := cc.PutListing(l); err != nil {
+				c.log.Debug("listing not cached", "host", l.Host, "repo", l.Repo, "error", err)
+			}
+		})
+	}
+	wg.Wait()
 }

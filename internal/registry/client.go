@@ -35,6 +35,7 @@ type Client struct {
 
 	tags    memo[[]string]
 	digests memo[string] // by route key and tag
+	listed  listings     // what WithCache's cache holds for this run
 
 	// By route key and digest, except tagManifests (by tag): what the
 	// gates, signature checks and PR bodies read, each fetched once.

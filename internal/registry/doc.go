@@ -27,7 +27,8 @@
 // With WithCache, answers also outlive the Client (internal/registry/cache):
 // listings for a TTL and then refreshed with conditional requests,
 // digests as long as their listing, manifests and blobs by digest for
-// ever. A run whose answers are all cached contacts no host.
+// ever. A run whose answers are all cached contacts no host; Flush writes
+// what a run learnt.
 //
 // The package never decides which tag is newer (that is internal/policy) and
 // never writes to a registry.

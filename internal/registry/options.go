@@ -202,7 +202,8 @@ func WithLimits(l Limits) Option {
 // WithCache keeps answers across runs in c: tags listings for c's TTL,
 // refreshed with conditional requests; the digests tags resolved to, as
 // long as their listing is fresh; manifests and blobs by digest for ever.
-// A run whose answers are all in c sends no request at all.
+// A run whose answers are all in c sends no request at all. What a run
+// learns is written when it calls Client.Flush.
 func WithCache(c *cache.Cache) Option {
 	return func(o *options) { o.cache = c }
 }
