@@ -17,7 +17,8 @@ import (
 // after 20 ms.
 // Each iteration is a fresh fleet: run 1 clones every repository and opens
 // one pull request in each; run 2, as a long-running serve's next run,
-// fetches and finds nothing new. It
+// fetches and finds nothing new. The cache case keeps --cache between the
+// two runs, within its TTL. It
 // reports both runs' wall time, the registry's tags listings and requests
 // per run, and the process's peak RSS (git's own processes not counted).
 //
@@ -28,6 +29,9 @@ func BenchmarkFleet200x50(b *testing.B) {
 			benchFleet(b, 200, 50, 100, "--parallel", fmt.Sprint(parallel))
 		})
 	}
+	b.Run("parallel=8/cache", func(b *testing.B) {
+		benchFleet(b, 200, 50, 100, "--parallel", "8", "--cache", b.TempDir())
+	})
 }
 
 func benchFleet(b *testing.B, repos, files, images int, args ...string) {
