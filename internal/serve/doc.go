@@ -1,8 +1,10 @@
 // Package serve runs imagebot's job over and over: on a cron schedule, or
 // once over many repositories. It keeps each checkout in step with its
 // remote before a run (cloning --clone URLs, split across the pods of an
-// Indexed Job by --shard), never lets two runs overlap, lets a stop finish
-// the current run, and reports on /healthz, /readyz and /metrics.
+// Indexed Job by --shard), works on several repositories of a run at once
+// (Options.Parallel) with what the run shares (Options.NewRun: cmd/bot's
+// registry clients), never lets two runs overlap, lets a stop finish the
+// current run, and reports on /healthz, /readyz and /metrics.
 //
 // It never plans, looks up images or opens pull requests itself: the Job
 // it is given does that (cmd/bot wires `imagebot run` in). It never exits
