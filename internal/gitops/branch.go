@@ -10,9 +10,17 @@ import (
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
-// group is one update and the branch and PR that carry it.
+// group is the updates that one branch and PR carry: one image stream's,
+// or a config group's, an environment's promotion, the pre-pull, a
+// rollback.
 type group struct {
-	Branch  string
+	Branch string
+	// Kind is "" for one image stream's updates, kindGroup for a config
+	// group's, else the plan.Kind of its updates.
+	Kind string
+	Name string // the config group, if any
+	Env  string // a promotion's environment
+	// Image is the image every update moves, "" when they move several.
 	Image   string
 	Updates []plan.Update
 	// Infos is what the registry says about each update's new image, in
@@ -38,33 +46,63 @@ func (g group) changes() []plan.Change {
 	return cs
 }
 
-// groups gives every update of the plan its own branch. The name comes
-// from the image and the stream of the target tag, never from the version,
-// so a newer version reuses the branch (and the open PR) of the one before.
-// Two updates of one image and stream in one plan (busybox:1.36.0 and
-// busybox:latest both moving to 1.37.0) are told apart by their old tag.
+// groups gives every update of the plan a branch: see groupsKeeping.
 func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefix, nil) }
 
-// groupsKeeping is groups, except that an update an open PR already carries
-// (same image, same old tag) keeps that PR's branch: a newer version moves
-// the open PR even when another tag of the stream now needs its own branch.
+// groupsKeeping sorts the plan's updates onto branches. Updates of a kind
+// or a config group share a branch named for it (rollout.go); the others
+// get their own branch, named from the image and the stream of the target
+// tag, never from the version, so a newer version reuses the branch (and
+// the open PR) of the one before. Two updates of one image and stream in
+// one plan (busybox:1.36.0 and busybox:latest both moving to 1.37.0) are
+// told apart by their old tag. An update an open PR already carries (same
+// image, same old tag) keeps that PR's branch: a newer version moves the
+// open PR even when another tag of the stream now needs its own branch.
 // open maps image+"\x00"+from to a branch.
 func groupsKeeping(p *plan.Plan, prefix string, open map[string]string) []group {
-	branch := make([]string, len(p.Updates))
+	var plain []plan.Update
+	shared := map[string]*group{}
+	for _, u := range p.Updates {
+		g := sharedGroup(prefix, u)
+		if g == nil {
+			plain = append(plain, u)
+			continue
+		}
+		if have := shared[g.Branch]; have != nil {
+			have.Updates = append(have.Updates, u)
+			if have.Image != u.Image {
+				have.Image = ""
+			}
+			continue
+		}
+		g.Image, g.Updates = u.Image, []plan.Update{u}
+		shared[g.Branch] = g
+	}
+	out := streamGroups(plain, prefix, open)
+	for _, g := range shared {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b group) int { return cmp.Compare(a.Branch, b.Branch) })
+	return out
+}
+
+// streamGroups gives each update its own branch, named from its stream.
+func streamGroups(ups []plan.Update, prefix string, open map[string]string) []group {
+	branch := make([]string, len(ups))
 	taken := map[string]bool{}
-	for i, u := range p.Updates {
+	for i, u := range ups {
 		if b, ok := open[u.Image+"\x00"+u.From]; ok && !taken[b] {
 			branch[i], taken[b] = b, true
 		}
 	}
 	count := map[string]int{}
-	for i, u := range p.Updates {
+	for i, u := range ups {
 		if branch[i] == "" {
 			count[branchName(prefix, u.Image, u.To)]++
 		}
 	}
-	out := make([]group, 0, len(p.Updates))
-	for i, u := range p.Updates {
+	out := make([]group, 0, len(ups))
+	for i, u := range ups {
 		b := branch[i]
 		if b == "" {
 			b = branchName(prefix, u.Image, u.To)
@@ -74,7 +112,6 @@ func groupsKeeping(p *plan.Plan, prefix string, open map[string]string) []group 
 		}
 		out = append(out, group{Branch: b, Image: u.Image, Updates: []plan.Update{u}})
 	}
-	slices.SortFunc(out, func(a, b group) int { return cmp.Compare(a.Branch, b.Branch) })
 	return out
 }
 
