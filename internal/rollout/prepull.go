@@ -229,4 +229,3 @@ func edit(spec prepull.Spec, change func([]prepull.Entry) []prepull.Entry) func(
 		return prepull.Render(old, spec, change(es))
 	}
 }
-

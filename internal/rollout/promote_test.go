@@ -195,7 +195,9 @@ func firstNonEmpty(a, b string) string {
 // every member has soaked one tag; until then, none is.
 func TestPromoteLockstep(t *testing.T) {
 	cfg := parseConfig(t, envConfig+"groups:\n  - name: kolla\n    match: [\"quay.io/kolla/**\"]\n    lockstep: true\n")
-	both := func(nova, glance string) string { return deploy("quay.io/kolla/nova:"+nova, "quay.io/kolla/glance:"+glance) }
+	both := func(nova, glance string) string {
+		return deploy("quay.io/kolla/nova:"+nova, "quay.io/kolla/glance:"+glance)
+	}
 	base := commit{"c0", 240 * time.Hour, map[string]string{stagingFile: both("2024.1.0", "2024.1.0"), prodFile: both("2024.1.0", "2024.1.0")}}
 	for _, tc := range []struct {
 		name    string

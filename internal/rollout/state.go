@@ -12,7 +12,7 @@ import (
 // through history: it starts from the tip, and each Change puts back the
 // changed files as they were before it.
 type files[T any] struct {
-	parse func(file string, src []byte) T
+	parse  func(file string, src []byte) T
 	byFile map[string]T
 }
 
