@@ -155,6 +155,10 @@ func (s *Server) routes() {
 		"DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}":    s.removeLabel,
 		"GET /repos/{owner}/{repo}/git/ref/{ref...}":                    s.getRef,
 		"DELETE /repos/{owner}/{repo}/git/refs/{ref...}":                s.deleteRef,
+		"POST /repos/{owner}/{repo}/statuses/{sha}":                     s.createStatus,
+		"GET /repos/{owner}/{repo}/commits/{ref}/status":                s.combinedStatus,
+		"POST /repos/{owner}/{repo}/check-runs":                         s.createCheckRun,
+		"GET /repos/{owner}/{repo}/commits/{ref}/check-runs":            s.listCheckRuns,
 		"POST /graphql": s.graphql,
 		// Everything else, including a known path with another method,
 		// is GitHub's JSON 404 rather than ServeMux's text 405.
