@@ -41,6 +41,9 @@ func TestLayering(t *testing.T) {
 		{"internal/registry", append(later("scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/"), nil},
 		{"internal/plan", append(later("registry", "rewrite", "gitops", "config"), network...), []string{"net/http"}},
 		{"internal/rewrite", append(later("registry", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
+		// Rollouts are decided from interfaces that gitops implements.
+		{"internal/rollout", append(later("registry", "rewrite", "gitops"), network...), []string{"net/http", "os/exec"}},
+		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code

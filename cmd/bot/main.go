@@ -27,6 +27,7 @@ commands:
   plan      scan, look up and decide; print the updates (writes nothing)
   apply     plan, then rewrite the working tree (files only, no git)
   run       plan, then one branch, commit and pull request per update
+  rollback  one pull request moving an image back to an earlier tag
   serve     run on a schedule; serves /healthz, /readyz and /metrics
   validate  check the config file
   demo      run the whole job against an embedded registry, git remote and GitHub
@@ -51,11 +52,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"plan":     planCmd,
 		"apply":    applyCmd,
 		"run":      runCmd,
-		"serve":    serveCmd,
-		"validate": validateCmd,
-		"init":     initCmd,
-		"demo":     demoCmd,
-		"version":  versionCmd,
+		"rollback": rollbackCmd,
+		// The pre-pull DaemonSet's helper, not meant for people.
+		"prepull-helper": prepullHelperCmd,
+		"serve":          serveCmd,
+		"validate":       validateCmd,
+		"init":           initCmd,
+		"demo":           demoCmd,
+		"version":        versionCmd,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

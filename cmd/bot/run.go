@@ -95,7 +95,10 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		return fail(exitUsage, err)
 	}
 	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
-	p, _, err := e.plan(ctx)
+	p, scanned, err := e.plan(ctx)
+	if err == nil {
+		err = applyRollouts(ctx, e, sess, p, scanned.Refs)
+	}
 	endPlan()
 	if err != nil {
 		return fail(exitUsage, err)
@@ -121,6 +124,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(stdout, p, res)
+	printWaiting(stdout, p)
 	annotate(stdout, p)
 	if err := writeActionOutputs(sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
