@@ -76,7 +76,7 @@ func body(g group) string {
 	}
 	for _, n := range notes {
 		if len(g.images()) > 1 {
-			n = "`" + shortName(imageOfNotes(g, n)) + "`: " + n
+			n = imagesOfNotes(g, n) + ": " + n
 		}
 		b.WriteString("\n" + n + "\n")
 	}
@@ -90,14 +90,15 @@ func body(g group) string {
 	return b.String()
 }
 
-// imageOfNotes is the image whose release notes n are.
-func imageOfNotes(g group, n string) string {
+// imagesOfNotes names the images whose release notes are n.
+func imagesOfNotes(g group, n string) string {
+	var names []string
 	for i, u := range g.Updates {
-		if releaseNotes(u, g.info(i)) == n {
-			return u.Image
+		if s := "`" + shortName(u.Image) + "`"; releaseNotes(u, g.info(i)) == n && !slices.Contains(names, s) {
+			names = append(names, s)
 		}
 	}
-	return ""
+	return strings.Join(names, ", ")
 }
 
 // changesTable lists every reference the PR changes, with the image when

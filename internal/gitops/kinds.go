@@ -107,8 +107,10 @@ func kindIntro(g group) string {
 		}
 		b.WriteString(".\n\n")
 	}
+	var notes []string
 	for _, u := range g.Updates {
-		if u.Notice != "" {
+		if u.Notice != "" && !slices.Contains(notes, u.Notice) {
+			notes = append(notes, u.Notice)
 			fmt.Fprintf(&b, "Note: %s.\n\n", u.Notice)
 		}
 	}

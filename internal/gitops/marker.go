@@ -33,8 +33,10 @@ type markedMove struct {
 	// locations is stale, e.g. after main gained another reference.
 	Locations []string `json:"locations,omitempty"`
 	// Evidence is what made the move due (a promotion's soak and
-	// statuses, a pre-pull's lead): a change of evidence rewrites the body.
+	// statuses, a pre-pull's lead), and Notice what else the PR says of
+	// it (a newer version waiting): a change of either rewrites the body.
 	Evidence []string `json:"evidence,omitempty"`
+	Notice   string   `json:"notice,omitempty"`
 }
 
 // markerV1 is the marker of releases before groups: one image per PR.
@@ -63,6 +65,11 @@ func markerOf(g group) marker {
 	m := marker{Kind: g.Kind, Group: g.Name, Env: g.Env, Branch: g.Branch}
 	for _, u := range g.Updates {
 		mv := markedMove{Image: u.Image, From: u.From, To: u.To, Digest: u.Digest, Evidence: u.Evidence}
+		if !g.plain() {
+			// A plain PR's notice is said in its body, but changes no
+			// marker: its PRs read the same as before groups.
+			mv.Notice = u.Notice
+		}
 		for _, l := range u.Locations {
 			mv.Locations = append(mv.Locations, fmt.Sprintf("%s:%d", l.File, l.Line))
 		}
