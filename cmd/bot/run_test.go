@@ -24,6 +24,7 @@ const runToken = "ghs_RUN7est7oken5ecret"
 // actions/checkout leaves it. Tests using it set the environment, so they
 // do not run in parallel.
 type runEnv struct {
+	reg   *fixtures.Registry
 	gs    *gitserver.Server
 	gh    *githubfake.Server
 	clone string
@@ -75,7 +76,7 @@ func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	for host, u := range reg.Mirrors() {
 		args = append(args, "--mirror", host+"="+u)
 	}
-	return &runEnv{gs: gs, gh: gh, clone: clone, args: args}
+	return &runEnv{reg: reg, gs: gs, gh: gh, clone: clone, args: args}
 }
 
 // run runs `imagebot run` with the env's flags and extra ones.
