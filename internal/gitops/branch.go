@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/rollout"
 )
 
 // group is the updates that one branch and PR carry: one image stream's,
@@ -126,15 +126,11 @@ func branchName(prefix, image, tag string) string {
 }
 
 // stream names the family of a tag by its non-digit parts: "alpine" for
-// 7.2.5-alpine, "rev-b" for 2.6.3-rev1-b1.2, "" for 1.26.1 and v1.9.0. Tags
-// of one stream replace each other; tags of two streams never do.
-func stream(tag string) string {
-	parts := strings.FieldsFunc(tag, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == '-' || r == '_' })
-	if len(parts) > 0 && parts[0] == "v" && len(tag) > 1 && unicode.IsDigit(rune(tag[1])) {
-		parts = parts[1:]
-	}
-	return sanitize(strings.Join(parts, "-"))
-}
+// 7.2.5-alpine, "rev-b" for 2.6.3-rev1-b1.2, "main" for
+// main-20240612-a0b1c2d, "" for 1.26.1 and v1.9.0. Tags of one stream
+// replace each other; tags of two streams never do. A commit id is no part
+// of it, so that a newer build keeps the branch.
+func stream(tag string) string { return sanitize(rollout.Stream(tag)) }
 
 // sanitize keeps what git allows in a ref name and humans can read.
 func sanitize(s string) string {

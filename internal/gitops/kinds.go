@@ -95,7 +95,7 @@ func kindIntro(g group) string {
 		b.WriteString("This pull request adds images to imagebot's pre-pull DaemonSet, so that the nodes pull them before the rollout " +
 			"and the rollout does not wait for (or fail on) the registry:\n\n")
 	case plan.KindPromotion:
-		fmt.Fprintf(&b, "This pull request promotes to **%s** the version that soaked in the environment it is promoted from", g.Env)
+		fmt.Fprintf(&b, "This pull request promotes to **%s** what has soaked in the environment before it", g.Env)
 		if g.Name != "" {
 			fmt.Fprintf(&b, ", for the **%s** group", g.Name)
 		}

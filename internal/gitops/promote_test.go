@@ -69,7 +69,7 @@ func TestPromotion(t *testing.T) {
 		t.Errorf("title %q", pr.Title)
 	}
 	contains(t, "PR body", pr.Body,
-		"promotes to **production** the version that soaked",
+		"promotes to **production** what has soaked in the environment before it",
 		"- `v1.8.2` has been in **staging** since "+since+" (commit "+s1[:12]+"), longer than the soak of 24h.",
 		"- Statuses on commit `"+s1[:12]+"`: `flux/staging` success, `e2e` success.",
 		"| `envs/production/api.yaml:10` | `v1.7.0` | `v1.8.2` | minor |",

@@ -89,21 +89,51 @@ func valueOf(f *files[[]scan.Ref], img, fam string) value {
 	return out
 }
 
-// family names a tag's stream by its non-digit parts, as branch names do:
-// "alpine" for 1.26.1-alpine, "" for 1.26.1 and v1.9.0. A version in one
-// environment promotes to the references of the same family in another.
-func family(tag string) string {
-	var b strings.Builder
-	for i, r := range tag {
+// family is a tag's stream: a version in one environment promotes to the
+// references of the same stream in another.
+func family(tag string) string { return Stream(tag) }
+
+// Stream names the family of a tag by its non-digit parts, as branch names
+// do: "alpine" for 1.26.1-alpine, "" for 1.26.1 and v1.9.0, "main" for
+// main-20240612-a0b1c2d. A commit id is not part of it (it changes with
+// every build), nor the "v" before a version.
+func Stream(tag string) string {
+	var parts []string
+	for i, tok := range strings.FieldsFunc(tag, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
+		if commitID(tok) {
+			continue
+		}
+		letters := strings.FieldsFunc(tok, func(r rune) bool { return r >= '0' && r <= '9' })
+		if i == 0 && len(letters) > 0 && letters[0] == "v" && len(tok) > 1 && tok[1] >= '0' && tok[1] <= '9' {
+			letters = letters[1:]
+		}
+		parts = append(parts, letters...)
+	}
+	return strings.Join(parts, "-")
+}
+
+// commitID reports whether a tag token is a git commit id: seven or more
+// hex digits with both digits and letters (3f9a2c1), or git describe's
+// g-prefixed one (g3a4b5c6).
+func commitID(tok string) bool {
+	if len(tok) > 7 && tok[0] == 'g' {
+		tok = tok[1:]
+	}
+	if len(tok) < 7 {
+		return false
+	}
+	digit, letter := false, false
+	for _, r := range tok {
 		switch {
-		case r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteByte(' ')
-		case i == 0 && r == 'v' && len(tag) > 1 && tag[1] >= '0' && tag[1] <= '9':
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'f':
+			letter = true
 		default:
-			b.WriteRune(r)
+			return false
 		}
 	}
-	return strings.Join(strings.Fields(b.String()), "-")
+	return digit && letter
 }
 
 func shortDigest(d string) string {

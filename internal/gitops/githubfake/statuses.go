@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -245,4 +246,22 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, req *http.Request) {
 		out = append(out, runOf(c))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": out})
+}
+
+// PostStatus posts a commit status on sha as a tool would over the API (Flux
+// for a demo, say): state is error, failure, pending or success.
+func (s *Server) PostStatus(owner, name, sha, context, state string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[strings.ToLower(owner+"/"+name)]
+	if r == nil {
+		return fmt.Errorf("%s/%s: no such repository", owner, name)
+	}
+	if !slices.Contains([]string{"error", "failure", "pending", "success"}, state) {
+		return fmt.Errorf("status state %q", state)
+	}
+	t := s.now()
+	cs := r.checkState()
+	cs.statuses[sha] = append(cs.statuses[sha], &commitStatus{id: s.id(), state: state, context: context, created: t, updated: t})
+	return nil
 }
