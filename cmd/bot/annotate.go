@@ -9,13 +9,16 @@ import (
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
-// in the step summary, and one warning annotation per problem.
-func annotate(stdout io.Writer, p *plan.Plan) {
+// in the step summary, and one warning annotation per problem. The runner
+// reads workflow commands from stderr as well as stdout; they go to stderr
+// so that stdout holds only the requested output (valid JSON for
+// --output json).
+func annotate(w io.Writer, p *plan.Plan) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(stdout, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -42,7 +42,7 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
 		return exitUsage
 	}
-	annotate(stdout, p)
+	annotate(stderr, p)
 	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
 	return exitFor(p)
 }

@@ -33,7 +33,7 @@ type commonOptions struct {
 func (o *commonOptions) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
 	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "registry lookups at once")
+	fs.IntVar(&o.Concurrency, "concurrency", 0, "registry requests in flight per host (default: 8, 4 for quay.io)")
 	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
@@ -97,11 +97,11 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr), nil
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr)
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
-func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) *engine {
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) (*engine, error) {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
@@ -112,7 +112,11 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 		registry.WithConcurrency(o.Concurrency),
 		registry.WithLogger(log),
 	)
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: stderr}
+	if err := reg.Err(); err != nil {
+		// --mirror flags can make a conflict the config file alone has not.
+		return nil, fmt.Errorf("registries: %w", err)
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: stderr}, nil
 }
 
 // credentials maps the host actually contacted (the mirror's, when a

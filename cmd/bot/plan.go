@@ -49,6 +49,6 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
 		return exitUsage
 	}
-	annotate(stdout, p)
+	annotate(stderr, p)
 	return exitFor(p)
 }

@@ -70,15 +70,18 @@ func runRollback(ctx context.Context, o rollbackOptions, stdout, stderr io.Write
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	token := os.Getenv("GITHUB_TOKEN")
-	if token == "" {
-		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does"))
+	token, app, err := githubAuth(os.Getenv)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if token == "" && app == nil {
+		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)"))
 	}
 	conn, err := connection(o.Repo, token)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	conn.Logger = log
+	conn.Logger, conn.App = log, app
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		return fail(exitPartial, err)
@@ -87,7 +90,10 @@ func runRollback(ctx context.Context, o rollbackOptions, stdout, stderr io.Write
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
 	res, err := scan.FS(ctx, sess.FS(), cfg.Included, scan.WithMaxFileSize(int64(cfg.MaxFileSize)))
 	if err != nil {
 		return fail(exitUsage, err)

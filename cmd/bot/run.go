@@ -69,21 +69,24 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	token := os.Getenv("GITHUB_TOKEN")
-	if token == "" {
+	token, app, err := githubAuth(os.Getenv)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if token == "" && app == nil {
 		if o.DryRun {
 			return previewJob(ctx, o, stdout, stderr)
 		}
 		// Fail before the registry lookups, not after them.
-		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests (or use --dry-run)"))
+		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests, or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY) (or use --dry-run)"))
 	}
 	conn, err := connection(o.Repo, token)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	conn.Logger = log
+	conn.Logger, conn.App = log, app
 
-	endPlan := logGroup(stdout, "imagebot: fetch, scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: fetch, scan and look up images")
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		endPlan()
@@ -94,7 +97,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 		endPlan()
 		return fail(exitUsage, err)
 	}
-	e := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	if err != nil {
+		endPlan()
+		return fail(exitUsage, err)
+	}
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs)
@@ -113,7 +120,8 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	}
 	ro := pullRequestOptions(o, cfg, stdout)
 	ro.Details = e.reg.Info
-	endPRs := logGroup(stdout, "imagebot: branches and pull requests")
+	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
+	endPRs := logGroup(stderr, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
@@ -125,7 +133,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (runSum
 	sum.RateLimited = len(res.RateLimited)
 	printRun(stdout, p, res)
 	printWaiting(stdout, p)
-	annotate(stdout, p)
+	annotate(stderr, p)
 	if err := writeActionOutputs(sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -145,7 +153,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	endPlan := logGroup(stdout, "imagebot: scan and look up images")
+	endPlan := logGroup(stderr, "imagebot: scan and look up images")
 	p, _, err := e.plan(ctx)
 	endPlan()
 	if err != nil {
@@ -158,7 +166,7 @@ func previewJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "imagebot run: %v\n", err)
 		return sum, exitUsage
 	}
-	annotate(stdout, p)
+	annotate(stderr, p)
 	return sum, exitFor(p)
 }
 

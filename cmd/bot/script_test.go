@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -52,10 +54,11 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setupRegistry,
 		Cmds: withCmds(gitCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"envsubst": cmdEnvsubst,
-			"status":   cmdStatus,
-			"bom":      cmdBOM,
-			"nonl":     cmdNoNewline,
+			"envsubst":  cmdEnvsubst,
+			"status":    cmdStatus,
+			"bom":       cmdBOM,
+			"nonl":      cmdNoNewline,
+			"jsonvalid": cmdJSONValid,
 		}),
 	})
 }
@@ -113,6 +116,22 @@ func cmdEnvsubst(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("envsubst %s: unset variables %q", f, missing)
 		}
 		ts.Check(os.WriteFile(path, out, 0o666))
+	}
+}
+
+// jsonvalid FILE checks that FILE (or "stdout") is exactly one JSON value.
+func cmdJSONValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jsonvalid file")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = errors.New("more after the first JSON value")
+	}
+	if neg != (err != nil) {
+		ts.Fatalf("jsonvalid %s: %v", args[0], err)
 	}
 }
 

@@ -19,4 +19,13 @@
 // limits are waited out up to a bound, beyond which the run stops writing
 // and reports what it left for the next run. It never decides what to
 // update; that is the plan's job.
+//
+// It authenticates with GITHUB_TOKEN, or as a GitHub App (Options.App,
+// auth.go): ghinstallation signs the App's JWT and trades it for an
+// installation token, which is the API token and the git password alike
+// and is replaced, by the run's clock, well before it expires. With
+// RunOptions.SignedCommits a branch's commit is made through GitHub's Git
+// Data API instead of pushed (gitdata.go): GitHub authors it as the bot and
+// signs it, and the tree it builds must be the very tree a push would have
+// sent. No key, JWT or token ever reaches a log, an error or a PR.
 package gitops

@@ -172,4 +172,21 @@ func TestTokenNeverPrinted(t *testing.T) {
 			t.Errorf("token printed:\n%s", text)
 		}
 	}
+
+	// As a GitHub App, whose pushes and API writes fail: no installation
+	// token, JWT or piece of its key in errors, logs or PRs either.
+	w.installApp(t, true)
+	w.pushTag(t, "docker.io/library/node", "22.2.0")
+	w.pushTag(t, "docker.io/library/redis", "7.4.2")
+	w.gs.FailPushes(1)
+	for range 4 { // the first try and every retry
+		w.gh.FailNext(http.MethodPatch, "/pulls/", http.StatusBadGateway, nil)
+	}
+	res = w.runAs(t, w.appOptions(t, appKey(), appID, 0))
+	if len(res.Failed) != 2 {
+		t.Errorf("failed: %v", res.Failed)
+	}
+	for _, err := range res.Failed {
+		w.assertNoAppSecrets(t, err.Error())
+	}
 }

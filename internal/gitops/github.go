@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -15,13 +16,16 @@ import (
 // hub is the slice of the GitHub API a run uses.
 type hub struct {
 	gh          *github.Client
-	http        *http.Client
+	http        *http.Client // authenticated, for GraphQL
 	graphqlURL  string
 	owner, name string
-	token       string
+	creds       credentials
 }
 
-func newHub(o Options) (*hub, error) {
+// newHub connects to the API as o says: with o.App's installation tokens
+// when set (o.Token then goes unused, and the log says so), else with
+// o.Token. An App's installation is found and its first token fetched here.
+func newHub(ctx context.Context, o Options) (*hub, error) {
 	owner, name, ok := strings.Cut(o.Repository, "/")
 	if !ok || owner == "" || name == "" {
 		return nil, fmt.Errorf("repository %q: want owner/name", o.Repository)
@@ -30,22 +34,38 @@ func newHub(o Options) (*hub, error) {
 	if api == "" {
 		api = "https://api.github.com"
 	}
+	apiURL, err := url.Parse(api + "/")
+	if err != nil {
+		return nil, fmt.Errorf("GITHUB_API_URL %q: %w", o.APIURL, err)
+	}
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
 	}
-	gh := github.NewClient(hc).WithAuthToken(o.Token)
-	base, err := gh.BaseURL.Parse(api + "/")
-	if err != nil {
-		return nil, fmt.Errorf("GITHUB_API_URL %q: %w", o.APIURL, err)
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
 	}
-	gh.BaseURL = base
+	var creds credentials = staticToken(o.Token)
+	if o.App != nil {
+		if o.Token != "" {
+			o.Logger.Info("both GITHUB_TOKEN and a GitHub App are set: authenticating as the App", "app", o.App.id)
+		}
+		c, err := newAppCredentials(ctx, o, base, api, owner, name)
+		if err != nil {
+			return nil, err
+		}
+		creds = c
+	}
+	authed := &http.Client{Transport: &authTransport{creds: creds, base: base}, Timeout: hc.Timeout}
+	gh := github.NewClient(authed)
+	gh.BaseURL = apiURL
 	// GitHub Enterprise serves GraphQL at /api/graphql beside /api/v3.
 	gql := api + "/graphql"
 	if s, ok := strings.CutSuffix(api, "/api/v3"); ok {
 		gql = s + "/api/graphql"
 	}
-	return &hub{gh: gh, http: hc, graphqlURL: gql, owner: owner, name: name, token: o.Token}, nil
+	return &hub{gh: gh, http: authed, graphqlURL: gql, owner: owner, name: name, creds: creds}, nil
 }
 
 func (h *hub) defaultBranch(ctx context.Context) (string, error) {
@@ -150,11 +170,10 @@ func (h *hub) autoMerge(ctx context.Context, nodeID string) error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("enable auto-merge: %w", scrub(err, h.token))
+		return fmt.Errorf("enable auto-merge: %w", h.creds.scrub(err))
 	}
 	defer resp.Body.Close()
 	var out struct {

@@ -20,6 +20,10 @@ type Options struct {
 	Repository string // "owner/name"
 	APIURL     string // "https://api.github.com" or "https://ghe.example.com/api/v3"
 	Token      string // API token and git password; never printed
+	// App, when set, is what the run authenticates as instead of Token:
+	// its installation's tokens are the API token and git password, each
+	// refreshed before it expires.
+	App *App
 
 	Logger     *slog.Logger
 	HTTPClient *http.Client  // GitHub API client (tests); default retries rate limits
@@ -39,6 +43,10 @@ type RunOptions struct {
 	// Meta gives the labels, reviewers and auto-merge types for an image.
 	Meta  func(image string) Meta
 	Draft bool
+	// SignedCommits creates each commit through GitHub's Git Data API
+	// instead of pushing it over git: GitHub authors it as the token's bot
+	// (Author is not used) and signs it, so that it shows as Verified.
+	SignedCommits bool
 	// Details, when set, fetches what the registry says about a new image
 	// (source, created time) for a PR body. It is called only when a body is
 	// written, so a rerun that changes nothing costs no manifest request.

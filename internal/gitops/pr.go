@@ -42,7 +42,7 @@ func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, fi
 	if r.limited {
 		return false, errRateLimited
 	}
-	already, perr := r.rm.push(ctx, g.Branch, commit, leased)
+	already, perr := r.publish(ctx, g.Branch, commit, leased)
 	if already {
 		r.log.Info("another run pushed the same commit; not pushing it again", "branch", g.Branch, "commit", commit.String())
 	}

@@ -20,10 +20,10 @@ import (
 // remote is an in-memory clone of the GitHub repository's default branch and
 // of imagebot's own branches. Commits are built and pushed from here.
 type remote struct {
-	repo *git.Repository
-	url  string
-	auth transport.AuthMethod
-	base string // default branch
+	repo  *git.Repository
+	url   string
+	creds credentials
+	base  string // default branch
 }
 
 // OriginURL returns the URL of a local clone's `origin`, as actions/checkout
@@ -68,7 +68,7 @@ func redact(raw string) string {
 }
 
 // openRemote fetches the default branch into a new in-memory repository.
-func openRemote(ctx context.Context, rawURL, token, base string) (*remote, error) {
+func openRemote(ctx context.Context, rawURL string, creds credentials, base string) (*remote, error) {
 	r, err := git.Init(memory.NewStorage(), nil)
 	if err != nil {
 		return nil, err
@@ -76,12 +76,7 @@ func openRemote(ctx context.Context, rawURL, token, base string) (*remote, error
 	if _, err := r.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
 		return nil, err
 	}
-	rm := &remote{repo: r, url: rawURL, base: base}
-	if token != "" {
-		// The token is the password of basic auth, as GitHub wants it; it is
-		// never put in the URL or any config.
-		rm.auth = &githttp.BasicAuth{Username: "x-access-token", Password: token}
-	}
+	rm := &remote{repo: r, url: rawURL, creds: creds, base: base}
 	if err := rm.fetch(ctx, false, "+refs/heads/"+base+":refs/remotes/origin/"+base); err != nil {
 		return nil, err
 	}
@@ -100,31 +95,39 @@ func (r *remote) fetchBranches(ctx context.Context, prefix string) error {
 const gitTimeout = 10 * time.Minute
 
 func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
+	auth, err := r.auth(ctx)
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", redact(r.url), err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	var refSpecs []gitconfig.RefSpec
 	for _, s := range specs {
 		refSpecs = append(refSpecs, gitconfig.RefSpec(s))
 	}
-	err := r.repo.FetchContext(ctx, &git.FetchOptions{
+	err = r.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
-		Auth:       r.auth,
+		Auth:       auth,
 		RefSpecs:   refSpecs,
 		Tags:       git.NoTags,
 		Prune:      prune,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", redact(r.url), scrub(err, r.password()))
+		return fmt.Errorf("fetch %s: %w", redact(r.url), r.creds.scrub(err))
 	}
 	return nil
 }
 
-// password is the token the transport holds, for scrubbing errors.
-func (r *remote) password() string {
-	if a, ok := r.auth.(*githttp.BasicAuth); ok {
-		return a.Password
+// auth is the credential of one fetch or push: the token as the password
+// of basic auth, as GitHub wants it, never in the URL or any config. It is
+// asked for each time, so that a GitHub App's token is a current one even
+// late in a long run.
+func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
+	tok, err := r.creds.token(ctx)
+	if err != nil || tok == "" {
+		return nil, err
 	}
-	return ""
+	return &githttp.BasicAuth{Username: "x-access-token", Password: tok}, nil
 }
 
 // scrub keeps a token out of an error that might quote a request.
@@ -174,7 +177,11 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 	if err := r.repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
 		return false, err
 	}
-	opts := &git.PushOptions{RemoteName: "origin", Auth: r.auth}
+	auth, err := r.auth(ctx)
+	if err != nil {
+		return false, fmt.Errorf("push %s: %w", branch, err)
+	}
+	opts := &git.PushOptions{RemoteName: "origin", Auth: auth}
 	if leased != nil {
 		opts.RefSpecs = []gitconfig.RefSpec{gitconfig.RefSpec("+" + string(local) + ":" + string(local))}
 		opts.ForceWithLease = &git.ForceWithLease{RefName: local, Hash: leased.Hash}
@@ -188,7 +195,7 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 	err = r.repo.PushContext(ctx, opts)
 	already = errors.Is(err, git.NoErrAlreadyUpToDate)
 	if err != nil && !already {
-		return false, fmt.Errorf("push %s: %w", branch, scrub(err, r.password()))
+		return false, fmt.Errorf("push %s: %w", branch, r.creds.scrub(err))
 	}
 	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
 }

@@ -28,6 +28,10 @@ type runner struct {
 	closed  map[string][]*github.PullRequest // closed PRs by branch, where asked
 	limited bool                             // GitHub said stop writing
 	res     *Result
+	// apiAuthor is who GitHub makes the author of the commits the run
+	// creates through the API (RunOptions.SignedCommits); see gitdata.go.
+	apiAuthor      object.Signature
+	warnedUnsigned bool
 }
 
 // group brings one branch and its PR in line with the plan.
@@ -185,11 +189,11 @@ func (r *runner) tree(files map[string][]byte) (plumbing.Hash, error) {
 }
 
 // ours reports whether imagebot made the branch's tip: one commit, authored
-// and committed by the bot. Anything else is a person's work and is never
+// and committed by the bot: as configured when pushed, as GitHub's bot when
+// made through the API. Anything else is a person's work and is never
 // overwritten.
 func (r *runner) ours(c *object.Commit) bool {
-	return c.NumParents() == 1 &&
-		c.Author.Email == r.o.Author.Email && c.Committer.Email == r.o.Author.Email
+	return c.NumParents() == 1 && (madeBy(c, r.o.Author.Email) || r.madeThroughAPI(c))
 }
 
 // current reports whether the branch already proposes exactly these files

@@ -39,7 +39,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
-	h, err := newHub(o)
+	h, err := newHub(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm, err := openRemote(ctx, o.URL, o.Token, base)
+	rm, err := openRemote(ctx, o.URL, h.creds, base)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,11 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 		return nil, err
 	}
 	r.open = open
+	if o.SignedCommits && (len(p.Updates) > 0 || len(open) > 0) {
+		if err := r.useAPIAuthor(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// The branches are fetched after the PRs are listed: the later the
 	// fetch, the fresher the tips that pushes are leased against.
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {

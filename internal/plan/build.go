@@ -27,7 +27,10 @@ type Options struct {
 	Registry Registry
 	// Policy returns the compiled policy for a normalized image name.
 	Policy func(image string) (*policy.Policy, error)
-	// Concurrency bounds the images looked up at once (default 8).
+	// Concurrency bounds the images decided at once (default 1024). It
+	// bounds goroutines, not requests: the registry client bounds the
+	// requests in flight per host, and every image waiting on one host
+	// must not keep the images of another from starting.
 	Concurrency int
 	// Progress, when set, is called after each image is decided.
 	Progress func(done, total int)
@@ -50,7 +53,7 @@ const maxPinTries = 20
 // Build turns a scan result into a plan.
 func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
+		opts.Concurrency = defaultConcurrency
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -76,6 +79,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		images = append(images, img)
 	}
 	slices.Sort(images)
+	expect(opts, images)
 
 	var (
 		mu   sync.Mutex
@@ -140,6 +144,29 @@ func skippedNotice(s scan.Skipped) Notice {
 		n.Detail += ": " + s.Detail
 	}
 	return n
+}
+
+// defaultConcurrency is high because an image decided is mostly waiting
+// on its registry: with the images limited to the requests in flight, the
+// listing of one repository waits on the digests of another and a run
+// takes a round trip per image instead of per request in flight.
+const defaultConcurrency = 1024
+
+// expect tells a registry client that can use it which repositories are
+// about to be looked up (all but the skipped), so that it can ask one
+// bearer token for many of them.
+func expect(opts Options, images []string) {
+	e, ok := opts.Registry.(interface{ Expect(repos ...string) })
+	if !ok {
+		return
+	}
+	repos := make([]string, 0, len(images))
+	for _, img := range images {
+		if pol, err := opts.Policy(img); err == nil && !pol.Skip() {
+			repos = append(repos, img)
+		}
+	}
+	e.Expect(repos...)
 }
 
 // sortLocations orders an update's changes by file and position, whichever

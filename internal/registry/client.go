@@ -4,24 +4,33 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
-	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // Client looks up tags, digests and image configs, each at most once per
 // repository or tag for the Client's life. It is safe for concurrent use;
-// make one per run so that a run sees one consistent registry.
+// make one per run so that a run sees one consistent registry, and so
+// that a host that proved dead, or a spent budget, is forgotten by the
+// next run.
 type Client struct {
-	puller  *remote.Puller
-	err     error // from building the puller; returned by every call
-	log     *slog.Logger
-	mirrors map[string]mirror // registry host as name.Registry spells it
-	stats   *stats
+	o           options
+	err         error // configuration error; returned by every call
+	log         *slog.Logger
+	base        http.RoundTripper
+	keychain    hostKeychain
+	mirrors     map[string]mirror // registry host as name.Registry spells it
+	schemes     map[string]string // mirror host -> the one scheme it is spoken to with
+	concurrency map[string]int    // contacted host -> requests in flight
+
+	mu    sync.Mutex
+	hosts map[string]*host
 
 	tags    memo[[]string]
 	digests memo[string]
@@ -30,90 +39,143 @@ type Client struct {
 
 // mirror is a parsed Mirror.
 type mirror struct {
-	host     string // "127.0.0.1:5000"
-	prefix   string // "docker.io" or ""
-	insecure bool   // http, because the URL says so
-	err      error
+	host   string // "127.0.0.1:5000"
+	prefix string // "docker.io" or ""
+	scheme string // "http" only when the URL says so
+	err    error
 }
 
-// NewClient returns a Client. Configuration errors (a malformed mirror URL)
-// surface on the first lookup that needs them.
+// NewClient returns a Client. A configuration error (a malformed mirror
+// URL, one host named with two schemes) is returned by Err and by every
+// lookup that needs the configuration.
 func NewClient(opts ...Option) *Client {
 	o := defaults()
 	for _, opt := range opts {
 		opt(&o)
 	}
 	c := &Client{
-		log:     o.logger,
-		mirrors: map[string]mirror{},
-		stats:   &stats{},
+		o:           o,
+		log:         o.logger,
+		base:        o.transport,
+		keychain:    hostKeychain{creds: canonicalCreds(o.credentials), fallback: o.keychain},
+		mirrors:     map[string]mirror{},
+		schemes:     map[string]string{},
+		concurrency: map[string]int{},
+		hosts:       map[string]*host{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	schemes := map[string]string{}
-	for host, m := range o.mirrors {
-		pm := parseMirror(m)
-		c.mirrors[canonicalHost(host)] = pm
-		if pm.err == nil {
-			schemes[pm.host] = "https"
-			if pm.insecure {
-				schemes[pm.host] = "http"
+	if c.base == nil {
+		c.base = baseTransport()
+	}
+	c.err = c.parseMirrors(o.mirrors)
+	for h, n := range o.hostConcurrency {
+		if n <= 0 {
+			continue
+		}
+		if m, ok := c.mirrors[canonicalHost(h)]; ok && m.err == nil {
+			if _, own := c.concurrency[m.host]; !own {
+				c.concurrency[m.host] = n
 			}
 		}
+		c.concurrency[canonicalHost(h)] = n
 	}
-	c.puller, c.err = remote.NewPuller(
-		remote.WithTransport(newTransport(o, schemes, c.stats, c.log)),
-		remote.WithAuthFromKeychain(hostKeychain{creds: canonicalCreds(o.credentials), fallback: o.keychain}),
-		remote.WithUserAgent("imagebot"),
-		// retryablehttp in our transport retries; go-containerregistry's own
-		// retries on top would multiply the attempts (5 x 4 per request).
-		remote.WithRetryPredicate(func(error) bool { return false }),
-		remote.WithRetryStatusCodes(),
-		remote.WithRetryBackoff(remote.Backoff{Steps: 1}),
-	)
 	return c
 }
 
-// Stats returns the requests sent so far per contacted host, sorted by host.
-func (c *Client) Stats() []HostStats { return c.stats.snapshot() }
+// parseMirrors fills c.mirrors and c.schemes and refuses one host with two
+// schemes: a per-host scheme decides how a host is spoken to, and with two
+// the last written would win at random, sending an https mirror's requests
+// over plain http.
+func (c *Client) parseMirrors(in map[string]Mirror) error {
+	regs := make([]string, 0, len(in))
+	for r := range in {
+		regs = append(regs, r)
+	}
+	slices.Sort(regs)
+	setBy := map[string]string{}
+	for _, reg := range regs {
+		pm := parseMirror(in[reg])
+		c.mirrors[canonicalHost(reg)] = pm
+		if pm.err != nil {
+			continue
+		}
+		if prev, ok := c.schemes[pm.host]; ok && prev != pm.scheme {
+			return fmt.Errorf("mirrors of %s (%s://%s) and %s (%s://%s) are one host with two schemes; one host has one scheme: write both with https:// (or both with http://)",
+				setBy[pm.host], prev, pm.host, reg, pm.scheme, pm.host)
+		}
+		c.schemes[pm.host], setBy[pm.host] = pm.scheme, reg
+	}
+	return nil
+}
 
-// repository maps a normalized repository name to the one actually
-// contacted: the mirror's host and path prefix when its registry is mirrored.
-func (c *Client) repository(repo string) (name.Repository, error) {
+// Err returns the Client's configuration error, if any. Every lookup
+// returns it too; callers check it to fail at start-up.
+func (c *Client) Err() error { return c.err }
+
+// Expect tells the Client which repositories ("docker.io/library/nginx")
+// it is about to be asked about, so that a registry with bearer tokens is
+// asked one token for many repositories instead of one each. It is a
+// hint: lookups of other repositories work as well.
+func (c *Client) Expect(repos ...string) {
+	byHost := map[*host][]string{}
+	for _, repo := range repos {
+		if rt, err := c.route(repo); err == nil {
+			byHost[rt.h] = append(byHost[rt.h], rt.path)
+		}
+	}
+	for h, paths := range byHost {
+		h.authGroup.expect(paths...)
+	}
+}
+
+// route is where a repository is looked up: a host and the repository's
+// path there (with a mirror's prefix).
+type route struct {
+	h    *host
+	path string
+}
+
+func (r route) key() string { return r.h.name + "/" + r.path }
+
+// route maps a normalized repository name to the host and path actually
+// contacted: the mirror's when its registry is mirrored.
+func (c *Client) route(repo string) (route, error) {
 	if c.err != nil {
-		return name.Repository{}, c.err
+		return route{}, c.err
 	}
 	r, err := name.NewRepository(repo)
 	if err != nil {
-		return name.Repository{}, err
+		return route{}, err
 	}
 	m, ok := c.mirrors[r.RegistryStr()]
 	if !ok {
-		return r, nil
+		return route{h: c.host(r.RegistryStr()), path: r.RepositoryStr()}, nil
 	}
 	if m.err != nil {
-		return name.Repository{}, m.err
+		return route{}, m.err
 	}
-	var nopts []name.Option
-	if m.insecure {
-		nopts = append(nopts, name.Insecure)
-	}
-	return name.NewRepository(path.Join(m.host, m.prefix, r.RepositoryStr()), nopts...)
+	return route{h: c.host(m.host), path: path.Join(m.prefix, r.RepositoryStr())}, nil
 }
 
-// tag is repository plus a validated tag, and the cache key for it (the
-// normalized name, so "nginx" and "docker.io/library/nginx" share answers).
-func (c *Client) tag(repo, tag string) (name.Tag, string, error) {
-	t, err := name.NewTag(repo + ":" + tag)
-	if err != nil {
-		return name.Tag{}, "", err
+// host returns the one host object of a contacted host. Its scheme is the
+// mirror's when a mirror names the host, else https (with a probe of http
+// for loopback hosts only).
+func (c *Client) host(name string) *host {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.hosts[name]; ok {
+		return h
 	}
-	r, err := c.repository(repo)
-	if err != nil {
-		return name.Tag{}, "", err
+	var h *host
+	if s, ok := c.schemes[name]; ok {
+		h = c.newHost(name, s, false)
+	} else {
+		h = c.newHost(name, "https", isLoopback(name))
 	}
-	return r.Tag(tag), t.Name(), nil
+	c.hosts[name] = h
+	return h
 }
 
 func parseMirror(m Mirror) mirror {
@@ -131,11 +193,10 @@ func parseMirror(m Mirror) mirror {
 	case u.RawQuery != "" || u.Fragment != "":
 		return mirror{err: fmt.Errorf("mirror %s: query and fragment are not allowed", u.Redacted())}
 	}
-	return mirror{
-		host:     u.Host,
-		prefix:   strings.Trim(u.Path, "/"),
-		insecure: u.Scheme == "http",
+	if _, err := name.NewRegistry(u.Host); err != nil {
+		return mirror{err: fmt.Errorf("mirror %s: %w", u.Redacted(), err)}
 	}
+	return mirror{host: u.Host, prefix: strings.Trim(u.Path, "/"), scheme: u.Scheme}
 }
 
 // canonicalHost spells a registry host as name.Registry does, so that
@@ -154,22 +215,4 @@ func canonicalCreds(in map[string]Credentials) map[string]Credentials {
 		out[canonicalHost(host)] = c
 	}
 	return out
-}
-
-// hostKeychain resolves credentials for the host actually contacted:
-// go-containerregistry asks per repository of the (mirrored) reference, so
-// an entry for one host is never offered to another.
-type hostKeychain struct {
-	creds    map[string]Credentials
-	fallback authn.Keychain
-}
-
-func (k hostKeychain) Resolve(r authn.Resource) (authn.Authenticator, error) {
-	if c, ok := k.creds[r.RegistryStr()]; ok {
-		return authn.FromConfig(authn.AuthConfig{Username: c.Username, Password: c.Password}), nil
-	}
-	if k.fallback == nil {
-		return authn.Anonymous, nil
-	}
-	return k.fallback.Resolve(r)
 }

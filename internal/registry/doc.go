@@ -1,13 +1,24 @@
 // Package registry asks OCI registries what they hold: the tags of a
 // repository, the digest behind a tag, and an image's config (created time,
-// labels, platforms). It speaks the distribution API through
-// go-containerregistry's remote package and never hand-rolls the protocol.
+// labels, platforms). Authentication, manifests and blobs go through
+// go-containerregistry; the tags listing is read here, page by page, so
+// that its size and its pagination can be bounded.
 //
 // Every request costs (Docker Hub allows ten anonymous pulls an hour), so a
 // Client fetches each answer at most once: tags once per repository, a
 // digest once per tag (by HEAD, which is not a pull), an image's config only
 // when asked for it. Answers, errors included, are cached for the Client's
 // life and concurrent callers share one request.
+//
+// What is per host is done per host, not per repository: one /v2/ probe
+// per run, bearer tokens shared by the repositories the Client was told to
+// Expect, a bounded number of requests in flight, an optional request
+// budget, and the host's health: a registry that does not answer is down
+// for the rest of the run after about two timeouts, and one that asks with
+// Retry-After for more than the Client waits is left alone until then; its
+// lookups fail at once and the other hosts carry on. Each host is spoken
+// to with one scheme: https, unless a mirror URL says http or the host is
+// a loopback address.
 //
 // The package never decides which tag is newer (that is internal/policy) and
 // never writes to a registry.

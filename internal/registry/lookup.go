@@ -12,38 +12,24 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
-
-// Tags lists every tag of a repository ("docker.io/library/nginx"),
-// following the registry's pagination to the end.
-func (c *Client) Tags(ctx context.Context, repo string) ([]string, error) {
-	r, err := c.repository(repo)
-	if err != nil {
-		return nil, fmt.Errorf("list tags %s: %w", repo, err)
-	}
-	tags, err := c.tags.get(ctx, r.Name(), func(ctx context.Context) ([]string, error) {
-		tags, err := c.puller.List(ctx, r)
-		c.log.Debug("listed tags", "repo", repo, "from", r.Name(), "tags", len(tags), "error", err)
-		return tags, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list tags %s: %w", repo, err)
-	}
-	return slices.Clone(tags), nil
-}
 
 // Digest resolves a tag to the digest of its manifest ("sha256:..."); for a
 // multi-platform image that is the index digest, which is what a manifest
 // pins. It asks by HEAD, which registries do not count as a pull, and falls
 // back to GET when HEAD is refused.
 func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
-	ref, key, err := c.tag(repo, tag)
+	rt, err := c.route(repo)
+	if err == nil {
+		_, err = name.NewTag(repo + ":" + tag)
+	}
 	if err != nil {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
 	}
-	d, err := c.digests.get(ctx, key, func(ctx context.Context) (string, error) {
-		return c.fetchDigest(ctx, ref)
+	d, err := c.digests.get(ctx, rt.key()+":"+tag, func(ctx context.Context) (string, error) {
+		return c.fetchDigest(ctx, rt, tag)
 	})
 	if err != nil {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
@@ -51,8 +37,14 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 	return d, nil
 }
 
-func (c *Client) fetchDigest(ctx context.Context, ref name.Tag) (string, error) {
-	desc, err := c.puller.Head(ctx, ref)
+func (c *Client) fetchDigest(ctx context.Context, rt route, tag string) (string, error) {
+	tr, err := rt.h.transportFor(ctx, rt.path)
+	if err != nil {
+		return "", err
+	}
+	ref := rt.h.repo(rt.path).Tag(tag)
+	opts := []remote.Option{remote.WithTransport(tr), remote.WithContext(ctx)}
+	desc, err := remote.Head(ref, opts...)
 	if err == nil {
 		return desc.Digest.String(), nil
 	}
@@ -60,7 +52,7 @@ func (c *Client) fetchDigest(ctx context.Context, ref name.Tag) (string, error) 
 		return "", err
 	}
 	c.log.Debug("HEAD refused, falling back to GET", "ref", ref.Name(), "error", err)
-	d, err := c.puller.Get(ctx, ref)
+	d, err := remote.Get(ref, opts...)
 	if err != nil {
 		return "", err
 	}
@@ -91,12 +83,16 @@ func headRefused(err error) bool {
 // the config is that of the first platform listed. It costs two or three
 // GETs (manifest, child manifest, config) and is done only when asked.
 func (c *Client) Info(ctx context.Context, repo, tag string) (*Info, error) {
-	ref, key, err := c.tag(repo, tag)
+	rt, err := c.route(repo)
+	if err == nil {
+		_, err = name.NewTag(repo + ":" + tag)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("image info %s:%s: %w", repo, tag, err)
 	}
+	key := rt.key() + ":" + tag
 	info, err := c.infos.get(ctx, key, func(ctx context.Context) (*Info, error) {
-		return c.fetchInfo(ctx, ref)
+		return c.fetchInfo(ctx, rt, tag)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("image info %s:%s: %w", repo, tag, err)
@@ -106,8 +102,13 @@ func (c *Client) Info(ctx context.Context, repo, tag string) (*Info, error) {
 	return info.clone(), nil
 }
 
-func (c *Client) fetchInfo(ctx context.Context, ref name.Tag) (*Info, error) {
-	desc, err := c.puller.Get(ctx, ref)
+func (c *Client) fetchInfo(ctx context.Context, rt route, tag string) (*Info, error) {
+	tr, err := rt.h.transportFor(ctx, rt.path)
+	if err != nil {
+		return nil, err
+	}
+	ref := rt.h.repo(rt.path).Tag(tag)
+	desc, err := remote.Get(ref, remote.WithTransport(tr), remote.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestMirrors(t *testing.T) {
 				t.Errorf("GET %s seen %d times, want 1; requests: %v", tc.wantPath, n, srv.Requests())
 			}
 			// http:// was written, so there is no https attempt to fail.
-			want := []registry.HostStats{{Host: srv.Host(), Requests: len(srv.Requests())}}
+			want := []registry.HostStats{{Host: srv.Host(), Requests: len(srv.Requests()), Ping: 1, Tags: 1}}
 			if diff := cmp.Diff(want, c.Stats()); diff != "" {
 				t.Errorf("Stats (-want +got):\n%s", diff)
 			}

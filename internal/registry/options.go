@@ -17,33 +17,65 @@ type Mirror struct{ URL string }
 // Credentials authenticate against one registry host.
 type Credentials struct{ Username, Password string }
 
+// Limits bound what one registry may cost a run. A zero field keeps its
+// default.
+type Limits struct {
+	// PageBytes caps one page of a tags listing (default 4 MiB: about
+	// 150,000 tags of 25 characters, more than any registry serves in one
+	// page).
+	PageBytes int64
+	// Pages caps the pages of one tags listing (default 1,000).
+	Pages int
+	// ManifestBytes caps a manifest (default 4 MiB, as containerd does).
+	ManifestBytes int64
+	// BlobBytes caps an image config blob (default 8 MiB).
+	BlobBytes int64
+	// TokenScopes caps the repositories one bearer token is asked for
+	// (default 32): the token rides in a header of every request, and
+	// registries behind proxies refuse headers beyond 8 KiB.
+	TokenScopes int
+}
+
 // Option configures a Client.
 type Option func(*options)
 
 type options struct {
-	mirrors     map[string]Mirror
-	credentials map[string]Credentials
-	keychain    authn.Keychain
-	concurrency int
-	transport   http.RoundTripper
-	logger      *slog.Logger
-	retryMax    int
-	retryWait   time.Duration
-	timeout     time.Duration
+	mirrors         map[string]Mirror
+	credentials     map[string]Credentials
+	keychain        authn.Keychain
+	concurrency     int            // per host, overrides defaultConcurrency
+	hostConcurrency map[string]int // per host as written
+	maxRequests     int            // per host, 0: no budget
+	transport       http.RoundTripper
+	logger          *slog.Logger
+	retryMax        int
+	retryWait       time.Duration
+	timeout         time.Duration
+	deadAfter       int
+	limits          Limits
 }
 
 func defaults() options {
 	return options{
-		keychain:    authn.DefaultKeychain,
-		concurrency: 8,
-		retryMax:    4,
-		retryWait:   30 * time.Second,
-		timeout:     30 * time.Second,
+		keychain:  authn.DefaultKeychain,
+		retryMax:  4,
+		retryWait: 30 * time.Second,
+		timeout:   25 * time.Second,
+		deadAfter: 2,
+		limits: Limits{
+			PageBytes:     4 << 20,
+			Pages:         1000,
+			ManifestBytes: 4 << 20,
+			BlobBytes:     8 << 20,
+			TokenScopes:   32,
+		},
 	}
 }
 
 // WithMirrors fetches the repositories of a registry host ("docker.io",
-// "ghcr.io", ...) from a mirror URL instead.
+// "ghcr.io", ...) from a mirror URL instead. One host has one scheme: two
+// mirrors on one host, one http:// and one https://, are a configuration
+// error (see Client.Err).
 func WithMirrors(m map[string]string) Option {
 	return func(o *options) {
 		o.mirrors = make(map[string]Mirror, len(m))
@@ -65,11 +97,33 @@ func WithKeychain(k authn.Keychain) Option {
 	return func(o *options) { o.keychain = k }
 }
 
-// WithConcurrency bounds the number of HTTP requests in flight (default 8).
+// WithConcurrency sets the requests in flight per registry host for every
+// host without a WithHostConcurrency entry, instead of the per-registry
+// defaults (see defaultConcurrency).
 func WithConcurrency(n int) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.concurrency = n
+		}
+	}
+}
+
+// WithHostConcurrency sets the requests in flight per registry host
+// ("docker.io", "quay.io", "127.0.0.1:5000"). An entry for a mirrored
+// registry applies to its mirror unless the mirror's host has an entry of
+// its own.
+func WithHostConcurrency(m map[string]int) Option {
+	return func(o *options) { o.hostConcurrency = m }
+}
+
+// WithMaxRequests gives every registry host a budget of n requests for the
+// Client's life, retries and token requests included (0: none). Once it is
+// spent, lookups on that host fail at once with an error wrapping
+// ErrBudget, and the other hosts carry on.
+func WithMaxRequests(n int) Option {
+	return func(o *options) {
+		if n >= 0 {
+			o.maxRequests = n
 		}
 	}
 }
@@ -86,7 +140,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithRetry sets how often a request that failed with 429, 5xx or a network
 // error is retried (default 4) and the longest wait between two attempts
-// (default 30s), which also caps a registry's Retry-After.
+// (default 30s). A registry that asks with Retry-After for a longer wait
+// than maxWait is not retried: its lookups fail at once.
 func WithRetry(max int, maxWait time.Duration) Option {
 	return func(o *options) {
 		if max >= 0 {
@@ -98,11 +153,36 @@ func WithRetry(max int, maxWait time.Duration) Option {
 	}
 }
 
-// WithTimeout bounds each HTTP request, body included (default 30s).
+// WithTimeout bounds each HTTP request, body included (default 25s). A host
+// that lets two requests in a row go unanswered is down for the rest of the
+// Client's life, so a dead registry costs about two timeouts, not one per
+// image.
 func WithTimeout(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.timeout = d
+		}
+	}
+}
+
+// WithLimits bounds bodies, pages and token scopes; zero fields keep their
+// defaults.
+func WithLimits(l Limits) Option {
+	return func(o *options) {
+		if l.PageBytes > 0 {
+			o.limits.PageBytes = l.PageBytes
+		}
+		if l.Pages > 0 {
+			o.limits.Pages = l.Pages
+		}
+		if l.ManifestBytes > 0 {
+			o.limits.ManifestBytes = l.ManifestBytes
+		}
+		if l.BlobBytes > 0 {
+			o.limits.BlobBytes = l.BlobBytes
+		}
+		if l.TokenScopes > 0 {
+			o.limits.TokenScopes = l.TokenScopes
 		}
 	}
 }

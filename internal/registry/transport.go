@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -15,25 +16,80 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// newTransport builds the chain every request of a Client goes through,
-// outermost first (go-containerregistry's auth transport sits above it):
+// Every request of a Client goes through this chain, outermost first:
 //
-//	schemes -> retryablehttp -> http.Client{Timeout} -> counter -> limiter -> base
+//	go-containerregistry's auth (one per token group, see auth.go)
+//	  -> front: the host's one scheme; /v2/ answered from the probe
+//	    -> retryablehttp: 429, 5xx and network errors, with backoff
+//	      -> attempt: health, slot, budget, Stats, timeout, body caps
+//	        -> the base transport, shared by all hosts
 //
-// Retries sit above the counter so that Stats sees every attempt, and above
-// the limiter so that a request waiting out a Retry-After holds no slot.
-func newTransport(o options, schemes map[string]string, st *stats, log *slog.Logger) http.RoundTripper {
-	base := o.transport
-	if base == nil {
-		base = newBaseTransport(o)
-	}
-	lim := &limiter{sem: make(chan struct{}, o.concurrency), next: base}
-	cnt := &counter{stats: st, next: lim}
+// Retries sit above the attempt so that every attempt is counted and
+// spends the budget, and so that a request waiting out a Retry-After
+// holds no slot.
 
+// baseTransport is the one transport shared by every Client of the
+// process: connections are pooled across runs (serve makes a Client per
+// run, and a transport per Client would leave each run's idle connections
+// open until they time out), and the attempt bounds every request in time.
+var baseTransport = sync.OnceValue(func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.MaxIdleConnsPerHost = 64
+	return t
+})
+
+// front gives go-containerregistry a host with one scheme. It contacts
+// the registry host only with the host's scheme (go-containerregistry
+// tries https first even for hosts it knows are insecure, and http for
+// some it does not); it refuses to follow a redirect from https to http;
+// and it answers GET /v2/ from the host's probe, since go-containerregistry
+// pings once per repository scope and a run needs one probe per host.
+type front struct {
+	h    *host
+	next http.RoundTripper
+}
+
+func (f *front) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != f.h.name {
+		if req.URL.Scheme == "http" && (f.h.scheme == "https" || redirectedFromHTTPS(req)) {
+			return nil, fmt.Errorf("refusing %s: registry %s is spoken to over https, never downgraded to http", redact(req.URL), f.h.name)
+		}
+		return f.next.RoundTrip(req)
+	}
+	if req.URL.Scheme != f.h.scheme {
+		req = req.Clone(req.Context())
+		req.URL.Scheme = f.h.scheme
+	}
+	if req.Method == http.MethodGet && (req.URL.Path == "/v2/" || req.URL.Path == "/v2") {
+		if ans, ok := f.h.pinged.lookup(""); ok && ans.err == nil {
+			return replay{f.h, ans.v}.RoundTrip(req)
+		}
+	}
+	return f.next.RoundTrip(req)
+}
+
+func redirectedFromHTTPS(req *http.Request) bool {
+	for r := req.Response; r != nil && r.Request != nil; r = r.Request.Response {
+		if r.Request.URL.Scheme == "https" {
+			return true
+		}
+	}
+	return false
+}
+
+// redact drops the query of a URL for messages: a token request's query
+// names no secret, but a CDN's signed URL does.
+func redact(u *url.URL) string {
+	out := *u
+	out.RawQuery, out.User = "", nil
+	return out.String()
+}
+
+func newRetrier(o options, next http.RoundTripper, log *slog.Logger) http.RoundTripper {
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{
-		Transport: cnt,
-		Timeout:   o.timeout,
+		Transport: next,
 		// Redirects (blob storage, CDNs) go back up to go-containerregistry,
 		// which decides which host may see an Authorization header.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -45,39 +101,26 @@ func newTransport(o options, schemes map[string]string, st *stats, log *slog.Log
 	rc.CheckRetry = checkRetry
 	rc.ErrorHandler = lastResponse
 	rc.Logger = leveled{log}
-
-	var next http.RoundTripper = &retryablehttp.RoundTripper{Client: rc}
-	if len(schemes) > 0 {
-		next = &schemeTransport{want: schemes, next: next}
-	}
-	return next
-}
-
-// newBaseTransport is the one transport shared by all hosts of a Client:
-// connections are pooled and every phase of a request has a deadline.
-func newBaseTransport(o options) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSHandshakeTimeout = 10 * time.Second
-	t.ResponseHeaderTimeout = o.timeout
-	t.MaxIdleConnsPerHost = o.concurrency
-	return t
+	return &retryablehttp.RoundTripper{Client: rc}
 }
 
 // checkRetry retries what retryablehttp retries by default (429, 5xx except
-// 501, network errors and timeouts; never 4xx such as 401 or 404), except a
-// TLS handshake answered in plain HTTP: that never heals, and
-// go-containerregistry's ping races https against http for local hosts.
+// 501, network errors and timeouts; never 4xx such as 401 or 404), except
+// what never heals: a TLS handshake answered in plain HTTP, a host that is
+// down or asked for a longer rest than we wait, a spent budget, a body
+// over its cap.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	var rh tls.RecordHeaderError
-	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) {
+	var p *permanent
+	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) || errors.As(err, &p) {
 		return false, err
 	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 }
 
 // backoff waits what the registry asks for in Retry-After, else doubles from
-// min; either way never longer than max (WithRetry's maxWait), so a registry
-// that asks for an hour cannot stall a run.
+// min; either way never longer than max (WithRetry's maxWait). A longer
+// Retry-After never gets here: the attempt fails it (host.tooLongToWait).
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
@@ -115,101 +158,18 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 // that go-containerregistry turns it into a transport.Error carrying the
 // status and the registry's diagnostics rather than "giving up after 5
 // attempts". Returning a response together with an error would make
-// net/http drop the response and log to the standard logger.
+// net/http drop the response and log to the standard logger. The
+// url.Error of the inner http.Client is dropped: the caller's own client
+// names the URL again.
 func lastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
 	if resp != nil {
 		return resp, nil
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return nil, ue.Err
+	}
 	return nil, err
-}
-
-// schemeTransport sends requests for a mirror host with the scheme its URL
-// names. go-containerregistry picks http by itself for loopback and private
-// addresses, and pings https first even for hosts it knows are insecure;
-// for a mirror the configuration decides: http only when written so.
-type schemeTransport struct {
-	want map[string]string // host -> "http" or "https"
-	next http.RoundTripper
-}
-
-func (s *schemeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	want, ok := s.want[req.URL.Host]
-	if !ok || req.URL.Scheme == want {
-		return s.next.RoundTrip(req)
-	}
-	out := req.Clone(req.Context())
-	out.URL.Scheme = want
-	resp, err := s.next.RoundTrip(out)
-	if resp != nil && want == "https" {
-		// Relative Link headers resolve against resp.Request; the next page
-		// must keep the scheme go-containerregistry validates against, and
-		// it comes back here to be upgraded again.
-		resp.Request = req
-	}
-	return resp, err
-}
-
-// limiter bounds the requests in flight. A slot is held until the body is
-// read to the end or closed, or at the latest until the request's deadline:
-// http.Client{Timeout} above gives every request one, and
-// go-containerregistry leaves some error bodies unclosed, which must not
-// hold a slot for ever.
-type limiter struct {
-	sem  chan struct{}
-	next http.RoundTripper
-}
-
-func (l *limiter) RoundTrip(req *http.Request) (*http.Response, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-req.Context().Done():
-		return nil, req.Context().Err()
-	}
-	release := sync.OnceFunc(func() { <-l.sem })
-	resp, err := l.next.RoundTrip(req)
-	if err != nil || resp.Body == nil {
-		release()
-		return resp, err
-	}
-	context.AfterFunc(req.Context(), release)
-	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
-	return resp, nil
-}
-
-type releasingBody struct {
-	io.ReadCloser
-	release func()
-}
-
-func (b *releasingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil {
-		b.release()
-	}
-	return n, err
-}
-
-func (b *releasingBody) Close() error {
-	defer b.release()
-	return b.ReadCloser.Close()
-}
-
-// counter records every attempt per host for Stats.
-type counter struct {
-	stats *stats
-	next  http.RoundTripper
-}
-
-func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := c.next.RoundTrip(req)
-	c.stats.add(req.URL.Host, err != nil || failed(resp.StatusCode))
-	return resp, err
-}
-
-// failed tells which statuses count as errors. 401 does not: it is how a
-// registry starts the token dance, not a failure.
-func failed(status int) bool {
-	return status >= 400 && status != http.StatusUnauthorized
 }
 
 // leveled lets retryablehttp log through slog. It reports every failed

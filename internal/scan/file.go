@@ -55,12 +55,6 @@ func File(file string, src []byte) Result {
 	for _, d := range docs {
 		w.walk(d)
 	}
-	if w.duplicate != nil {
-		// Which of two equal keys counts differs between kubectl, Helm and
-		// compose: the file means nothing certain, so it is not edited.
-		res.Problems = []Problem{*w.duplicate}
-		return res
-	}
 	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
 	return res
 }

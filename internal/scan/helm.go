@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"fmt"
 	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -31,6 +32,12 @@ func (w *walker) helm(m *kyaml.Node) {
 		return
 	}
 	w.seen[m] = true
+	for _, key := range []string{"registry", "repository", "name", "tag", "digest"} {
+		if first, dup := duplicated(m)[key]; dup {
+			w.skip(w.at(m), KindHelm, key, fmt.Sprintf("key %s appears twice in this image map (first on line %d): which one counts depends on the tool reading the file; remove one", quote(key), first))
+			return
+		}
+	}
 	repo, tag := mapValue(m, "repository"), mapValue(m, "tag")
 	if repo == nil {
 		repo = mapValue(m, "name") // image: {name: ghcr.io/acme/api, tag: v1.2.3}

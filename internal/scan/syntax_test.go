@@ -34,8 +34,6 @@ func TestSyntaxErrorLine(t *testing.T) {
 		{"third document", "image: a:1\n---\nimage: b:1\n---\nspec:\n  - name: c\n image: c:1\n", 7, ""},
 		{"after many comment lines", "spec:\n  containers:\n    - image: a:1\n" + comments + "   - image: b:1\n", 2004, ""},
 		{"BOM and CRLF", "\ufeffspec:\r\n  containers:\r\n    - image: a:1\r\n   - image: b:1\r\n", 4, ""},
-		{"duplicate key", "spec:\n  containers:\n    - name: a\n      image: nginx:1\n      image: nginx:2\n", 5, `key "image" appears twice in one mapping (first on line 4)`},
-		{"duplicate in flow", "x: {image: a:1, name: b, image: c:2}\n", 1, `key "image" appears twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := File("f.yaml", []byte(tc.src))

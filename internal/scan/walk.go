@@ -13,11 +13,10 @@ type walker struct {
 	// seen holds the nodes already taken (a scalar as a reference, a map as
 	// a Helm image): a value shared through an anchor is one location, and
 	// a thousand aliases of one big map cost one look at it.
-	seen      map[*kyaml.Node]bool
-	refs      []Ref
-	skipped   []Skipped
-	problems  []Problem
-	duplicate *Problem // the first duplicate key: the file is left alone
+	seen     map[*kyaml.Node]bool
+	refs     []Ref
+	skipped  []Skipped
+	problems []Problem
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
@@ -39,13 +38,16 @@ func (w *walker) walk(n *kyaml.Node) {
 			w.walk(c)
 		}
 	case kyaml.MappingNode:
-		w.duplicates(n)
+		dups := duplicated(n)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			switch k.Value {
-			case "image":
+			switch first, dup := dups[k.Value]; {
+			case (k.Value == "image" || k.Value == "images") && dup:
+				w.ambiguous(k, v, first)
+				continue
+			case k.Value == "image":
 				w.image(v)
-			case "images":
+			case k.Value == "images":
 				w.kustomizeImages(v)
 			}
 			w.marker(v)

@@ -11,6 +11,21 @@
 // merges come from a GitBackend (BareRepos over gitserver's repositories), so
 // the commits imagebot pushes are the commits the fake reasons about.
 //
+// GitHub Apps authenticate as GitHub checks them: AddApp registers one with
+// its public key, Install puts it on repositories; its JWT must be RS256,
+// iss its id, issued in the past and expiring within ten minutes, and is
+// good only for GET /app, GET /repos/{owner}/{repo}/installation and
+// POST /app/installations/{id}/access_tokens. Installation tokens reach the
+// installation's repositories only and expire after WithTokenLifetime in
+// the fake's clock, then answer 401; ValidToken is the same check for
+// gitserver.CheckTokens. WriteLog says who made each write.
+//
+// The Git Data API (blobs, trees, commits, refs) writes real objects into
+// the repository behind the fake (GitData), so a fetch over git sees what
+// the API made. A bot's commit made without author, committer or signature
+// is authored by the bot and signed with the fake's web-flow key
+// (SigningKey), and reported verified, as GitHub does.
+//
 // Tests script the human side with ClosePR and MergePR, inject faults with
 // FailNext (rate limits, 5xx), set the hourly budget with WithRateLimit
 // (403 with X-RateLimit-Remaining: 0 and the reset beyond it), enforce

@@ -32,7 +32,7 @@ func (s *Server) commentJSON(r *repo, p *pull, c comment) commentJSON {
 		URL:      fmt.Sprintf("%s/issues/comments/%d", api, c.id),
 		HTMLURL:  fmt.Sprintf("%s/%s/%s/pull/%d#issuecomment-%d", s.URL(), r.owner, r.name, p.number, c.id),
 		IssueURL: fmt.Sprintf("%s/issues/%d", api, p.number),
-		Body:     c.body, User: user(botLogin), CreatedAt: stamp(c.created), UpdatedAt: stamp(c.created),
+		Body:     c.body, User: user(c.author), CreatedAt: stamp(c.created), UpdatedAt: stamp(c.created),
 		AuthorAssociation: "CONTRIBUTOR",
 	}
 }
@@ -68,7 +68,7 @@ func (s *Server) createComment(w http.ResponseWriter, req *http.Request) {
 		writeInvalid(w, fieldError{Resource: "IssueComment", Field: "body", Code: "missing_field"})
 		return
 	}
-	c := comment{id: s.id(), body: in.Body, created: s.now()}
+	c := comment{id: s.id(), author: actorOf(req).login, body: in.Body, created: s.now()}
 	p.comments = append(p.comments, c)
 	p.updated = c.created
 	j := s.commentJSON(r, p, c)

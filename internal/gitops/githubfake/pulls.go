@@ -150,6 +150,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 		id: s.id(), number: int64(len(r.pulls) + 1), title: in.Title, body: in.Body,
 		head: head, base: in.Base, state: "open", draft: in.Draft,
 		headSHA: headSHA, baseSHA: baseSHA, created: t, updated: t, cmp: &c,
+		author: actorOf(req).login,
 	}
 	r.pulls = append(r.pulls, p)
 	j := s.fullPullJSON(r, p)
@@ -294,7 +295,7 @@ func (s *Server) mergePull(w http.ResponseWriter, req *http.Request) {
 	if in.CommitMessage != nil {
 		msg = *in.CommitMessage
 	}
-	err := s.land(r, p, method, title, msg, botLogin)
+	err := s.land(r, p, method, title, msg, actorOf(req).login)
 	switch {
 	case errors.Is(err, ErrMergeConflict):
 		writeError(w, http.StatusMethodNotAllowed, "Pull Request is not mergeable")

@@ -326,7 +326,7 @@ func TestLabelsCommentsReviewers(t *testing.T) {
 	_, _, err = e.gh.PullRequests.RequestReviewers(e.ctx, "acme", "apps", 1, github.ReviewersRequest{Reviewers: []string{"github-actions[bot]"}})
 	errorResponse(t, err, http.StatusUnprocessableEntity)
 	want := []PR{{
-		Number: 1, Title: "Update imagebot/nginx", Body: "body of imagebot/nginx", Head: "imagebot/nginx", Base: "main",
+		Number: 1, Author: "github-actions[bot]", Title: "Update imagebot/nginx", Body: "body of imagebot/nginx", Head: "imagebot/nginx", Base: "main",
 		State: "open", Labels: []string{"dependencies", "imagebot"}, Reviewers: []string{"alice"},
 		TeamReviewers: []string{"platform"}, Comments: []string{"one", "two", "three"}, HeadSHA: sha,
 	}}

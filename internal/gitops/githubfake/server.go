@@ -3,7 +3,6 @@ package githubfake
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
 )
 
 // DefaultToken is the token New accepts unless WithToken says otherwise.
@@ -40,12 +41,20 @@ type Server struct {
 	resetAt  time.Time
 	written  []time.Time // times of recent writes, for the secondary limit
 	requests int
+	writeLog []Write
+
+	tokenLifetime time.Duration
+	apps          map[int64]*app
+	installations map[int64]*installation
+	tokens        map[string]*issued // installation tokens, expired ones too
+	webFlow       *openpgp.Entity    // signs API commits; see signer
 }
 
 // Option configures New.
 type Option func(*Server)
 
-// WithToken sets the token every request must carry.
+// WithToken sets the token that acts as github-actions[bot], GITHUB_TOKEN's
+// user; installation tokens of an App work besides it.
 func WithToken(t string) Option { return func(s *Server) { s.token = t } }
 
 // WithClock sets the time the fake lives in: rate-limit windows, Retry-After
@@ -90,7 +99,8 @@ type fault struct {
 
 // New starts a fake GitHub API. Close it when done.
 func New(opts ...Option) *Server {
-	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now, rateLimit: defaultRateLimit}
+	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now, rateLimit: defaultRateLimit,
+		tokenLifetime: defaultTokenLifetime, apps: map[int64]*app{}, installations: map[int64]*installation{}, tokens: map[string]*issued{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -117,8 +127,9 @@ func (s *Server) Requests() int {
 }
 
 // Writes counts authenticated requests that ask to change state (every
-// method but GET and HEAD, and GraphQL mutations), whether or not they
-// succeeded: a rerun that should change nothing must not even try.
+// method but GET and HEAD, and GraphQL mutations; not an App's token
+// exchange), whether or not they succeeded: a rerun that should change
+// nothing must not even try.
 func (s *Server) Writes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,7 +170,18 @@ func (s *Server) routes() {
 		"GET /repos/{owner}/{repo}/commits/{ref}/status":                s.combinedStatus,
 		"POST /repos/{owner}/{repo}/check-runs":                         s.createCheckRun,
 		"GET /repos/{owner}/{repo}/commits/{ref}/check-runs":            s.listCheckRuns,
-		"POST /graphql": s.graphql,
+		"POST /repos/{owner}/{repo}/git/blobs":                          s.createBlob,
+		"POST /repos/{owner}/{repo}/git/trees":                          s.createTree,
+		"POST /repos/{owner}/{repo}/git/commits":                        s.createCommit,
+		"GET /repos/{owner}/{repo}/git/commits/{sha}":                   s.getCommit,
+		"POST /repos/{owner}/{repo}/git/refs":                           s.createRef,
+		"PATCH /repos/{owner}/{repo}/git/refs/{ref...}":                 s.updateRef,
+		"GET /app":                                   s.getApp,
+		"GET /repos/{owner}/{repo}/installation":     s.repoInstallation,
+		"POST /app/installations/{id}/access_tokens": s.createAccessToken,
+		"GET /users/{login}":                         s.getUser,
+		"GET /user":                                  s.getAuthenticatedUser,
+		"POST /graphql":                              s.graphql,
 		// Everything else, including a known path with another method,
 		// is GitHub's JSON 404 rather than ServeMux's text 405.
 		"/": notFound,
@@ -184,10 +206,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.URL.Path, r.URL.RawPath = p, ""
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
-	authed := s.authorized(r)
-	f, limited := s.account(w, r, authed)
-	if !authed {
-		writeError(w, http.StatusUnauthorized, "Bad credentials")
+	who, why := s.authenticate(r)
+	f, limited := s.account(w, r, who)
+	if who == nil {
+		writeError(w, http.StatusUnauthorized, why)
+		return
+	}
+	if status, msg, ok := who.permitted(p); !ok {
+		writeError(w, status, msg)
 		return
 	}
 	if limited {
@@ -198,21 +224,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeFault(w, *f)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
-}
-
-// authorized accepts the token as GitHub does: "Bearer <t>" or "token <t>".
-func (s *Server) authorized(r *http.Request) bool {
-	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	scheme = strings.ToLower(scheme)
-	return (scheme == "bearer" || scheme == "token") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) == 1
+	s.mux.ServeHTTP(w, withActor(r, who))
 }
 
 // account counts the request against the hourly budget and sets the
 // X-RateLimit-* headers GitHub sends on every response; for authenticated
-// requests it also counts writes and picks a pending fault.
-func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f *fault, limited bool) {
+// requests (who is not nil) it also counts and logs writes and picks a
+// pending fault.
+func (s *Server) account(w http.ResponseWriter, r *http.Request, who *actor) (f *fault, limited bool) {
 	resource := "core"
 	if r.URL.Path == "/graphql" {
 		resource = "graphql"
@@ -231,13 +250,14 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, authed bool) (f
 	h.Set("X-RateLimit-Used", strconv.Itoa(s.used[resource]))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.resetAt.Unix(), 10))
 	h.Set("X-RateLimit-Resource", resource)
-	if !authed {
+	if who == nil {
 		return nil, false
 	}
 	s.requests++
 	write := isWrite(r)
 	if write {
 		s.writes++
+		s.writeLog = append(s.writeLog, Write{Method: r.Method, Path: r.URL.Path, Actor: who.login})
 	}
 	if s.used[resource] > s.rateLimit {
 		return nil, true
@@ -278,7 +298,9 @@ func (s *Server) overSecondary(now time.Time) (time.Duration, bool) {
 // isWrite reports whether r asks to change state. GraphQL queries are
 // POSTs too, so the document is peeked at and put back.
 func isWrite(r *http.Request) bool {
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+	// An App exchanging its JWT for a token changes nothing a repository
+	// holds, and is no content for the secondary limit.
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || strings.HasPrefix(r.URL.Path, "/app/") {
 		return false
 	}
 	if r.URL.Path != "/graphql" {

@@ -68,7 +68,7 @@ func TestRepository(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	e := setup(t, nil)
-	for _, path := range []string{"repos/acme/nope", "repos/acme/apps/pulls/7", "repos/acme/apps/hooks", "user"} {
+	for _, path := range []string{"repos/acme/nope", "repos/acme/apps/pulls/7", "repos/acme/apps/hooks", "repos/acme/apps/git/commits/0123456789012345678901234567890123456789"} {
 		req, _ := e.gh.NewRequest(http.MethodGet, path, nil)
 		_, err := e.gh.Do(e.ctx, req, nil)
 		if er := errorResponse(t, err, http.StatusNotFound); er.Message != "Not Found" {

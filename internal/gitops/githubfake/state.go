@@ -32,6 +32,7 @@ type repo struct {
 
 type pull struct {
 	id, number       int64
+	author           string // login of whoever opened it
 	title, body      string
 	head, base       string // branch names in the same repository
 	state            string // "open" or "closed"
@@ -51,6 +52,7 @@ type pull struct {
 
 type comment struct {
 	id      int64
+	author  string
 	body    string
 	created time.Time
 }
@@ -58,6 +60,7 @@ type comment struct {
 // PR is a snapshot of a pull request for assertions.
 type PR struct {
 	Number                   int
+	Author                   string // login of whoever opened it
 	Title, Body, Head, Base  string
 	State                    string // "open" or "closed"
 	Merged, Draft, AutoMerge bool
@@ -117,7 +120,7 @@ func (s *Server) PRs(owner, name string) []PR {
 	for _, p := range r.pulls {
 		s.sync(r, p, false)
 		snap := PR{
-			Number: int(p.number), Title: p.title, Body: p.body, Head: p.head, Base: p.base,
+			Number: int(p.number), Author: p.author, Title: p.title, Body: p.body, Head: p.head, Base: p.base,
 			State: p.state, Merged: p.merged, Draft: p.draft, AutoMerge: p.autoMerge != "",
 			Labels: slices.Clone(p.labels), Reviewers: slices.Clone(p.reviewers),
 			TeamReviewers: slices.Clone(p.teams), HeadSHA: p.headSHA,

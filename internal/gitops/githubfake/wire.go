@@ -24,7 +24,7 @@ type userJSON struct {
 func user(login string) userJSON {
 	u := userJSON{Login: login, ID: 583231, Type: "User", HTMLURL: "https://github.com/" + login}
 	if strings.HasSuffix(login, "[bot]") {
-		u.ID, u.Type = 41898282, "Bot"
+		u.ID, u.Type = botID(login), "Bot"
 	}
 	u.NodeID = nodeID("U", login)
 	return u
@@ -156,7 +156,7 @@ func (s *Server) pullJSON(r *repo, p *pull) pullJSON {
 	j := pullJSON{
 		URL: fmt.Sprintf("%s/pulls/%d", api, p.number), ID: p.id, NodeID: pullNodeID(r, p.number),
 		HTMLURL: html, DiffURL: html + ".diff", IssueURL: fmt.Sprintf("%s/issues/%d", api, p.number),
-		Number: p.number, State: p.state, Title: p.title, User: user(botLogin), Body: nullable(p.body),
+		Number: p.number, State: p.state, Title: p.title, User: user(p.author), Body: nullable(p.body),
 		Labels: []labelJSON{}, CreatedAt: stamp(p.created), UpdatedAt: stamp(p.updated),
 		ClosedAt: nullTime(p.closed), MergedAt: nullTime(p.mergedAt), MergeCommitSHA: nullable(p.mergeCommitSHA),
 		Assignees: []userJSON{}, RequestedReviewers: []userJSON{}, RequestedTeams: []teamJSON{},

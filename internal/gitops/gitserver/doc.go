@@ -10,8 +10,10 @@
 // Every request must carry the token as the password of HTTP basic auth
 // (any username; GitHub Actions uses "x-access-token"). Without it the server
 // answers 401 with a Basic challenge, as github.com does, so authentication
-// bugs show up in tests instead of in production. The token is never logged
-// and never reaches the git subprocess.
+// bugs show up in tests instead of in production. CheckTokens hands that
+// decision to githubfake, so that the remote takes a GitHub App's
+// installation tokens while the fake API does, and refuses them once they
+// expire. The token is never logged and never reaches the git subprocess.
 //
 // Tests fail pushes with FailPushes, and land a competing push exactly in
 // the window a race would with OnNextPush: before the refs are advertised to

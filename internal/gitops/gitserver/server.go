@@ -29,6 +29,7 @@ type Server struct {
 	pushes     int
 	failPushes int
 	hooks      []pushHook
+	valid      func(token string) bool // nil: the token of New only
 }
 
 // PushStage is a moment in a push at which OnNextPush can step in.
@@ -214,9 +215,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.backend.ServeHTTP(w, r)
 }
 
+// CheckTokens makes the server take exactly the passwords valid accepts,
+// instead of the token of New: pass githubfake's ValidToken, and the git
+// remote accepts the tokens the fake API does, a GitHub App's installation
+// tokens included, and refuses them once they expire, as github.com does.
+func (s *Server) CheckTokens(valid func(token string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.valid = valid
+}
+
 func (s *Server) authorized(r *http.Request) bool {
 	_, pass, ok := r.BasicAuth()
-	return ok && subtle.ConstantTimeCompare([]byte(pass), []byte(s.token)) == 1
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	valid := s.valid
+	s.mu.Unlock()
+	if valid != nil {
+		return valid(pass)
+	}
+	return subtle.ConstantTimeCompare([]byte(pass), []byte(s.token)) == 1
 }
 
 // countPush records a receive-pack POST and reports whether to fail it.

@@ -21,7 +21,7 @@ import (
 func (s *Server) Push(t testing.TB, repo, tag string, img v1.Image) string {
 	t.Helper()
 	ref := s.ref(t, repo, tag)
-	if err := remote.Write(ref, img, remote.WithTransport(pushTransport{})); err != nil {
+	if err := remote.Write(ref, img, remote.WithTransport(pushTransport{s.pushRT})); err != nil {
 		t.Fatalf("push %s: %v", ref, err)
 	}
 	return digest(t, img)
@@ -32,7 +32,7 @@ func (s *Server) Push(t testing.TB, repo, tag string, img v1.Image) string {
 func (s *Server) PushIndex(t testing.TB, repo, tag string, idx v1.ImageIndex) string {
 	t.Helper()
 	ref := s.ref(t, repo, tag)
-	if err := remote.WriteIndex(ref, idx, remote.WithTransport(pushTransport{})); err != nil {
+	if err := remote.WriteIndex(ref, idx, remote.WithTransport(pushTransport{s.pushRT})); err != nil {
 		t.Fatalf("push %s: %v", ref, err)
 	}
 	return digest(t, idx)
@@ -40,19 +40,20 @@ func (s *Server) PushIndex(t testing.TB, repo, tag string, idx v1.ImageIndex) st
 
 func (s *Server) ref(t testing.TB, repo, tag string) name.Tag {
 	t.Helper()
-	ref, err := name.NewTag(s.Host() + "/" + repo + ":" + tag)
+	// Insecure: the server speaks plain http, whatever its host name.
+	ref, err := name.NewTag(s.Host()+"/"+repo+":"+tag, name.Insecure)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ref
 }
 
-type pushTransport struct{}
+type pushTransport struct{ next http.RoundTripper }
 
-func (pushTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (p pushTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set(pushHeader, "1")
-	return http.DefaultTransport.RoundTrip(r)
+	return p.next.RoundTrip(r)
 }
 
 func digest(t testing.TB, d interface{ Digest() (v1.Hash, error) }) string {

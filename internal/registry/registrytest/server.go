@@ -1,14 +1,18 @@
 package registrytest
 
 import (
+	"context"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
 )
@@ -30,53 +34,81 @@ type Option func(*Server)
 func WithPageSize(n int) Option { return func(s *Server) { s.pageSize = n } }
 
 // WithBasicAuth makes every request without these credentials fail with a
-// 401 Basic challenge.
+// 401 Basic challenge. With WithTokenAuth, the credentials are asked for
+// by the token service instead.
 func WithBasicAuth(user, password string) Option {
 	return func(s *Server) { s.user, s.password = user, password }
 }
 
+// WithLatency delays every answer by d, as a registry across a network
+// does. Benchmarks use it to measure round trips; tests inside a synctest
+// bubble get it for free.
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency.Store(int64(d)) } }
+
+// SetLatency changes WithLatency's delay for the requests that follow.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
 // Server is a registry in an httptest server that records what it receives.
 type Server struct {
-	srv      *httptest.Server
+	tb       testing.TB
+	srv      *httptest.Server // TCP, unless InMemory
+	mem      *pipeListener
+	url      string
 	reg      http.Handler
 	pageSize int
 	user     string
 	password string
+	latency  atomic.Int64 // time.Duration
+	inMemory bool
+	tokens   *tokenService
+	pushRT   http.RoundTripper
 
 	mu     sync.Mutex
 	reqs   []Request
 	faults []*fault
 }
 
-type fault struct {
-	match   string
-	status  int
-	left    int // requests still to fail, unless forever
-	forever bool
-	header  http.Header
-}
-
 // pushHeader marks requests of Push, which are setup, not behaviour under
-// test: they are neither logged nor failed nor challenged.
+// test: they are neither logged nor failed nor challenged nor delayed.
 const pushHeader = "X-Registrytest-Push"
 
 // NewServer starts a registry that is closed when the test ends.
-func NewServer(t testing.TB, opts ...Option) *Server {
-	t.Helper()
-	s := &Server{reg: registry.New(registry.Logger(log.New(io.Discard, "", 0)))}
+func NewServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := &Server{tb: tb, reg: registry.New(registry.Logger(log.New(io.Discard, "", 0)))}
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
+	if !s.inMemory {
+		s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+		s.url = s.srv.URL
+		s.pushRT = http.DefaultTransport
+		tb.Cleanup(s.srv.Close)
+	} else {
+		s.mem = newPipeListener()
+		s.url = "http://" + s.mem.addr.String()
+		hs := &http.Server{Handler: http.HandlerFunc(s.serve), ErrorLog: log.New(io.Discard, "", 0)}
+		go hs.Serve(s.mem)
+		push := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return s.mem.dial(ctx) }}
+		s.pushRT = push
+		tb.Cleanup(func() {
+			push.CloseIdleConnections()
+			hs.Close()
+		})
+	}
+	if s.tokens != nil {
+		s.tokens.realm = s.url + "/token"
+	}
 	return s
 }
 
-// URL is "http://127.0.0.1:PORT".
-func (s *Server) URL() string { return s.srv.URL }
+// URL is "http://127.0.0.1:PORT" ("http://regN.test:5000" in memory).
+func (s *Server) URL() string { return s.url }
 
 // Host is "127.0.0.1:PORT", the registry part of references to this server.
-func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "http://") }
+func (s *Server) Host() string { return strings.TrimPrefix(s.url, "http://") }
+
+func (s *Server) addCleanup(f func()) { s.tb.Cleanup(f) }
 
 // Requests returns the requests received so far, oldest first.
 func (s *Server) Requests() []Request {
@@ -97,7 +129,8 @@ func (s *Server) Count(method, pathSubstring string) int {
 	return n
 }
 
-// Reset forgets the requests received so far and the faults set by Fail.
+// Reset forgets the requests received so far and the faults set by Fail
+// and Break.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,35 +138,43 @@ func (s *Server) Reset() {
 	s.faults = nil
 }
 
-// Fail answers the next times requests matching pathSubstring with status
-// and header instead of serving them (times <= 0: all of them). The
-// substring is matched against the path and against "METHOD path", so
-// Fail("HEAD /v2/", 405, 0, nil) refuses HEAD only.
-func (s *Server) Fail(pathSubstring string, status int, times int, header http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &fault{match: pathSubstring, status: status, left: times, forever: times <= 0, header: header.Clone()})
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(pushHeader) == "" {
-		if f := s.record(r); f != nil {
-			writeFault(w, r, f)
+	if r.Header.Get(pushHeader) != "" {
+		s.reg.ServeHTTP(w, r)
+		return
+	}
+	f := s.record(r)
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		time.Sleep(d)
+	}
+	if f != nil && f.kind == failStatus {
+		writeFault(w, r, f)
+		return
+	}
+	if s.tokens != nil {
+		if s.tokens.serve(s, w, r) {
 			return
 		}
-		if s.user != "" {
-			if u, p, ok := r.BasicAuth(); !ok || u != s.user || p != s.password {
-				w.Header().Set("WWW-Authenticate", `Basic realm="registrytest"`)
-				writeError(w, r, http.StatusUnauthorized, "UNAUTHORIZED", "authentication required")
-				return
-			}
+	} else if s.user != "" {
+		if u, p, ok := r.BasicAuth(); !ok || u != s.user || p != s.password {
+			w.Header().Set("WWW-Authenticate", `Basic realm="registrytest"`)
+			writeError(w, r, http.StatusUnauthorized, "UNAUTHORIZED", "authentication required")
+			return
 		}
 	}
-	if s.pageSize > 0 && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tags/list") {
-		s.servePage(w, r)
+	if f != nil {
+		s.serveBroken(w, r, f)
+		return
+	}
+	if s.pageSize > 0 && isTagsList(r) {
+		s.servePage(w, r, r.URL.Query().Get("last"), "")
 		return
 	}
 	s.reg.ServeHTTP(w, r)
+}
+
+func isTagsList(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tags/list")
 }
 
 // record logs r and returns the fault it triggers, if any.
@@ -152,15 +193,6 @@ func (s *Server) record(r *http.Request) *fault {
 		return f
 	}
 	return nil
-}
-
-func writeFault(w http.ResponseWriter, r *http.Request, f *fault) {
-	for k, vs := range f.header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	writeError(w, r, f.status, "UNAVAILABLE", "injected by registrytest")
 }
 
 // writeError answers with an OCI error body, as a registry does.

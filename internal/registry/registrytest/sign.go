@@ -125,7 +125,7 @@ func (s *Server) PushReferrer(t testing.TB, repo, digest, artifactType string, b
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := remote.WithTransport(pushTransport{})
+	opt := remote.WithTransport(pushTransport{s.pushRT})
 	sub, err := remote.Head(subject, opt)
 	if err != nil {
 		t.Fatalf("head %s: %v", subject, err)

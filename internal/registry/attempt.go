@@ -1,0 +1,165 @@
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// errTimedOut is the cause of an attempt's context when WithTimeout runs out.
+var errTimedOut = errors.New("timed out")
+
+// attempt sends one HTTP request to a host's registry (or to its token
+// service or blob storage): only while the host is usable, in one of its
+// slots, within its budget and WithTimeout, with the body capped by kind.
+// It is where a host learns that it is down.
+type attempt struct {
+	h    *host
+	next http.RoundTripper
+}
+
+func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
+	h := a.h
+	if err := h.blocked(); err != nil {
+		return nil, err
+	}
+	release, err := h.acquire(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.admit(req.Context()); err != nil {
+		release()
+		return nil, err
+	}
+	if err := h.spend(); err != nil {
+		h.settle(nil, true)
+		release()
+		return nil, err
+	}
+	k := kindOf(req, h.realm())
+	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
+	resp, err := a.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		err, silent := h.explain(ctx, err)
+		h.settle(err, !silent)
+		cancel()
+		release()
+		h.stats.add(k, 0, true)
+		return nil, err
+	}
+	h.settle(nil, false)
+	h.stats.add(k, resp.StatusCode, failed(resp.StatusCode))
+	done := func() { cancel(); release() }
+	if err := h.tooLongToWait(resp); err != nil {
+		resp.Body.Close()
+		done()
+		return nil, err
+	}
+	limit := h.bodyLimit(k)
+	if resp.ContentLength > limit {
+		resp.Body.Close()
+		done()
+		return nil, &permanent{fmt.Errorf("%s %s: body of %d bytes is over the %s allowed", req.Method, redact(req.URL), resp.ContentLength, size(limit))}
+	}
+	if req.Method == http.MethodHead || resp.ContentLength == 0 || resp.Body == nil || resp.Body == http.NoBody {
+		// Nothing to read: the slot is free now, not when (or if) the
+		// caller closes the body.
+		done()
+		return resp, nil
+	}
+	// go-containerregistry leaves some error bodies unclosed: the slot is
+	// freed at the attempt's deadline at the latest.
+	context.AfterFunc(ctx, release)
+	resp.Body = &body{ReadCloser: resp.Body, h: h, req: req, ctx: ctx, done: cancel, limit: limit}
+	return resp, nil
+}
+
+// explain turns a request that failed without an answer into an error
+// that says so about the host, and tells whether it counts as silence:
+// not when the caller gave up first, nor when the host answered in plain
+// HTTP (an answer, if not the one wanted).
+func (h *host) explain(attempt context.Context, err error) (error, bool) {
+	var rh tls.RecordHeaderError
+	switch {
+	case errors.Is(context.Cause(attempt), errTimedOut):
+		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), true
+	case attempt.Err() != nil:
+		return err, false // the caller's context ended
+	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh):
+		return err, false
+	}
+	return err, true
+}
+
+// size spells a byte count for messages.
+func size(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// failed tells which statuses count as errors. 401 does not: it is how a
+// registry starts the token dance, not a failure.
+func failed(status int) bool {
+	return status >= 400 && status != http.StatusUnauthorized
+}
+
+// bodyLimit caps what one answer may weigh, so that no registry can make a
+// run hold more than a few MiB per request in flight.
+func (h *host) bodyLimit(k kind) int64 {
+	l := h.c.o.limits
+	switch k {
+	case kindTags:
+		return l.PageBytes
+	case kindManifestGet, kindManifestHead, kindReferrers:
+		return l.ManifestBytes
+	case kindBlob:
+		return l.BlobBytes
+	}
+	return 1 << 20 // pings, tokens, errors
+}
+
+// body is a response body that frees its attempt's slot once read to the
+// end or closed, stops at its cap, and reports a registry that stops
+// sending mid-body.
+type body struct {
+	io.ReadCloser
+	h     *host
+	req   *http.Request
+	ctx   context.Context
+	done  func()
+	limit int64
+	n     int64
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	if b.n > b.limit {
+		b.done()
+		return 0, &permanent{fmt.Errorf("%s %s: body is over the %s allowed", b.req.Method, redact(b.req.URL), size(b.limit))}
+	}
+	switch {
+	case err == io.EOF:
+		b.done()
+	case err != nil:
+		var silent bool
+		if err, silent = b.h.explain(b.ctx, err); silent {
+			b.h.unanswered(err)
+		}
+		b.done()
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	defer b.done()
+	return b.ReadCloser.Close()
+}
