@@ -136,6 +136,7 @@ func decideGroup(ctx context.Context, name string, ims []*image) decision {
 		}
 		return out
 	}
+	said := false // the waiting release is said once, on the group's first update
 	for _, m := range members {
 		d := m.im.d
 		d.ctx, d.only = ctx, target
@@ -150,7 +151,9 @@ func decideGroup(ctx context.Context, name string, ims []*image) decision {
 			out.problems = append(out.problems, *prob)
 		}
 		if up != nil {
-			up.Notice = joinNotes(up.Notice, waits)
+			if !said {
+				up.Notice, said = joinNotes(up.Notice, waits), true
+			}
 			out.updates = merge(out.updates, *up)
 		}
 	}

@@ -67,7 +67,7 @@ func TestLockstep(t *testing.T) {
 		wantUpdates: []string{
 			"ghcr.io/acme/api v1.7.0 -> v1.8.2 group= [a.yaml:14]",
 			"ghcr.io/kolla/keystone 2024.1.0 -> 2024.1.1 group=kolla [a.yaml:12] notice: " + waits,
-			"ghcr.io/kolla/nova 2024.1.0 -> 2024.1.1 group=kolla [a.yaml:8] notice: " + waits,
+			"ghcr.io/kolla/nova 2024.1.0 -> 2024.1.1 group=kolla [a.yaml:8]",
 		},
 		wantNote: []string{"a.yaml:10 ghcr.io/kolla/glance:2024.1.1 lockstep: " + waits},
 	}, {
