@@ -158,6 +158,16 @@ func TestPromote(t *testing.T) {
 		notices: []string{
 			"envs/production/api.yaml:10 ghcr.io/acme/api:v1.7.0 promoted: v1.8.2 has been in staging since before 2024-06-08 20:00 UTC (the oldest of 2000 commits looked at): the commit that brought it is further back, so its statuses cannot be checked",
 		},
+	}, {
+		// A policy's skip: true holds in production too.
+		name:     "skipped image",
+		config:   envConfig + "policies:\n  - match: ghcr.io/acme/api\n    skip: true\n",
+		commits:  []commit{root, {"c1", 30 * time.Hour, staging("v1.8.2")}},
+		statuses: statuses{"c1": {"flux/staging": green}},
+		notices: []string{
+			"envs/production/api.yaml:10 ghcr.io/acme/api:v1.7.0 skipped: skip: true",
+			"envs/staging/api.yaml:10 ghcr.io/acme/api:v1.8.2 skipped: skip: true",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
