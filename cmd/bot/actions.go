@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/imagebot/imagebot/internal/serve"
 )
 
 // writeActionOutputs hands a run's counts to GitHub Actions as step outputs,
@@ -19,11 +21,11 @@ import (
 // Closed pull requests are not counted: a workflow that reacts to the output
 // ("something to review") cares about open work. The error is for the caller
 // to log; a run whose outputs could not be written still did its work.
-func writeActionOutputs(s runSummary) error {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func writeActionOutputs(env environ, s serve.Summary) error {
+	if !env.Actions {
 		return nil
 	}
-	path := os.Getenv("GITHUB_OUTPUT")
+	path := env.Output
 	if path == "" {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/imagebot/imagebot/internal/serve"
 	"github.com/rhysd/actionlint"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -19,12 +20,10 @@ import (
 const repoRoot = "../.."
 
 func TestWriteActionOutputs(t *testing.T) {
-	sum := runSummary{Updates: 5, Opened: 2, Updated: 1, Closed: 4}
+	sum := serve.Summary{Updates: 5, Opened: 2, Updated: 1, Closed: 4}
 	t.Run("outside Actions", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		t.Setenv("GITHUB_ACTIONS", "")
-		t.Setenv("GITHUB_OUTPUT", out)
-		if err := writeActionOutputs(sum); err != nil {
+		if err := writeActionOutputs(environ{Output: out}, sum); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -34,9 +33,7 @@ func TestWriteActionOutputs(t *testing.T) {
 	t.Run("in Actions", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		os.WriteFile(out, []byte("earlier=1\n"), 0o644) // an earlier step's output stays
-		t.Setenv("GITHUB_ACTIONS", "true")
-		t.Setenv("GITHUB_OUTPUT", out)
-		if err := writeActionOutputs(sum); err != nil {
+		if err := writeActionOutputs(environ{Actions: true, Output: out}, sum); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(out)
@@ -45,9 +42,7 @@ func TestWriteActionOutputs(t *testing.T) {
 		}
 	})
 	t.Run("unwritable", func(t *testing.T) {
-		t.Setenv("GITHUB_ACTIONS", "true")
-		t.Setenv("GITHUB_OUTPUT", filepath.Join(t.TempDir(), "missing", "out"))
-		if err := writeActionOutputs(sum); err == nil {
+		if err := writeActionOutputs(environ{Actions: true, Output: filepath.Join(t.TempDir(), "missing", "out")}, sum); err == nil {
 			t.Error("no error for an output file that cannot be created")
 		}
 	})
@@ -184,9 +179,7 @@ func TestActionMetadata(t *testing.T) {
 // botOutputs are the names writeActionOutputs puts in $GITHUB_OUTPUT.
 func botOutputs(t *testing.T) map[string]bool {
 	out := filepath.Join(t.TempDir(), "out")
-	t.Setenv("GITHUB_ACTIONS", "true")
-	t.Setenv("GITHUB_OUTPUT", out)
-	if err := writeActionOutputs(runSummary{}); err != nil {
+	if err := writeActionOutputs(environ{Actions: true, Output: out}, serve.Summary{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(out)
@@ -206,7 +199,6 @@ func botOutputs(t *testing.T) map[string]bool {
 // objects, and every `serve` command line in them is one serve accepts,
 // with the same checks it makes at start-up.
 func TestDeployManifests(t *testing.T) {
-	t.Setenv("JOB_COMPLETION_INDEX", "0") // as Kubernetes sets it in an Indexed Job
 	var kinds []string
 	err := filepath.WalkDir(filepath.Join(repoRoot, "deploy"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -273,12 +265,14 @@ func checkObject(t *testing.T, file, kind string, obj map[string]any) {
 			t.Errorf("%s: args %q, want a serve command", file, args)
 			continue
 		}
-		o, _, err := parseServe(args[1:], io.Discard)
+		// The environment Kubernetes and the manifests' Secret give it.
+		env := environ{GitHubToken: "from-the-secret", JobIndex: "0"}
+		o, err := parseServe(args[1:], env)
 		if err != nil {
 			t.Errorf("%s: serve rejects %q: %v", file, args, err)
 			continue
 		}
-		if _, err := newServer(o, io.Discard, io.Discard); err != nil {
+		if _, err := newServer(o); err != nil {
 			t.Errorf("%s: serve %q would not start: %v", file, args, err)
 		}
 		if kind == "Deployment" {
@@ -288,7 +282,7 @@ func checkObject(t *testing.T, file, kind string, obj map[string]any) {
 }
 
 // checkProbes: the probes and the scrape annotation name what serve serves.
-func checkProbes(t *testing.T, file string, o serveOptions, pod, c any) {
+func checkProbes(t *testing.T, file string, o *serveOptions, pod, c any) {
 	t.Helper()
 	if o.Once {
 		t.Errorf("%s: a Deployment must not run serve --once", file)

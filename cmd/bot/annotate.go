@@ -9,18 +9,24 @@ import (
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
-// in the step summary, and one warning annotation per problem. The runner
+// in the step summary, and one annotation per problem: an error for a
+// dangling reference (the workload cannot start on a node without the
+// image), a warning for the others. The runner
 // reads workflow commands from stderr as well as stdout; they go to stderr
 // so that stdout holds only the requested output (valid JSON for
 // --output json).
-func annotate(w io.Writer, p *plan.Plan) {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func annotate(w io.Writer, env environ, p *plan.Plan) {
+	if !env.Actions {
 		return
 	}
 	for _, pr := range p.Problems {
+		if pr.Kind == plan.KindDangling {
+			fmt.Fprintf(w, "::error file=%s,line=%d,title=Dangling image reference::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+			continue
+		}
 		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
 	}
-	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+	if path := env.StepSummary; path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return
@@ -50,10 +56,21 @@ func escapeAnnotation(s string) string {
 
 // logGroup folds what follows into a collapsible group in the Actions log;
 // the returned func closes it. Outside Actions it does nothing.
-func logGroup(w io.Writer, name string) func() {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
+func logGroup(w io.Writer, env environ, name string) func() {
+	if !env.Actions {
 		return func() {}
 	}
 	fmt.Fprintf(w, "::group::%s\n", name)
 	return func() { fmt.Fprintln(w, "::endgroup::") }
+}
+
+// dangling counts the references a plan found dangling.
+func dangling(p *plan.Plan) int {
+	n := 0
+	for _, pr := range p.Problems {
+		if pr.Kind == plan.KindDangling {
+			n++
+		}
+	}
+	return n
 }

@@ -2,31 +2,46 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rewrite"
+	"github.com/spf13/cobra"
 )
 
-func applyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parsePlanFlags("apply", args, stderr)
-	if err != nil {
-		return parseStatus(err)
+func newApplyCmd(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {
+	o := newPlanOptions(f)
+	cmd := &cobra.Command{
+		Use:   "apply [DIR]",
+		Short: "Plan, then rewrite the working tree (files only, no git)",
+		Long: `Apply makes the plan for the repository in DIR (default: the current
+directory), then writes each update into its files. Only the bytes of tags and
+digests change: comments, quotes, indentation, line ends and everything else
+stay as they were. It neither commits nor pushes: review the change with
+'git diff'.
+
+It prints the plan it applied, in --output's format, and exits as plan does.`,
+		Example: `  # Update the files of the repository in the current directory
+  imagebot apply && git diff
+
+  # Another repository
+  imagebot apply ./gitops`,
+		Args: repoArg(&o.Repo),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return orDefault(runF, runApply)(cmd.Context(), o)
+		},
 	}
-	return runApply(ctx, o, stdout, stderr)
+	o.bind(cmd)
+	return cmd
 }
 
-func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
-	e, err := newEngine(o.commonOptions, stderr)
+func runApply(ctx context.Context, o *planOptions) error {
+	e, err := newEngine(o.commonOptions)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
-		return exitUsage
+		return err
 	}
 	p, _, err := e.plan(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
-		return exitUsage
+		return err
 	}
 	var changes []plan.Change
 	for _, u := range p.Updates {
@@ -34,15 +49,13 @@ func runApply(ctx context.Context, o planOptions, stdout, stderr io.Writer) int 
 	}
 	res, err := rewrite.Files(o.Repo, changes)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
-		return exitUsage
+		return err
 	}
 	p.Problems = append(p.Problems, res.Problems...)
-	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
-		fmt.Fprintf(stderr, "imagebot apply: %v\n", err)
-		return exitUsage
+	if err := writePlan(o.IO.Out, p, o.Output.value, o.Verbose); err != nil {
+		return err
 	}
-	annotate(stderr, p)
+	annotate(o.IO.ErrOut, o.Env, p)
 	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
-	return exitFor(p)
+	return planStatus(p)
 }

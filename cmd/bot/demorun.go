@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,28 +21,25 @@ const demoToken = "ghs_demo_token_not_a_secret"
 // a stateful fake GitHub, and a clone of the demo repository, as
 // actions/checkout would leave it. It runs twice to show that a rerun with
 // nothing new pushes nothing and writes nothing.
-func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stderr io.Writer) int {
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "imagebot demo: %v\n", err)
-		return exitUsage
-	}
+func demoRun(ctx context.Context, dir string, common commonOptions) error {
+	stdout := common.IO.Out
 	gs, err := gitserver.New(filepath.Join(dir, "remote"), demoToken)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer gs.Close()
 	first, steps, err := fixtures.DemoHistory()
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if _, err := gs.CreateRepo("acme", "gitops", first, "main"); err != nil {
-		return fail(err)
+		return err
 	}
 	gh := githubfake.New(githubfake.WithToken(demoToken))
 	defer gh.Close()
 	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
 	if err := demoHistory(ctx, filepath.Join(dir, "history"), gs.URL("acme/gitops"), gh, steps); err != nil {
-		return fail(err)
+		return err
 	}
 
 	clone := filepath.Join(dir, "clone")
@@ -51,16 +47,14 @@ func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stde
 		URL:  gs.URL("acme/gitops"),
 		Auth: &githttp.BasicAuth{Username: "x-access-token", Password: demoToken},
 	}); err != nil {
-		return fail(err)
+		return err
 	}
-	for k, v := range map[string]string{"GITHUB_TOKEN": demoToken, "GITHUB_API_URL": gh.URL(), "GITHUB_REPOSITORY": "acme/gitops"} {
-		os.Setenv(k, v)
-	}
+	common.Env = environ{GitHubToken: demoToken, GitHubAPIURL: gh.URL(), GitHubRepository: "acme/gitops"}
 	common.Repo = clone
 
 	fmt.Fprintf(stdout, "\n== imagebot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
-	if _, code := runJob(ctx, runOptions{commonOptions: common}, stdout, stderr); code != exitOK {
-		return code
+	if _, err := runJob(ctx, &runOptions{commonOptions: common}); err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, "\n== pull requests now open")
 	for _, pr := range gh.PRs("acme", "gitops") {
@@ -75,11 +69,13 @@ func demoRun(ctx context.Context, dir string, common commonOptions, stdout, stde
 
 	writes, pushes := gh.Writes(), gs.Pushes()
 	fmt.Fprintln(stdout, "== imagebot run again: nothing new")
-	if _, code := runJob(ctx, runOptions{commonOptions: common}, io.Discard, stderr); code != exitOK {
-		return code
+	quiet := common
+	quiet.IO.Out = io.Discard
+	if _, err := runJob(ctx, &runOptions{commonOptions: quiet}); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "API writes: %d, pushes: %d\n", gh.Writes()-writes, gs.Pushes()-pushes)
-	return exitOK
+	return nil
 }
 
 func indent(s string) string {

@@ -2,78 +2,22 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
-	"strings"
+	"regexp"
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
 )
-
-// commonOptions are the flags every command that plans shares.
-type commonOptions struct {
-	Repo        string
-	Config      string
-	Concurrency int
-	Mirrors     mirrorFlag
-	LogLevel    string
-	LogFormat   string
-	Verbose     bool
-}
-
-func (o *commonOptions) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to work on")
-	fs.StringVar(&o.Config, "config", "", "config `file` (default: .imagebot.yaml in the repository)")
-	fs.IntVar(&o.Concurrency, "concurrency", 0, "registry requests in flight per host (default: 8, 4 for quay.io)")
-	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry, overriding the config (repeatable)")
-	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&o.LogFormat, "log-format", "text", "text or json")
-	fs.BoolVar(&o.Verbose, "verbose", false, "list every reference left alone, and why")
-}
-
-// mirrorFlag collects repeated --mirror host=url flags.
-type mirrorFlag map[string]string
-
-func (m *mirrorFlag) String() string { return fmt.Sprint(map[string]string(*m)) }
-
-func (m *mirrorFlag) Set(v string) error {
-	host, u, ok := strings.Cut(v, "=")
-	if !ok || host == "" {
-		return fmt.Errorf("want host=url, got %q", v)
-	}
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("mirror %q: want an http:// or https:// URL", u)
-	}
-	if *m == nil {
-		*m = mirrorFlag{}
-	}
-	(*m)[host] = u
-	return nil
-}
-
-func (o *commonOptions) logger(stderr io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	hopts := &slog.HandlerOptions{Level: lvl}
-	switch o.LogFormat {
-	case "text":
-		return slog.New(slog.NewTextHandler(stderr, hopts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(stderr, hopts)), nil
-	}
-	return nil, fmt.Errorf("--log-format: want text or json, got %q", o.LogFormat)
-}
 
 // engine is the pipeline up to the plan, built once per command.
 type engine struct {
@@ -81,15 +25,13 @@ type engine struct {
 	fsys   fs.FS  // the files to scan
 	cfg    *config.Config
 	reg    *registry.Client
+	insp   *inspect.Inspector
 	log    *slog.Logger
 	stderr io.Writer
 }
 
-func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
-	log, err := o.logger(stderr)
-	if err != nil {
-		return nil, err
-	}
+// newEngine is the pipeline over the working tree of o.Repo.
+func newEngine(o commonOptions) (*engine, error) {
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
@@ -97,46 +39,43 @@ func newEngine(o commonOptions, stderr io.Writer) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, log, stderr)
+	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
-func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger, stderr io.Writer) (*engine, error) {
-	mirrors := cfg.Mirrors()
-	for h, u := range o.Mirrors {
-		mirrors[h] = u
-	}
-	reg := registry.NewClient(
-		registry.WithMirrors(mirrors),
-		registry.WithCredentials(credentials(cfg, mirrors)),
-		registry.WithConcurrency(o.Concurrency),
-		registry.WithLogger(log),
-	)
+func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) (*engine, error) {
+	reg := registry.NewClient(registryOptions(o, cfg, log)...)
 	if err := reg.Err(); err != nil {
 		// --mirror flags can make a conflict the config file alone has not.
 		return nil, fmt.Errorf("registries: %w", err)
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, log: log, stderr: stderr}, nil
+	// Keys are read from the tree being planned: the working tree for
+	// plan and apply, the default branch's tip for run.
+	insp := inspect.New(reg, inspect.WithKeys(fsys))
+	if err := checkKeys(cfg, insp); err != nil {
+		return nil, err
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: o.IO.ErrOut}, nil
 }
 
-// credentials maps the host actually contacted (the mirror's, when a
-// registry has one) to the credentials the config names for it. Secrets come
-// from the environment only; the config holds variable names.
-func credentials(cfg *config.Config, mirrors map[string]string) map[string]registry.Credentials {
-	creds := map[string]registry.Credentials{}
-	for host, r := range cfg.Registries {
-		if r.Username == "" && r.PasswordEnv == "" {
+// checkKeys reads every signature key the policies name, so that a missing
+// or malformed key stops the command at start (exit 1) with the policy's
+// line, rather than failing every reference it covers.
+func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
+	var errs config.Errors
+	for _, p := range cfg.Policies {
+		if p.Signature == nil || p.Signature.Key == "" {
 			continue
 		}
-		contacted := host
-		if m, ok := mirrors[host]; ok {
-			if u, err := url.Parse(m); err == nil {
-				contacted = u.Host
-			}
+		if err := insp.Check(context.Background(), gate.Signature{Key: p.Signature.Key}); err != nil {
+			errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
+				Msg: fmt.Sprintf("%v: commit the signer's public key (cosign.pub) there, or correct the path", err)})
 		}
-		creds[contacted] = registry.Credentials{Username: r.Username, Password: os.Getenv(r.PasswordEnv)}
 	}
-	return creds
+	if len(errs) > 0 {
+		return &errs
+	}
+	return nil
 }
 
 // plan scans the repository and decides every reference.
@@ -148,21 +87,60 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
 	prog := newProgress(e.stderr, "looking up images")
 	p, err := plan.Build(ctx, res, plan.Options{
-		Registry: e.reg,
-		Policy:   e.policies(),
-		Progress: prog.update,
-		Logger:   e.log,
-		Group:    groupsOf(e.cfg),
-		Promoted: promotedOf(e.cfg),
+		Registry:  e.reg,
+		Policy:    e.policies(),
+		Gates:     e.gates(),
+		Inspector: e.insp,
+		Progress:  prog.update,
+		Logger:    e.log,
+		Group:     groupsOf(e.cfg),
+		Promoted:  promotedOf(e.cfg),
 	})
 	prog.done()
 	if err != nil {
 		return nil, res, err
 	}
 	for _, s := range e.reg.Stats() {
-		e.log.Debug("registry requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors)
+		e.log.Debug("registry requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors,
+			"tags", s.Tags, "manifestHead", s.ManifestHead, "manifestGet", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
+		// While planning, manifest and blob GETs and referrers are what the
+		// gates cost: a plan without gates makes none.
+		if s.ManifestGet+s.Blob+s.Referrers > 0 {
+			e.log.Info("gate requests", "host", s.Host, "manifests", s.ManifestGet, "blobs", s.Blob, "referrers", s.Referrers)
+		}
 	}
 	return p, res, nil
+}
+
+// gates turns each image's policy into the gates it asks for, once per
+// image. The config was validated on load, so the identity regexp compiles.
+func (e *engine) gates() func(string) gate.Spec {
+	var mu sync.Mutex
+	cache := map[string]gate.Spec{}
+	return func(image string) gate.Spec {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := cache[image]; ok {
+			return s
+		}
+		r := e.cfg.For(image)
+		s := gate.Spec{
+			MinAge:       r.MinAge,
+			DigestSettle: r.DigestSettle,
+			Platforms:    gate.Platforms{Keep: r.Platforms.Keep, List: r.Platforms.List},
+		}
+		if r.Signature != nil {
+			id, err := r.Signature.IdentityRegexp()
+			if err != nil {
+				// Unreachable after validation; never let an unchecked
+				// identity accept any signer.
+				id = regexp.MustCompile(`^$.`)
+			}
+			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: id, Issuer: r.Signature.Issuer}
+		}
+		cache[image] = s
+		return s
+	}
 }
 
 // policies compiles each image's policy once. The config was validated on
@@ -189,14 +167,16 @@ func (e *engine) policies() func(string) (*policy.Policy, error) {
 	}
 }
 
-// exitFor is the status a plan earns: 2 when a lookup failed.
-func exitFor(p *plan.Plan) int {
+// planStatus is the error a finished plan earns: a partial failure when a
+// lookup failed or a reference dangles, nil otherwise (a malformed manifest
+// is only a warning).
+func planStatus(p *plan.Plan) error {
 	for _, pr := range p.Problems {
 		if pr.Failed {
-			return exitPartial
+			return errPartial
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // loadConfig reads the config named by --config, resolved against the

@@ -94,9 +94,8 @@ func TestRunAsGitHubApp(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(appPEM()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GITHUB_TOKEN", "")
-	t.Setenv(envAppID, "987")
-	t.Setenv(envAppKeyFile, keyFile)
+	e.env.GitHubToken = ""
+	e.env.App = map[string]string{envAppID: "987", envAppKeyFile: keyFile}
 	cfg := filepath.Join(t.TempDir(), "imagebot.yaml")
 	if err := os.WriteFile(cfg, []byte("git:\n  signedCommits: api\npolicies:\n  - match: docker.io/library/postgres\n    skip: true\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -125,8 +124,8 @@ func TestRunAsGitHubApp(t *testing.T) {
 	}
 
 	// A half-configured App is a usage error, not a run with the token.
-	t.Setenv(envAppKeyFile, "")
-	t.Setenv("GITHUB_TOKEN", runToken)
+	e.env.App[envAppKeyFile] = ""
+	e.env.GitHubToken = runToken
 	_, stderr, code = e.run(t)
 	if code != exitUsage || !strings.Contains(stderr, "IMAGEBOT_APP_ID is set, but neither") {
 		t.Errorf("App without a key: status %d, %s", code, stderr)

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -14,73 +15,75 @@ import (
 
 // initOptions are the flags of `imagebot init [DIR]`.
 type initOptions struct {
+	IO             iostreams
 	Repo           string
-	From           string // "", "flux" or "renovate"
+	From           *choice // "", "flux" or "renovate"
 	Force          bool
 	Stdout         bool
 	RewriteMarkers bool
 	ActionRef      string
-	Concurrency    int
+	Concurrency    count
 	Mirrors        mirrorFlag
 }
 
-func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o initOptions
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.Repo, "repo", ".", "repository `dir` to write .imagebot.yaml into (or DIR)")
-	fs.StringVar(&o.From, "from", "", "convert another tool's config: flux or renovate")
-	fs.BoolVar(&o.Force, "force", false, "replace an existing .imagebot.yaml and workflow")
+func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
+	o := &initOptions{IO: f.IO, Repo: ".", From: newChoice("", "flux", "renovate"), Concurrency: count{min: 1}}
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Write a commented .imagebot.yaml and a workflow for a repository",
+		Long: `Init looks at the repository in DIR (default: the current directory) and
+writes a commented .imagebot.yaml for it (the registries it found, a policy
+suggested for each tag scheme that needs one) and the GitHub Actions workflow
+.github/workflows/imagebot.yml. It never replaces existing files without
+--force.
+
+--from flux converts the repository's Flux ImagePolicy and ImageRepository
+objects and $imagepolicy markers; --from renovate converts renovate.json's
+docker rules. Each says what it could not convert.`,
+		Example: `  # A config for the repository in the current directory
+  imagebot init
+
+  # Print what it would write for another one
+  imagebot init ./gitops --stdout
+
+  # Switch from Flux image automation, marking Flux markers imagebot cannot find alone
+  imagebot init --from flux --rewrite-markers`,
+		Args: repoArg(&o.Repo),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.RewriteMarkers && o.From.value != "flux" {
+				return usagef("--rewrite-markers goes with --from flux")
+			}
+			return orDefault(runF, runInit)(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Repo, "repo", ".", "the repository `DIR` to write .imagebot.yaml into, as the DIR argument")
+	fs.Var(o.From, "from", "convert the config of `TOOL`: flux or renovate")
+	fs.BoolVarP(&o.Force, "force", "f", false, "replace an existing .imagebot.yaml and workflow")
 	fs.BoolVar(&o.Stdout, "stdout", false, "print the files instead of writing them")
-	fs.BoolVar(&o.Stdout, "dry-run", false, "the same as --stdout")
+	fs.BoolVarP(&o.Stdout, "dry-run", "n", false, "the same as --stdout")
 	fs.BoolVar(&o.RewriteMarkers, "rewrite-markers", false, "with --from flux: add imagebot's marker to Flux markers on lines imagebot does not find by itself")
-	fs.StringVar(&o.ActionRef, "action-ref", "v1", "`ref` of the imagebot/imagebot Action in the workflow")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "registry lookups at once")
-	fs.Var(&o.Mirrors, "mirror", "`host=url` mirror for a registry (repeatable), as for plan")
-	// DIR may come before or after the flags.
-	var dirs []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return parseStatus(err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs, args = append(dirs, fs.Arg(0)), fs.Args()[1:]
-	}
-	switch {
-	case len(dirs) > 1:
-		fmt.Fprintf(stderr, "imagebot init: want one DIR, got %q\n", dirs)
-		return exitUsage
-	case len(dirs) == 1:
-		o.Repo = dirs[0]
-	}
-	return runInit(ctx, o, stdout, stderr)
+	fs.StringVar(&o.ActionRef, "action-ref", "v1", "`REF` of the imagebot/imagebot Action in the workflow")
+	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io)")
+	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST; repeatable")
+	return cmd
 }
 
-func runInit(ctx context.Context, o initOptions, stdout, stderr io.Writer) int {
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "imagebot init: %v\n", err)
-		return exitUsage
-	}
-	if o.Concurrency < 1 {
-		return fail(fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
-	}
-	if o.RewriteMarkers && o.From != "flux" {
-		return fail(fmt.Errorf("--rewrite-markers goes with --from flux"))
-	}
+func runInit(ctx context.Context, o *initOptions) error {
+	stdout, stderr := o.IO.Out, o.IO.ErrOut
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
-		return fail(fmt.Errorf("repository %s: not a readable directory", o.Repo))
+		return fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
-	opts := adopt.Options{Concurrency: o.Concurrency, ActionRef: o.ActionRef}
+	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef}
 	fsys := os.DirFS(o.Repo)
 	var res *adopt.Result
 	var err error
-	switch o.From {
+	switch o.From.value {
 	case "":
 		opts.Registry = registry.NewClient(
 			registry.WithMirrors(o.Mirrors),
-			registry.WithConcurrency(o.Concurrency),
+			registry.WithKeychain(keychain),
+			registry.WithConcurrency(o.Concurrency.n),
 			registry.WithLogger(slog.New(slog.DiscardHandler)),
 		)
 		res, err = adopt.Init(ctx, fsys, opts)
@@ -88,11 +91,9 @@ func runInit(ctx context.Context, o initOptions, stdout, stderr io.Writer) int {
 		res, err = adopt.FromFlux(ctx, fsys, opts)
 	case "renovate":
 		res, err = adopt.FromRenovate(ctx, fsys, opts)
-	default:
-		return fail(fmt.Errorf("--from: want flux or renovate, got %q", o.From))
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
@@ -107,11 +108,11 @@ func runInit(ctx context.Context, o initOptions, stdout, stderr io.Writer) int {
 		for _, m := range res.Markers {
 			fmt.Fprintln(stderr, m)
 		}
-		return exitOK
+		return nil
 	}
 	written, err := res.Write(o.Repo, o.Force)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	for _, w := range written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
@@ -122,7 +123,7 @@ func runInit(ctx context.Context, o initOptions, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "added imagebot markers to %s\n", c)
 		}
 		if err != nil {
-			return fail(err)
+			return err
 		}
 	} else {
 		for _, m := range res.Markers {
@@ -130,5 +131,5 @@ func runInit(ctx context.Context, o initOptions, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout, "next: imagebot validate, then imagebot plan to see the updates it would propose")
-	return exitOK
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestLayering keeps the pipeline one-way: scan -> registry -> policy ->
-// plan -> rewrite -> gitops. As go-containerregistry's
+// (gates) -> plan -> rewrite -> gitops. As go-containerregistry's
 // cmd/crane/depcheck_test.go does, it checks every package a stage depends
 // on, directly or through another package: a stage never reaches a later
 // stage, nothing before gitops reaches git or GitHub, and nothing but the
@@ -39,7 +39,14 @@ func TestLayering(t *testing.T) {
 		{"internal/scan", append(later("registry", "policy", "plan", "rewrite", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
 		{"internal/policy", append(later("registry", "scan", "plan", "rewrite", "gitops", "config"), append(network, "net/http", "os/exec", "sigs.k8s.io/")...), nil},
 		{"internal/registry", append(later("scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/"), nil},
-		{"internal/plan", append(later("registry", "rewrite", "gitops", "config"), network...), []string{"net/http"}},
+		// The plan reaches the registry and signatures only through its
+		// Inspector interface, implemented by gate/inspect.
+		{"internal/plan", append(later("registry", "rewrite", "gitops", "config", "signature", "gate/inspect"), network...), []string{"net/http"}},
+		// Gates are pure: facts and a spec in, a verdict out.
+		{"internal/gate", append(later("registry", "scan", "policy", "plan", "rewrite", "gitops", "config", "signature", "gate/inspect"), append(network, "net/http", "os/exec", "github.com/sigstore/")...), nil},
+		// The inspector uses the registry client through an interface and
+		// the plan not at all.
+		{"internal/gate/inspect", append(later("registry", "scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/", "github.com/google/go-containerregistry/pkg/v1/remote"), nil},
 		{"internal/rewrite", append(later("registry", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
 		// Rollouts are decided from interfaces that gitops implements.
 		{"internal/rollout", append(later("registry", "rewrite", "gitops"), network...), []string{"net/http", "os/exec"}},

@@ -1,12 +1,7 @@
-// Command imagebot is imagebot's command line: it wires scan, registry, policy,
-// plan, rewrite and gitops together, and owns flags, output formats and exit
-// codes. It holds no logic of its own.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,70 +9,39 @@ import (
 	"syscall"
 )
 
-// Exit statuses, as DESIGN.md fixes them.
-const (
-	exitOK      = 0 // everything that could be checked was handled
-	exitUsage   = 1 // bad config, bad flags, or a repository that cannot be read
-	exitPartial = 2 // some lookups or pull requests failed; the rest were done
-)
-
-const usage = `usage: imagebot <command> [flags]
-
-commands:
-  plan      scan, look up and decide; print the updates (writes nothing)
-  apply     plan, then rewrite the working tree (files only, no git)
-  run       plan, then one branch, commit and pull request per update
-  rollback  one pull request moving an image back to an earlier tag
-  serve     run on a schedule; serves /healthz, /readyz and /metrics
-  validate  check the config file
-  demo      run the whole job against an embedded registry, git remote and GitHub
-  version   print the version
-
-Run 'imagebot <command> -h' for a command's flags.
-`
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// Main runs one command and returns its exit status.
+// Main runs one command line with the process's environment and returns
+// its exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	}
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) int{
-		"plan":     planCmd,
-		"apply":    applyCmd,
-		"run":      runCmd,
-		"rollback": rollbackCmd,
-		// The pre-pull DaemonSet's helper, not meant for people.
-		"prepull-helper": prepullHelperCmd,
-		"serve":          serveCmd,
-		"validate":       validateCmd,
-		"init":           initCmd,
-		"demo":           demoCmd,
-		"version":        versionCmd,
-	}
-	cmd, ok := cmds[args[0]]
-	if !ok {
-		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			fmt.Fprint(stdout, usage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "imagebot: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
-	}
-	return cmd(ctx, args[1:], stdout, stderr)
+	return execute(ctx, args, &factory{IO: iostreams{Out: stdout, ErrOut: stderr}, Env: osEnviron()})
 }
 
-// parseStatus is the exit status for a flag parsing error: asking for help
-// with -h is not a failure.
-func parseStatus(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+// execute runs one command line and returns its exit status: the one place
+// where errors become statuses and are printed.
+func execute(ctx context.Context, args []string, f *factory) int {
+	root := newRootCmd(f)
+	if len(args) == 0 {
+		// imagebot alone did nothing it was asked: the usage, on stderr.
+		fmt.Fprint(f.IO.ErrOut, root.UsageString())
+		return exitUsage
 	}
-	return exitUsage
+	// A nil slice would make cobra read os.Args.
+	root.SetArgs(append([]string{}, args...))
+	cmd, err := root.ExecuteContextC(ctx)
+	path := "imagebot"
+	if cmd != nil && cmd != root {
+		path = cmd.CommandPath()
+	} else if err != nil {
+		// The root runs nothing: whatever failed there (an unknown
+		// command) is a usage error.
+		err = &usageError{err}
+	}
+	printErrorFor(f.IO.ErrOut, path, err, f.Env.Actions)
+	return exitCode(err)
 }

@@ -2,53 +2,74 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 )
 
+// planOptions are the flags of `plan` and `apply`.
 type planOptions struct {
 	commonOptions
-	Output string
+	Output *choice
 }
 
-func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parsePlanFlags("plan", args, stderr)
-	if err != nil {
-		return parseStatus(err)
+func newPlanOptions(f *factory) *planOptions {
+	return &planOptions{commonOptions: newCommonOptions(f), Output: newChoice("text", "text", "json", "markdown")}
+}
+
+func (o *planOptions) bind(cmd *cobra.Command) {
+	o.commonOptions.bind(cmd.Flags())
+	cmd.Flags().VarP(o.Output, "output", "o", "output `FORMAT`: text, json or markdown")
+}
+
+func newPlanCmd(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {
+	o := newPlanOptions(f)
+	cmd := &cobra.Command{
+		Use:   "plan [DIR]",
+		Short: "Scan, look up and decide: print the updates (writes nothing)",
+		Long: `Plan scans the repository in DIR (default: the current directory) for image
+references, looks up each image's tags in its registry, and prints the updates
+the policies in .imagebot.yaml allow. It writes nothing.
+
+A malformed manifest is a warning, named with file:line. The exit status is 0
+when everything was looked up, 2 when some lookups failed (the rest are still
+printed), and 1 for a bad config or flag.`,
+		Example: `  # The updates for the repository in the current directory
+  imagebot plan
+
+  # Another repository, as JSON
+  imagebot plan ./gitops --output json
+
+  # Through a pull-through cache for Docker Hub, listing every reference left alone
+  imagebot plan --mirror docker.io=https://mirror.example.com --verbose`,
+		Args: repoArg(&o.Repo),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return orDefault(runF, runPlan)(cmd.Context(), o)
+		},
 	}
-	return runPlan(ctx, o, stdout, stderr)
+	o.bind(cmd)
+	return cmd
 }
 
-// parsePlanFlags reads the flags that plan and apply share.
-func parsePlanFlags(name string, args []string, stderr io.Writer) (planOptions, error) {
-	var o planOptions
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o.bind(fs)
-	fs.StringVar(&o.Output, "output", "text", "text, json or markdown")
-	return o, fs.Parse(args)
-}
-
-func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) int {
-	if o.Output != "text" && o.Output != "json" && o.Output != "markdown" {
-		fmt.Fprintf(stderr, "imagebot plan: --output: want text, json or markdown, got %q\n", o.Output)
-		return exitUsage
-	}
-	e, err := newEngine(o.commonOptions, stderr)
+func runPlan(ctx context.Context, o *planOptions) error {
+	e, err := newEngine(o.commonOptions)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
-		return exitUsage
+		return err
 	}
 	p, _, err := e.plan(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
-		return exitUsage
+		return err
 	}
-	if err := writePlan(stdout, p, o.Output, o.Verbose); err != nil {
-		fmt.Fprintf(stderr, "imagebot plan: %v\n", err)
-		return exitUsage
+	if err := writePlan(o.IO.Out, p, o.Output.value, o.Verbose); err != nil {
+		return err
 	}
-	annotate(stderr, p)
-	return exitFor(p)
+	annotate(o.IO.ErrOut, o.Env, p)
+	return planStatus(p)
+}
+
+// orDefault is the run function a test passed, else the command's own.
+func orDefault[O any](runF, def func(context.Context, O) error) func(context.Context, O) error {
+	if runF != nil {
+		return runF
+	}
+	return def
 }

@@ -1,33 +1,42 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/spf13/cobra"
 )
 
-// prepullHelperCmd is `imagebot prepull-helper DEST`, the first init
+// newPrepullHelperCmd is `imagebot prepull-helper DEST`, the first init
 // container of the pre-pull DaemonSet: it copies this static binary to
 // DEST, on the volume the pull containers share, so that each of them can
 // run it (`DEST version`) in an image that has no shell or binary of its
-// own. It is not meant to be run by hand.
-func prepullHelperCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || !filepath.IsAbs(args[0]) {
-		fmt.Fprintln(stderr, "usage: imagebot prepull-helper /absolute/destination")
-		return exitUsage
+// own. It is hidden: not meant to be run by hand.
+func newPrepullHelperCmd(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    "prepull-helper DEST",
+		Short:  "Copy this binary to DEST, for the pre-pull DaemonSet",
+		Hidden: true,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 || !filepath.IsAbs(args[0]) {
+				return usagef("prepull-helper takes one absolute DEST")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			self, err := os.Executable()
+			if err == nil {
+				err = copyExecutable(self, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "copied %s to %s\n", self, args[0])
+			return nil
+		},
 	}
-	self, err := os.Executable()
-	if err == nil {
-		err = copyExecutable(self, args[0])
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "imagebot prepull-helper: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "copied %s to %s\n", self, args[0])
-	return exitOK
 }
 
 // copyExecutable copies src to dst, readable and executable by every user:

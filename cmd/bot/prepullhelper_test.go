@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,9 +12,8 @@ import (
 // pull containers to run in images without a shell.
 func TestPrepullHelper(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "imagebot")
-	var out, errb bytes.Buffer
-	if code := prepullHelperCmd(context.Background(), []string{dst}, &out, &errb); code != exitOK {
-		t.Fatalf("status %d: %s", code, errb.String())
+	if _, stderr, code := imagebot(t, environ{}, "prepull-helper", dst); code != exitOK {
+		t.Fatalf("status %d: %s", code, stderr)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -29,7 +27,7 @@ func TestPrepullHelper(t *testing.T) {
 	if st, _ := os.Stat(dst); st.Mode().Perm() != 0o755 {
 		t.Errorf("mode %v, want 0755", st.Mode().Perm())
 	}
-	if code := prepullHelperCmd(context.Background(), []string{"relative"}, &out, &errb); code != exitUsage {
+	if _, _, code := imagebot(t, environ{}, "prepull-helper", "relative"); code != exitUsage {
 		t.Errorf("relative destination: status %d", code)
 	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rollout"
@@ -24,100 +24,102 @@ type rollbackOptions struct {
 	DryRun bool
 }
 
-func rollbackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o rollbackOptions
-	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o.bind(fs)
-	fs.StringVar(&o.To, "to", "", "`tag` to go back to (default: the tag before the current one on the default branch)")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "print the pull request it would open, write nothing")
-	// IMAGE and DIR may come before or after the flags.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return parseStatus(err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+func newRollbackCmd(f *factory, runF func(context.Context, *rollbackOptions) error) *cobra.Command {
+	o := &rollbackOptions{commonOptions: newCommonOptions(f)}
+	cmd := &cobra.Command{
+		Use:   "rollback IMAGE [DIR]",
+		Short: "One pull request moving an image back to an earlier tag",
+		Long: `Rollback opens one pull request that moves every reference of IMAGE back to
+TAG (--to), or, without --to, to the tag the references had before the
+commit that brought the current one on the default branch. The update type
+is rollback. Once the pull request is merged, the version rolled back from
+counts as declined: run does not propose it again, and proposes a newer one
+as usual.
+
+It needs what run needs: GITHUB_TOKEN (or a GitHub App), and DIR a clone of
+the repository. --dry-run prints the pull request instead.`,
+		Example: `  # Back to the tag before the current one
+  GITHUB_TOKEN=ghp_... imagebot rollback nginx
+
+  # Back to a tag of your choosing, previewed first
+  imagebot rollback ghcr.io/acme/api --to v1.8.2 --dry-run ./gitops`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("rollback needs the IMAGE to roll back, such as nginx or ghcr.io/acme/api")
+			}
+			o.Image = args[0]
+			return repoArg(&o.Repo)(cmd, args[1:])
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runRollback(cmd.Context(), o)
+		},
 	}
-	switch len(pos) {
-	case 2:
-		o.Repo = pos[1]
-		fallthrough
-	case 1:
-		o.Image = pos[0]
-	default:
-		fmt.Fprintln(stderr, "usage: imagebot rollback IMAGE [--to TAG] [DIR]")
-		return exitUsage
-	}
-	return runRollback(ctx, o, stdout, stderr)
+	o.bind(cmd.Flags())
+	cmd.Flags().StringVar(&o.To, "to", "", "the `TAG` to go back to (default: the tag before the current one on the default branch)")
+	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull request it would open; write nothing")
+	return cmd
 }
 
 // runRollback opens one pull request moving every reference of the image
 // back: to --to, or to the tag it had before the current one.
-func runRollback(ctx context.Context, o rollbackOptions, stdout, stderr io.Writer) int {
-	fail := func(code int, err error) int {
-		fmt.Fprintf(stderr, "imagebot rollback: %v\n", err)
-		return code
-	}
+func runRollback(ctx context.Context, o *rollbackOptions) error {
 	image, err := rollbackImage(o.Image)
 	if err != nil {
-		return fail(exitUsage, err)
+		return &usageError{err}
 	}
-	log, err := o.logger(stderr)
+	log := o.logger()
+	token, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
-		return fail(exitUsage, err)
-	}
-	token, app, err := githubAuth(os.Getenv)
-	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
 	if token == "" && app == nil {
-		return fail(exitUsage, errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)"))
+		return errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
 	}
-	conn, err := connection(o.Repo, token)
+	conn, err := connection(o.Repo, o.Env)
 	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
 	conn.Logger, conn.App = log, app
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
-		return fail(exitPartial, err)
+		return explainGitHub(err, conn)
 	}
 	cfg, err := treeConfig(sess, o.Config)
 	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
-	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log, stderr)
+	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
 	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
 	res, err := scan.FS(ctx, sess.FS(), cfg.Included, scan.WithMaxFileSize(int64(cfg.MaxFileSize)))
 	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
 	u, err := rollbackUpdate(ctx, e, sess, image, o.To, res.Refs)
 	if err != nil {
-		return fail(exitUsage, err)
+		return err
 	}
 	if u == nil {
-		fmt.Fprintf(stdout, "%s is at %s already: nothing to roll back\n", image, o.To)
-		return exitOK
+		fmt.Fprintf(o.IO.Out, "%s is at %s already: nothing to roll back\n", image, o.To)
+		return nil
 	}
 	p := &plan.Plan{Updates: []plan.Update{*u}}
-	ro := pullRequestOptions(runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}, cfg, stdout)
+	ro := pullRequestOptions(&runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}, cfg)
 	ro.Details, ro.Partial = e.reg.Info, true
+	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
 	out, err := sess.Run(ctx, p, ro)
 	if err != nil {
-		return fail(exitPartial, err)
+		return &partialError{explainGitHub(err, conn)}
 	}
-	printRun(stdout, p, out)
+	printRun(o.IO.Out, p, out, o.DryRun)
 	if len(out.Failed) > 0 || len(out.RateLimited) > 0 {
-		return exitPartial
+		return errPartial
 	}
-	return exitOK
+	return nil
 }
 
 // rollbackImage normalizes IMAGE, which names a repository, not a tag.
@@ -157,7 +159,7 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 	}
 	tags, err := e.reg.Tags(ctx, image)
 	if err != nil {
-		return nil, fmt.Errorf("look up %s: %w", image, err)
+		return nil, &partialError{fmt.Errorf("look up %s: %w", image, err)}
 	}
 	if !slices.Contains(tags, to) {
 		return nil, fmt.Errorf("%s:%s is not in the registry: nodes could not pull it", image, to)
@@ -165,7 +167,7 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 	var digest string
 	if slices.ContainsFunc(refs, func(r scan.Ref) bool { return r.Digest != "" }) {
 		if digest, err = e.reg.Digest(ctx, image, to); err != nil {
-			return nil, fmt.Errorf("digest of %s:%s: %w", image, to, err)
+			return nil, &partialError{fmt.Errorf("digest of %s:%s: %w", image, to, err)}
 		}
 	}
 	var u *plan.Update
@@ -181,7 +183,7 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 			continue
 		}
 		if u == nil {
-			u = &plan.Update{Image: image, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Evidence: []string{why}}
+			u = &plan.Update{Image: image, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
 		}
 		if c.Digest != "" {
 			u.Digest = digest

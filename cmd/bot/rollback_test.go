@@ -1,21 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 )
 
-// rollback runs `imagebot rollback` with the env's flags and extra ones.
-func (e *runEnv) rollback(t *testing.T, extra ...string) (stdout, stderr string, code int) {
+// rollback runs `imagebot rollback ARGS DIR` with the env's mirrors.
+func (e *runEnv) rollback(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = rollbackCmd(context.Background(), append(append([]string{}, e.args...), extra...), &out, &errb)
-	if strings.Contains(out.String()+errb.String(), runToken) {
+	line := append(append([]string{"rollback"}, args...), e.args[1:]...) // e.args: run DIR --mirror ...
+	stdout, stderr, code = imagebot(t, e.env, line...)
+	if strings.Contains(stdout+stderr, runToken) {
 		t.Errorf("the token was printed")
 	}
-	return out.String(), errb.String(), code
+	return stdout, stderr, code
 }
 
 // TestRollback: `imagebot rollback IMAGE` opens one PR moving every
@@ -101,12 +100,14 @@ func TestRollbackErrors(t *testing.T) {
 		{[]string{"busybox"}, "docker.io/library/busybox has no tagged reference on main@"},
 		{[]string{"nginx"}, "docker.io/library/nginx came into the repository at 1.25.3 in commit"},
 		{[]string{"nginx", "--to", "1.99.0"}, "docker.io/library/nginx:1.99.0 is not in the registry"},
-		{nil, "usage: imagebot rollback IMAGE [--to TAG] [DIR]"},
 	} {
 		_, stderr, code := e.rollback(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("rollback %q: %d %q, want %q", tc.args, code, stderr, tc.want)
 		}
+	}
+	if _, stderr, code := imagebot(t, e.env, "rollback"); code != exitUsage || !strings.Contains(stderr, "rollback needs the IMAGE to roll back") {
+		t.Errorf("rollback alone: %d %q", code, stderr)
 	}
 	if len(e.gh.PRs("acme", "gitops")) != 0 {
 		t.Error("a refused rollback opened a PR")

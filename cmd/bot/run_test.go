@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,14 +21,14 @@ const runToken = "ghs_RUN7est7oken5ecret"
 
 // runEnv is `run` in GitHub Actions: a repository on a git remote, the
 // fake GitHub in front of it, the seeded registry, and a clone as
-// actions/checkout leaves it. Tests using it set the environment, so they
-// do not run in parallel.
+// actions/checkout leaves it.
 type runEnv struct {
 	reg   *fixtures.Registry
 	gs    *gitserver.Server
 	gh    *githubfake.Server
 	clone string
-	args  []string // --repo and the registry mirrors
+	args  []string // DIR and the registry mirrors
+	env   environ
 }
 
 var runRepo = map[string][]byte{
@@ -66,28 +66,22 @@ func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{
-		"GITHUB_TOKEN": runToken, "GITHUB_API_URL": gh.URL(), "GITHUB_REPOSITORY": "acme/gitops",
-		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "",
-	} {
-		t.Setenv(k, v)
-	}
-	args := []string{"--repo", clone}
+	env := environ{GitHubToken: runToken, GitHubAPIURL: gh.URL(), GitHubRepository: "acme/gitops"}
+	args := []string{"run", clone}
 	for host, u := range reg.Mirrors() {
 		args = append(args, "--mirror", host+"="+u)
 	}
-	return &runEnv{reg: reg, gs: gs, gh: gh, clone: clone, args: args}
+	return &runEnv{reg: reg, gs: gs, gh: gh, clone: clone, args: args, env: env}
 }
 
 // run runs `imagebot run` with the env's flags and extra ones.
 func (e *runEnv) run(t *testing.T, extra ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = runCmd(context.Background(), append(append([]string{}, e.args...), extra...), &out, &errb)
-	if strings.Contains(out.String()+errb.String(), runToken) {
+	stdout, stderr, code = imagebot(t, e.env, append(append([]string{}, e.args...), extra...)...)
+	if strings.Contains(stdout+stderr, runToken) {
 		t.Errorf("the token was printed")
 	}
-	return out.String(), errb.String(), code
+	return stdout, stderr, code
 }
 
 func (e *runEnv) open() map[string]githubfake.PR {
@@ -116,6 +110,7 @@ func (e *runEnv) write(t *testing.T, name, content string) {
 // branch's tip: it exits 0 and proposes only what main still needs. The
 // working tree (a stale tag, an edited config, a new file) changes nothing.
 func TestRunStaleDirtyClone(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t)
 	stdout, stderr, code := e.run(t)
 	if code != exitOK {
@@ -126,6 +121,12 @@ func TestRunStaleDirtyClone(t *testing.T) {
 		t.Fatalf("open PRs %v, want nginx and redis (postgres is skipped)", open)
 	}
 	nginx, redis := open["imagebot/docker.io-library-nginx"], open["imagebot/docker.io-library-redis"]
+	// Each PR by number, link and title, not only its branch.
+	for _, pr := range []githubfake.PR{nginx, redis} {
+		if want := fmt.Sprintf("opened #%d %s/acme/gitops/pull/%d %s\n", pr.Number, e.gh.URL(), pr.Number, pr.Title); !strings.Contains(stdout, want) {
+			t.Errorf("first run's output lacks %q:\n%s", want, stdout)
+		}
+	}
 	if err := e.gh.MergePR("acme", "gitops", nginx.Number); err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +143,8 @@ func TestRunStaleDirtyClone(t *testing.T) {
 	if strings.Contains(stdout+stderr, "differs from") {
 		t.Errorf("run compared the clone with main:\n%s%s", stdout, stderr)
 	}
-	if !strings.Contains(stdout, "unchanged") || !strings.Contains(stdout, "imagebot/docker.io-library-redis") {
-		t.Errorf("redis's PR not reported unchanged:\n%s", stdout)
+	if want := fmt.Sprintf("unchanged #%d %s/acme/gitops/pull/%d %s\n", redis.Number, e.gh.URL(), redis.Number, redis.Title); !strings.Contains(stdout, want) {
+		t.Errorf("redis's PR not reported unchanged (%q):\n%s", want, stdout)
 	}
 	prs := e.gh.PRs("acme", "gitops")
 	if len(prs) != 2 {
@@ -158,6 +159,7 @@ func TestRunStaleDirtyClone(t *testing.T) {
 // branch's tip, not of the working tree; a missing one is an error naming
 // where it was looked for.
 func TestRunConfigFromTree(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t)
 	// Not in the working tree: run must read it from git.
 	if err := os.Remove(filepath.Join(e.clone, "ci", "imagebot.yaml")); err != nil {
@@ -184,6 +186,7 @@ func TestRunConfigFromTree(t *testing.T) {
 // TestRunRateLimited: GitHub's secondary limit asks for an hour: run opens
 // what it could, then says in one line how many PRs are left, and exits 2.
 func TestRunRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newRunEnv(t, githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 1, Per: time.Hour}))
 	stdout, stderr, code := e.run(t)
 	if code != exitPartial {
@@ -197,5 +200,50 @@ func TestRunRateLimited(t *testing.T) {
 	}
 	if len(e.open()) != 1 {
 		t.Errorf("open PRs %v, want the one written before the limit", e.open())
+	}
+}
+
+// TestRunRefusedToken: a token GitHub rejects is named as such, with what
+// to check, and ends the run with status 1 before any lookup.
+func TestRunRefusedToken(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.env.GitHubToken = "ghs_expired"
+	stdout, stderr, code := e.run(t)
+	if code != exitUsage || stdout != "" {
+		t.Errorf("status %d, stdout %q; want 1 and nothing", code, stdout)
+	}
+	want := "imagebot run: GitHub rejected the token (401 Bad credentials): check that GITHUB_TOKEN is valid and not expired\n"
+	if stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}
+
+// TestRunUnknownRepository: GitHub's 404 for the repository says which
+// repository was asked for and what to check.
+func TestRunUnknownRepository(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.env.GitHubRepository = "acme/typo"
+	_, stderr, code := e.run(t)
+	want := "GitHub has no repository acme/typo that this token can see (404 Not Found): check GITHUB_REPOSITORY"
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("status %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// TestRunWithoutClone: with GITHUB_REPOSITORY set, a directory that is no
+// clone will do: run fetches the repository from GITHUB_SERVER_URL.
+func TestRunWithoutClone(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	e.args[1] = t.TempDir()
+	e.env.GitHubServerURL = strings.TrimSuffix(e.gs.URL("acme/gitops"), "/acme/gitops.git")
+	stdout, stderr, code := e.run(t)
+	if code != exitOK {
+		t.Fatalf("status %d\n%s%s", code, stdout, stderr)
+	}
+	if open := e.open(); len(open) != 2 {
+		t.Errorf("open PRs %v, want nginx's and redis's", open)
 	}
 }

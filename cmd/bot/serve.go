@@ -1,333 +1,206 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"sync"
+	"path/filepath"
 	"time"
 
 	"github.com/imagebot/imagebot/internal/config"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/imagebot/imagebot/internal/serve"
 	"github.com/robfig/cron/v3"
+	"github.com/spf13/cobra"
 )
 
 // serveOptions are the flags of `serve`.
 type serveOptions struct {
 	commonOptions
 	DryRun     bool
-	Clones     listFlag
+	Clones     []string
 	Schedule   string
 	Listen     string
 	Workdir    string
-	Shard      string
+	Shard      shardFlag
 	Once       bool
 	RunAtStart bool
 
-	repoSet bool // --repo was given explicitly
+	repoSet bool // --repo given, even as "."
 }
 
-func (o *serveOptions) bind(fs *flag.FlagSet) {
-	o.commonOptions.bind(fs)
-	fs.BoolVar(&o.DryRun, "dry-run", false, "print the pull requests each run would open or change, write nothing")
-	fs.Var(&o.Clones, "clone", "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
-	fs.StringVar(&o.Schedule, "schedule", "", "cron `spec`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")
-	fs.StringVar(&o.Listen, "listen", ":8080", "`address` for /healthz, /readyz and /metrics")
-	fs.StringVar(&o.Workdir, "workdir", "", "`dir` for the --clone checkouts (default: a temporary directory)")
-	fs.StringVar(&o.Shard, "shard", "", "`i/n`: serve only the --clone URLs in share i of n; auto/n takes i from $JOB_COMPLETION_INDEX")
+func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	o := &serveOptions{commonOptions: newCommonOptions(f)}
+	cmd := &cobra.Command{
+		Use:   "serve [DIR]",
+		Short: "Run on a schedule; serve /healthz, /readyz and /metrics",
+		Long: `Serve runs the job of 'imagebot run' on a cron schedule, in a long-running
+process, over one checkout (DIR or --repo, hard-reset to origin's default
+branch before each run) or over repositories it clones (--clone, repeatable). Runs
+never overlap; a stop (SIGTERM) lets the current run finish for up to 10
+minutes.
+
+/healthz answers 200 while the process serves; /readyz answers 200 only when
+the last run exited 0; /metrics has Prometheus metrics.
+
+The schedule is --schedule, else the schedule: key of the config. With
+--once, serve runs every repository once and exits with the worst status,
+without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
+--shard auto/n.`,
+		Example: `  # Two repositories, every weekday at 06:00
+  GITHUB_TOKEN=... imagebot serve --schedule "0 6 * * 1-5" \
+    --clone https://github.com/acme/gitops --clone https://github.com/acme/platform
+
+  # One pass, this pod's share of the list (Kubernetes Indexed Job)
+  imagebot serve --once --shard auto/4 --workdir /work --clone https://github.com/acme/gitops`,
+		Args: repoArg(&o.Repo),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.repoSet = cmd.Flags().Changed("repo") || len(args) > 0
+			return orDefault(runF, runServe)(cmd.Context(), o)
+		},
+	}
+	o.bind(cmd.Flags())
+	fs := cmd.Flags()
+	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; hard-reset to origin's default branch before each run"
+	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
+	fs.StringArrayVar(&o.Clones, "clone", nil, "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
+	fs.StringVar(&o.Schedule, "schedule", "", "cron `SPEC`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")
+	fs.StringVar(&o.Listen, "listen", ":8080", "`ADDRESS` for /healthz, /readyz and /metrics")
+	fs.StringVar(&o.Workdir, "workdir", "", "`DIR` for the --clone checkouts (default: a temporary directory)")
+	fs.Var(&o.Shard, "shard", "serve only the --clone URLs in share i of n (i/n); auto/n takes i from $JOB_COMPLETION_INDEX")
 	fs.BoolVar(&o.Once, "once", false, "run every repository once and exit with the worst status (no schedule, no HTTP)")
 	fs.BoolVar(&o.RunAtStart, "run-at-start", true, "run at start-up too, not only on the schedule")
+	return cmd
 }
 
-// listFlag collects a repeated string flag.
-type listFlag []string
+// shardFlag is --shard, checked when parsed.
+type shardFlag struct {
+	shard serve.Shard
+	set   bool
+}
 
-func (l *listFlag) String() string     { return fmt.Sprint([]string(*l)) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// parseServe parses serve's flags; tests use it to reach the same options.
-func parseServe(args []string, stderr io.Writer) (serveOptions, *flag.FlagSet, error) {
-	var o serveOptions
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o.bind(fs)
-	err := fs.Parse(args)
-	fs.Visit(func(f *flag.Flag) { o.repoSet = o.repoSet || f.Name == "repo" })
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
+func (s *shardFlag) String() string {
+	if !s.set {
+		return ""
 	}
-	return o, fs, err
+	return s.shard.String()
 }
+func (s *shardFlag) Type() string { return "i/n" }
 
-func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, _, err := parseServe(args, stderr)
+func (s *shardFlag) Set(v string) error {
+	sh, err := serve.ParseShard(v)
 	if err != nil {
-		return parseStatus(err)
+		return err
 	}
-	s, err := newServer(o, stdout, stderr)
+	s.shard, s.set = sh, true
+	return nil
+}
+
+func runServe(ctx context.Context, o *serveOptions) error {
+	srv, err := newServer(o)
 	if err != nil {
-		fmt.Fprintf(stderr, "imagebot serve: %v\n", err)
-		return exitUsage
+		return err
 	}
-	return s.serve(ctx)
+	switch st := srv.Run(ctx); st {
+	case serve.OK:
+		return nil
+	case serve.Partial:
+		return errPartial
+	default:
+		return errSilent // the runs logged why
+	}
 }
 
-// server runs the job on schedule and reports on it over HTTP.
-type server struct {
-	opts    serveOptions
-	log     *slog.Logger
-	targets []target
-	sched   cron.Schedule // nil with --once
-	token   string
-	metrics *serveMetrics
-	cleanup func()
-
-	// job is one run on one checkout. It is runJob outside tests; tests
-	// swap it to count, sleep and fail without a registry or GitHub.
-	job func(ctx context.Context, repoDir string) (runSummary, int)
-	// drain bounds how long a stop waits for the current run.
-	drain time.Duration
-	// onListen, when set, learns the address actually listened on (tests
-	// listen on port 0).
-	onListen func(addr string)
-
-	running sync.Mutex // held for the length of a run: runs never overlap
-	mu      sync.Mutex // guards last
-	last    lastRun
-}
-
-// lastRun is what /readyz reports.
-type lastRun struct {
-	done bool
-	code int
-	end  time.Time
-}
-
-func newServer(o serveOptions, stdout, stderr io.Writer) (*server, error) {
-	log, err := o.logger(stderr)
-	if err != nil {
+// newServer checks serve's options, all before any clone or run, and
+// builds the server with `run` as its job.
+func newServer(o *serveOptions) (*serve.Server, error) {
+	clone := len(o.Clones) > 0
+	if clone && o.repoSet {
+		return nil, usagef("DIR (--repo) and --clone: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
+	}
+	if o.Shard.set && !clone {
+		return nil, usagef("--shard splits the --clone list; it needs --clone")
+	}
+	if _, _, err := githubAuth(o.Env.getenv); err != nil {
 		return nil, err
 	}
-	s := &server{opts: o, log: log, token: os.Getenv("GITHUB_TOKEN"), metrics: newServeMetrics(),
-		drain: 10 * time.Minute, cleanup: func() {}}
-	s.job = func(ctx context.Context, dir string) (runSummary, int) {
-		ro := runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}
-		ro.Repo = dir
-		return runJob(ctx, ro, stdout, stderr)
+	if !o.DryRun && o.Env.GitHubToken == "" && !o.Env.hasApp() {
+		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
+			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
-	if s.targets, err = s.resolveTargets(); err != nil {
-		return nil, err
+	shard, err := o.Shard.shard.Resolve(o.Env.JobIndex)
+	if err != nil {
+		return nil, usagef("--shard %w", err)
 	}
-	if !o.Once {
-		if s.sched, err = s.schedule(); err != nil {
+	var sched cron.Schedule
+	if o.Schedule != "" || !o.Once {
+		// Parsed even with --once: a schedule that cannot fire is a
+		// mistake to hear about now, not when the CronJob becomes a Deployment.
+		if sched, err = o.schedule(); err != nil {
 			return nil, err
 		}
 	}
-	return s, nil
+	log := o.logger()
+	return serve.New(serve.Options{
+		Dir: o.Repo, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken,
+		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
+		Drain: 10 * time.Minute, Logger: log,
+		Job: serveJob(o, runJob),
+	})
 }
 
-// schedule parses --schedule, else the config's schedule:. With --clone the
-// repositories are not there yet, so only a --config file can supply it.
-func (s *server) schedule() (cron.Schedule, error) {
-	spec, from := s.opts.Schedule, "--schedule"
-	if spec == "" {
-		var cfg *config.Config
-		var err error
-		switch {
-		case s.opts.Config != "":
-			cfg, err = config.Load(s.opts.Config)
-		case len(s.opts.Clones) == 0:
-			cfg, err = config.Find(s.opts.Repo)
-		default:
-			return nil, errors.New("no schedule: pass --schedule (with --clone the repositories' own configs are read only after cloning)")
-		}
+// schedule parses --schedule, else the config's schedule:. A relative
+// --config is a path in the repository, as for run: with --clone the
+// repositories are not there yet, so only --schedule or an absolute
+// --config can supply it.
+func (o *serveOptions) schedule() (cron.Schedule, error) {
+	if o.Schedule != "" {
+		sched, err := serve.ParseSchedule(o.Schedule)
 		if err != nil {
-			return nil, err
+			return nil, usagef("--schedule %w", err)
 		}
-		spec, from = cfg.Schedule, "schedule: in "+cfg.File
-		if spec == "" {
-			return nil, errors.New("no schedule: pass --schedule or set schedule: in .imagebot.yaml (e.g. '0 6 * * 1-5' or '@every 6h')")
-		}
+		return sched, nil
 	}
-	sched, err := cron.ParseStandard(spec)
+	var cfg *config.Config
+	var err error
+	switch {
+	case len(o.Clones) == 0:
+		cfg, err = loadConfig(o.Repo, o.Config)
+	case o.Config != "" && filepath.IsAbs(o.Config):
+		cfg, err = config.Load(o.Config)
+	default:
+		return nil, usagef("no schedule: pass --schedule (with --clone the repositories' own configs, and a relative --config, are read only after cloning; an absolute --config is read at start)")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w", from, spec, err)
+		return nil, err
 	}
-	if sched.Next(time.Now()).IsZero() {
-		return nil, fmt.Errorf("%s %q never fires", from, spec)
+	if cfg.Schedule == "" {
+		return nil, usagef("no schedule: pass --schedule or set schedule: in %s (e.g. '0 6 * * 1-5' or '@every 6h')", cmp.Or(cfg.File, ".imagebot.yaml"))
+	}
+	sched, err := serve.ParseSchedule(cfg.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: in %s %w", cfg.File, err)
 	}
 	return sched, nil
 }
 
-// serve runs until ctx is canceled (SIGTERM, SIGINT), or once with --once.
-func (s *server) serve(ctx context.Context) int {
-	defer s.cleanup()
-	// Runs outlive ctx: a stop lets the current run finish (a half-done run
-	// is safe, but wastes the registry requests it made), up to s.drain.
-	runCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
-	defer abort()
-	if s.opts.Once {
-		done := make(chan int, 1)
-		s.running.Lock()
-		go func() { defer s.running.Unlock(); done <- s.runAll(runCtx) }()
-		select {
-		case code := <-done:
-			return code
-		case <-ctx.Done():
-			return s.stop(done, abort, exitPartial)
+// serveJob is `run` on one of serve's checkouts: a clone's run is for the
+// repository it was cloned from, whatever GITHUB_REPOSITORY says.
+func serveJob(o *serveOptions, run func(context.Context, *runOptions) (serve.Summary, error)) serve.Job {
+	return func(ctx context.Context, t serve.Target) (serve.Summary, serve.Status) {
+		ro := &runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}
+		ro.Repo = t.Dir
+		if t.Repository != "" {
+			ro.Env.GitHubRepository = t.Repository
 		}
-	}
-
-	ln, err := net.Listen("tcp", s.opts.Listen)
-	if err != nil {
-		s.log.Error("cannot listen", "address", s.opts.Listen, "err", err)
-		return exitUsage
-	}
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer func() {
-		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(c)
-	}()
-	s.log.Info("listening", "address", ln.Addr().String(), "repositories", len(s.targets))
-	if s.onListen != nil {
-		s.onListen(ln.Addr().String())
-	}
-
-	var wg sync.WaitGroup
-	tick := func() {
-		if !s.running.TryLock() {
-			s.metrics.skipped.Inc()
-			s.log.Warn("skipping a scheduled run: the previous one is still going")
-			return
+		sum, err := run(ctx, ro)
+		printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
+		switch exitCode(err) {
+		case exitOK:
+			return sum, serve.OK
+		case exitPartial:
+			return sum, serve.Partial
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); defer s.running.Unlock(); s.runAll(runCtx) }()
-	}
-	if s.opts.RunAtStart {
-		tick()
-	}
-	for {
-		next := s.sched.Next(time.Now())
-		s.log.Debug("next run", "at", next)
-		timer := time.NewTimer(time.Until(next))
-		select {
-		case <-timer.C:
-			tick()
-		case <-ctx.Done():
-			timer.Stop()
-			done := make(chan int, 1)
-			go func() { wg.Wait(); done <- exitOK }()
-			return s.stop(done, abort, exitOK)
-		}
-	}
-}
-
-// stop waits up to s.drain for the current run, then aborts it. A stop is
-// asked for, so it exits 0; only --once reports an aborted run as partial.
-func (s *server) stop(done <-chan int, abort func(), aborted int) int {
-	s.log.Info("stopping: waiting for the current run to finish", "at most", s.drain)
-	select {
-	case code := <-done:
-		if !s.opts.Once {
-			code = exitOK
-		}
-		return code
-	case <-time.After(s.drain):
-	}
-	s.log.Error("the current run did not finish in time; aborting it", "waited", s.drain)
-	abort()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second): // a job that ignores its context
-	}
-	return aborted
-}
-
-// runAll runs the job once on every target and returns the worst status:
-// 1 (nothing done for a repository) over 2 (some of it failed) over 0.
-func (s *server) runAll(ctx context.Context) int {
-	start := time.Now()
-	s.metrics.inProgress.Set(1)
-	defer s.metrics.inProgress.Set(0)
-	worst, updates := exitOK, 0
-	for _, t := range s.targets {
-		sum, code := s.runOne(ctx, t)
-		s.metrics.repoDone(sum)
-		updates += sum.Updates
-		if code == exitUsage || (code == exitPartial && worst == exitOK) {
-			worst = code
-		}
-	}
-	end := time.Now()
-	s.metrics.runDone(worst, updates, end.Sub(start), end)
-	s.mu.Lock()
-	s.last = lastRun{done: true, code: worst, end: end}
-	s.mu.Unlock()
-	s.log.Info("run finished", "status", worst, "updates", updates, "took", end.Sub(start).Round(time.Millisecond))
-	return worst
-}
-
-// runOne brings one checkout up to date with origin, then runs the job on it.
-func (s *server) runOne(ctx context.Context, t target) (runSummary, int) {
-	log := s.log.With("repository", t.label())
-	if err := s.sync(ctx, t); err != nil {
-		log.Error("cannot update the checkout; skipping this repository", "err", err)
-		return runSummary{Failed: 1}, exitUsage
-	}
-	if t.name != "" {
-		// runJob reads GITHUB_REPOSITORY from the environment. Runs never
-		// overlap (s.running is held), so setting it here is safe.
-		old, had := os.LookupEnv("GITHUB_REPOSITORY")
-		os.Setenv("GITHUB_REPOSITORY", t.name)
-		defer func() {
-			if had {
-				os.Setenv("GITHUB_REPOSITORY", old)
-			} else {
-				os.Unsetenv("GITHUB_REPOSITORY")
-			}
-		}()
-	}
-	sum, code := s.job(ctx, t.dir)
-	log.Info("repository done", "status", code, "updates", sum.Updates,
-		"opened", sum.Opened, "updated", sum.Updated, "closed", sum.Closed, "failed", sum.Failed)
-	return sum, code
-}
-
-func (s *server) handler() http.Handler {
-	mux := http.NewServeMux()
-	// /healthz says the process serves; it never depends on registries or
-	// GitHub, so an outage there does not get the pod restarted.
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		io.WriteString(w, "ok\n")
-	})
-	mux.HandleFunc("/readyz", s.readyz)
-	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{Registry: s.metrics.reg}))
-	return mux
-}
-
-// readyz is 200 only when the last run finished with status 0.
-func (s *server) readyz(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	l := s.last
-	s.mu.Unlock()
-	switch {
-	case !l.done:
-		w.WriteHeader(http.StatusServiceUnavailable)
-		io.WriteString(w, "not ready: no run has finished yet\n")
-	case l.code != exitOK:
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintf(w, "not ready: the last run (finished %s) exited with status %d (%s); see the logs\n",
-			l.end.UTC().Format(time.RFC3339), l.code, resultOf(l.code))
-	default:
-		fmt.Fprintf(w, "ready: the last run finished %s\n", l.end.UTC().Format(time.RFC3339))
+		return sum, serve.Failed
 	}
 }

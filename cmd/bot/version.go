@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -26,7 +26,15 @@ func versionString() string {
 	return "(devel)"
 }
 
-func versionCmd(_ context.Context, _ []string, stdout, _ io.Writer) int {
-	fmt.Fprintf(stdout, "imagebot %s\n", versionString())
-	return exitOK
+func newVersionCmd(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Long:  "Version prints imagebot's version, as --version does.",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(f.IO.Out, "imagebot %s\n", versionString())
+			return err
+		},
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 )
@@ -51,10 +53,10 @@ func body(g group) string {
 		} else {
 			fmt.Fprintf(&b, "to a newer tag in %d places.\n\n", len(g.Updates))
 		}
-		for _, e := range g.Updates[0].Evidence {
+		for _, e := range g.Updates[0].Grounds {
 			fmt.Fprintf(&b, "- %s\n", e)
 		}
-		if len(g.Updates[0].Evidence) > 0 {
+		if len(g.Updates[0].Grounds) > 0 {
 			b.WriteString("\n")
 		}
 	} else {
@@ -80,6 +82,7 @@ func body(g group) string {
 		}
 		b.WriteString("\n" + n + "\n")
 	}
+	b.WriteString(checks(g))
 	if g.plain() {
 		b.WriteString("\nMerging is the human gate: once merged, your GitOps controller rolls it out. " +
 			"Closing this pull request without merging tells imagebot not to propose this version again.\n\n")
@@ -170,6 +173,83 @@ func prepullTable(b *strings.Builder, g group) {
 	if len(g.Updates) > 0 && len(g.Updates[0].Files) > 0 {
 		fmt.Fprintf(b, "\nThe DaemonSet is `%s`; imagebot owns that file.\n", g.Updates[0].Files[0].Path)
 	}
+}
+
+// checks lists what the policy's gates verified of each new image. Ages
+// are written as the build time and the limit it passed, never as an age
+// that would change the body at every run.
+func checks(g group) string {
+	var b strings.Builder
+	var done []string
+	for _, u := range g.Updates {
+		ev := u.Evidence
+		if ev == nil || slices.Contains(done, u.To) {
+			continue
+		}
+		done = append(done, u.To)
+		if len(g.Updates) > 1 {
+			fmt.Fprintf(&b, "\n**Checks for `%s`**\n\n", u.To)
+		} else {
+			b.WriteString("\n**Checks**\n\n")
+		}
+		if a := ev.Age; a != nil {
+			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", stamp(a.Created), createdFrom(a.From), a.Limit)
+		}
+		if a := ev.Settled; a != nil {
+			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", stamp(a.Created), a.Limit)
+		}
+		if p := ev.Platforms; p != nil {
+			fmt.Fprintf(&b, "- Platforms: %s: %s\n", codeList(p.Have), platformsVerdict(p))
+		}
+		if s := ev.Signature; s != nil {
+			who := "`" + code(s.Signer) + "`"
+			if s.Issuer != "" {
+				who += " issued by `" + code(s.Issuer) + "`"
+			}
+			fmt.Fprintf(&b, "- Signature: %s on `%s` (%s)\n", who, shortDigest(ev.Digest), signatureMethod(s.Method))
+		}
+	}
+	return b.String()
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+func createdFrom(from string) string {
+	switch from {
+	case gate.FromAnnotation:
+		return "`org.opencontainers.image.created` annotation"
+	case gate.FromLabel:
+		return "`org.opencontainers.image.created` label"
+	}
+	return "image config"
+}
+
+func platformsVerdict(p *gate.PlatformsEvidence) string {
+	switch {
+	case p.Unknown != "":
+		return p.Unknown
+	case p.Keep:
+		return "every platform of the current image (" + codeList(p.Want) + ")"
+	}
+	return "every platform the policy lists (" + codeList(p.Want) + ")"
+}
+
+func signatureMethod(m string) string {
+	if m == "referrer" {
+		return "cosign, OCI referrer with a Sigstore bundle"
+	}
+	return "cosign, signature tag"
+}
+
+// code makes text safe inside a Markdown code span.
+func code(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+func codeList(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "`" + code(s) + "`"
+	}
+	return strings.Join(out, ", ")
 }
 
 // releaseNotes links the source the image's OCI labels name.

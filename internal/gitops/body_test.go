@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -243,5 +244,48 @@ func TestBodyDigestOnly(t *testing.T) {
 	row := "| `charts/cache/values.yaml:6` | `7.4.1`<br>`0123456789ab` | `7.4.1`<br>`fedcba987654` | digest |"
 	if !strings.Contains(b, row) {
 		t.Errorf("body lacks %s:\n%s", row, b)
+	}
+}
+
+// TestBodyChecks: the gates' evidence is a short, deterministic list.
+func TestBodyChecks(t *testing.T) {
+	created := time.Date(2024, 7, 1, 8, 0, 0, 0, time.UTC)
+	g := apiPinned
+	u := g.Updates[0]
+	u.Evidence = &gate.Evidence{
+		Digest:    digestB,
+		Age:       &gate.AgeEvidence{Created: created, From: gate.FromConfig, Limit: "3d"},
+		Platforms: &gate.PlatformsEvidence{Have: []string{"linux/amd64", "linux/arm64"}, Want: []string{"linux/amd64", "linux/arm64"}, Keep: true},
+		Signature: &gate.Signer{Method: "sig-tag", Signer: "https://github.com/acme/api/.github/workflows/release.yml@refs/tags/v2.0.0", Issuer: "https://token.actions.githubusercontent.com"},
+	}
+	g.Updates = []plan.Update{u}
+	want := "\n**Checks**\n\n" +
+		"- Age: built 2024-07-01 08:00 UTC (image config), older than `minAge` 3d\n" +
+		"- Platforms: `linux/amd64`, `linux/arm64`: every platform of the current image (`linux/amd64`, `linux/arm64`)\n" +
+		"- Signature: `https://github.com/acme/api/.github/workflows/release.yml@refs/tags/v2.0.0` issued by `https://token.actions.githubusercontent.com` on `fedcba987654` (cosign, signature tag)\n"
+	b := body(g)
+	if !strings.Contains(b, want+"\nMerging is the human gate") {
+		t.Errorf("body lacks the checks before the closing words:\n%s\nwant:\n%s", b, want)
+	}
+	if body(g) != b {
+		t.Error("body is not deterministic")
+	}
+
+	u.Evidence = &gate.Evidence{
+		Digest:    digestB,
+		Settled:   &gate.AgeEvidence{Created: created, Limit: "6h"},
+		Platforms: &gate.PlatformsEvidence{Have: []string{"linux/amd64"}, Want: []string{"linux/amd64"}},
+		Signature: &gate.Signer{Method: "referrer", Signer: "key SHA256:abcd"},
+	}
+	g.Updates = []plan.Update{u}
+	want = "\n**Checks**\n\n" +
+		"- Settled: newest platform image built 2024-07-01 08:00 UTC, older than `digestSettle` 6h\n" +
+		"- Platforms: `linux/amd64`: every platform the policy lists (`linux/amd64`)\n" +
+		"- Signature: `key SHA256:abcd` on `fedcba987654` (cosign, OCI referrer with a Sigstore bundle)\n"
+	if b := body(g); !strings.Contains(b, want) {
+		t.Errorf("body:\n%s\nwant:\n%s", b, want)
+	}
+	if b := body(nginxMinor); strings.Contains(b, "Checks") {
+		t.Errorf("a policy without gates has no checks:\n%s", b)
 	}
 }

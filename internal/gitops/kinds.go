@@ -116,7 +116,7 @@ func kindIntro(g group) string {
 	}
 	var ev []string
 	for _, u := range g.Updates {
-		for _, e := range u.Evidence {
+		for _, e := range u.Grounds {
 			if !slices.Contains(ev, e) {
 				ev = append(ev, e)
 			}

@@ -64,7 +64,7 @@ var markerRE = regexp.MustCompile(`<!-- imagebot:(v[12]) (\{.*?\}) -->`)
 func markerOf(g group) marker {
 	m := marker{Kind: g.Kind, Group: g.Name, Env: g.Env, Branch: g.Branch}
 	for _, u := range g.Updates {
-		mv := markedMove{Image: u.Image, From: u.From, To: u.To, Digest: u.Digest, Evidence: u.Evidence}
+		mv := markedMove{Image: u.Image, From: u.From, To: u.To, Digest: u.Digest, Evidence: u.Grounds}
 		if !g.plain() {
 			// A plain PR's notice is said in its body, but changes no
 			// marker: its PRs read the same as before groups.

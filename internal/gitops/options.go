@@ -80,4 +80,14 @@ type Result struct {
 	RateLimited []string
 	// Problems are changes that could not be written into a file.
 	Problems []plan.Problem
+	// PullRequests are the pull requests of the branches above, by branch,
+	// for people to open: a PR a dry run would open has none yet.
+	PullRequests map[string]PullRequest
+}
+
+// PullRequest is one pull request a run opened, updated, left or closed.
+type PullRequest struct {
+	Number int
+	URL    string // its page on GitHub
+	Title  string
 }

@@ -79,6 +79,7 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 	// The hidden marker says what a PR proposes; when it and the title
 	// match, the body is what this run would write, and nothing is fetched.
 	if pr != nil && pr.GetTitle() == t && sameMarker(pr.GetBody(), g) {
+		r.record(g.Branch, pr, t)
 		if pushed {
 			r.res.Updated = append(r.res.Updated, g.Branch)
 		} else {
@@ -105,11 +106,13 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		if !isNew {
 			return r.pullRequest(ctx, g, created, pushed)
 		}
+		r.record(g.Branch, created, t)
 		r.res.Opened = append(r.res.Opened, g.Branch)
 		r.log.Info("opened pull request", "number", created.GetNumber(), "title", t)
 		return r.decorate(ctx, g, created)
 	}
 	if r.o.DryRun {
+		r.record(g.Branch, pr, t)
 		r.res.Updated = append(r.res.Updated, g.Branch)
 		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.GetNumber(), t)
 		return nil
@@ -121,6 +124,7 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b}); err != nil {
 		return err
 	}
+	r.record(g.Branch, pr, t)
 	r.res.Updated = append(r.res.Updated, g.Branch)
 	r.log.Info("updated pull request", "number", pr.GetNumber(), "title", t)
 	return nil
@@ -160,6 +164,9 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 // says so on its PR once.
 func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, tip *object.Commit) error {
 	r.res.Foreign = append(r.res.Foreign, g.Branch)
+	if pr != nil {
+		r.record(g.Branch, pr, pr.GetTitle())
+	}
 	r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", g.Branch)
 	if pr == nil || r.o.DryRun {
 		return nil
@@ -200,6 +207,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		}
 		if tip := r.rm.branchTip(branch); tip != nil && !r.ours(tip) {
 			// A person's commits are on it: closing would delete them.
+			r.record(branch, pr, pr.GetTitle())
 			r.res.Foreign = append(r.res.Foreign, branch)
 			r.log.Warn("branch has commits imagebot did not make; not closing it", "branch", branch)
 			continue
@@ -209,6 +217,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			continue
 		}
 		if r.o.DryRun {
+			r.record(branch, pr, pr.GetTitle())
 			r.res.Closed = append(r.res.Closed, branch)
 			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.GetNumber(), pr.GetTitle())
 			continue
@@ -228,9 +237,18 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		case err != nil:
 			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: close: %w", branch, err))
 		default:
+			r.record(branch, pr, pr.GetTitle())
 			r.res.Closed = append(r.res.Closed, branch)
 		}
 	}
+}
+
+// record keeps a branch's PR, with the title it has now, for Result.
+func (r *runner) record(branch string, pr *github.PullRequest, title string) {
+	if r.res.PullRequests == nil {
+		r.res.PullRequests = map[string]PullRequest{}
+	}
+	r.res.PullRequests[branch] = PullRequest{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Title: title}
 }
 
 // report prints what a dry run would push.

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 	"golang.org/x/sync/errgroup"
@@ -45,6 +47,26 @@ type Options struct {
 	// plan leaves such references alone with a notice: the promotion is
 	// decided from the default branch's history (internal/rollout).
 	Promoted func(file string) (env, from string)
+
+	// Gates returns the gates an image's policy asks for (nil: none).
+	// They run only with an Inspector.
+	Gates func(image string) gate.Spec
+	// Inspector fetches what the gates need and checks that pinned
+	// digests still exist. Without one, no gate runs and only tags are
+	// checked for dangling references.
+	Inspector Inspector
+	// Now is the clock minAge and digestSettle compare build times with
+	// (default time.Now), read once per Build.
+	Now func() time.Time
+
+	now time.Time
+}
+
+func (o Options) gates(image string) gate.Spec {
+	if o.Gates == nil {
+		return gate.Spec{}
+	}
+	return o.Gates(image)
 }
 
 // maxPinTries bounds the digest lookups spent turning `latest` into a version.
@@ -58,6 +80,10 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.now = opts.Now()
 	p := &Plan{Updates: []Update{}, Notices: []Notice{}, Problems: []Problem{}}
 	for _, sp := range res.Problems {
 		if errors.Is(sp.Err, scan.ErrTemplate) {

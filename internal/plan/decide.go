@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -27,24 +29,25 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 		return out
 	}
 	for _, tag := range im.tags {
-		up, notes, prob := im.d.decide(tag, im.byTag[tag])
+		up, notes, probs := im.d.decide(tag, im.byTag[tag])
 		out.notices = append(out.notices, notes...)
-		if prob != nil {
-			out.problems = append(out.problems, *prob)
-		}
+		out.problems = append(out.problems, probs...)
 		if up != nil {
 			out.updates = merge(out.updates, *up)
 		}
 	}
+	// After the tags: a digest one of them resolved to exists for free.
+	out.problems = append(out.problems, im.d.danglingDigests(im.digestOnly)...)
 	return out
 }
 
 // image is one image ready to decide: its listing read, its references
 // with a tag (or to pin) by tag.
 type image struct {
-	d     decider
-	byTag map[string][]scan.Ref
-	tags  []string // sorted
+	d          decider
+	byTag      map[string][]scan.Ref
+	tags       []string // sorted
+	digestOnly []scan.Ref
 }
 
 // prepare looks the image up once and sorts out the references that need
@@ -64,10 +67,12 @@ func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*i
 	refs, out.notices = withoutPromoted(refs, opts.Promoted)
 	byTag := map[string][]scan.Ref{}
 	var tags []string
+	var digestOnly []scan.Ref
 	for _, r := range refs {
 		switch {
 		case r.Tag == "" && r.Digest != "":
 			out.notices = append(out.notices, notice(r, ReasonDigestOnly, "no tag to compare; the digest is kept"))
+			digestOnly = append(digestOnly, r)
 			continue
 		case r.Tag == "" && pol.Pin() != "tag":
 			out.notices = append(out.notices, notice(r, ReasonNoTag, "Kubernetes pulls latest; pin: tag turns it into a version"))
@@ -78,7 +83,9 @@ func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*i
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
+	d := decider{ctx: ctx, img: img, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img), now: opts.now}
 	if len(tags) == 0 {
+		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out
 	}
 	listing, err := opts.Registry.Tags(ctx, img)
@@ -88,8 +95,12 @@ func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*i
 	}
 	slices.Sort(tags)
 	// The listing is read once for every tag of the image.
-	d := decider{ctx: ctx, img: img, pol: pol, idx: pol.Index(listing), reg: opts.Registry}
-	return &image{d: d, byTag: byTag, tags: tags}, out
+	d.idx = pol.Index(listing)
+	d.listed = make(map[string]bool, len(listing))
+	for _, t := range listing {
+		d.listed[t] = true
+	}
+	return &image{d: d, byTag: byTag, tags: tags, digestOnly: digestOnly}, out
 }
 
 // merge adds up to ups, joining it with an update of the same move: an
@@ -115,58 +126,134 @@ func firstSet(a, b string) string {
 }
 
 type decider struct {
-	ctx context.Context
-	img string
-	pol *policy.Policy
-	idx *policy.Index
-	reg Registry
+	ctx    context.Context
+	img    string
+	pol    *policy.Policy
+	idx    *policy.Index
+	listed map[string]bool // the tags of the listing
+	reg    Registry
+	insp   Inspector // nil: no gates, no digest checks
+	spec   gate.Spec
+	now    time.Time
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string
 }
 
 // decide picks the target of one image:tag and the changes to its
-// references; the references it leaves alone get notices.
-func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, *Problem) {
+// references; the references it leaves alone get notices, and those the
+// registry can no longer serve are problems.
+func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Problem) {
 	current := from
 	if current == "" {
 		current = "latest"
 	}
+	fail := func(format string, args ...any) (*Update, []Notice, []Problem) {
+		return nil, nil, []Problem{problem(refs[0], true, format, args...)}
+	}
+	g := &gating{d: &d, current: current, pinned: pinnedDigest(refs)}
 	dec, err := d.idx.Decide(current)
 	if err != nil {
-		return nil, notices(refs, ReasonPattern, err.Error()), nil
+		return nil, notices(refs, ReasonPattern, err.Error()), d.dangling(from, "", refs, nil)
 	}
 	if d.only != "" {
 		dec = restrict(dec, d.only)
 	}
 	to, typ, note := current, "", ""
+	var ev *gate.Evidence
+	var held []string
 	switch {
 	case dec.Reason == policy.ReasonFloating && d.pol.Pin() == "tag":
+		// The pinned tag names the image already running: no new image,
+		// nothing for the gates to inspect.
 		target, err := d.pin(current)
 		if err != nil {
-			p := problem(refs[0], true, "pin %s:%s: %v", d.img, current, err)
-			return nil, nil, &p
+			return fail("pin %s:%s: %v", d.img, current, err)
 		}
 		if target == "" {
-			p := problem(refs[0], false, "pin %s:%s: no versioned tag has the same digest", d.img, current)
-			return nil, nil, &p
+			return nil, nil, []Problem{problem(refs[0], false, "pin %s:%s: no versioned tag has the same digest", d.img, current)}
 		}
 		to, typ = target, "pin"
-	case len(dec.Candidates) > 0:
+	case len(dec.Candidates) > 0 && !d.gated():
 		to, typ, note = dec.Candidates[0], policy.Type(current, dec.Candidates[0]), dec.Detail
+	case len(dec.Candidates) > 0:
+		p, err := g.choose(dec.Candidates)
+		if err != nil {
+			return fail("check gates of %s:%s: %v", d.img, current, err)
+		}
+		held = p.held
+		if p.tag != "" {
+			to, typ, note, ev = p.tag, policy.Type(current, p.tag), dec.Detail, p.ev
+		}
 	}
 	// Otherwise the tag stays; a digest written beside it (or asked for by
 	// pin: digest) still follows it: nginx:stable@sha256:... keeps stable.
 
 	digest, prob := d.digest(to, refs)
 	if prob != nil {
-		return nil, nil, prob
+		return nil, nil, []Problem{*prob}
 	}
-	up := &Update{Image: d.img, From: from, To: to, Type: typ, Digest: digest, Notice: note}
+	resolved := ""
+	if to == current {
+		resolved = digest
+	}
+	changes, left := d.changes(from, to, digest, refs)
+	if to == current && len(changes) > 0 && d.gated() {
+		// A new digest under the same tag is a new image: the gates
+		// apply, digestSettle too.
+		dev, why, err := g.inspect(digest, true)
+		if err != nil {
+			return fail("check gates of %s:%s@%s: %v", d.img, current, shortDigest(digest), err)
+		}
+		if why != "" {
+			held = append(held, fmt.Sprintf("%s (new digest %s): %s", current, shortDigest(digest), why))
+			left, changes = append(left, refsOf(changes)...), nil
+		}
+		ev = dev
+	}
+	moved := map[scan.Location]Change{}
+	for _, c := range changes {
+		moved[c.Ref.Location] = c
+	}
+	problems := d.dangling(from, resolved, refs, moved)
+	var notes []Notice
+	for _, r := range left {
+		if len(held) > 0 {
+			notes = append(notes, notice(r, ReasonHeld, heldDetail(held)))
+		} else {
+			notes = append(notes, d.leftAlone(r, dec))
+		}
+	}
+	if len(changes) == 0 {
+		return nil, notes, problems
+	}
+	if len(held) > 0 {
+		note = joinNotes(note, "held back "+heldDetail(held))
+	}
+	up := &Update{Image: d.img, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes}
 	if from == "" {
 		up.From = current
 	}
-	var left []Notice
+	for _, c := range changes {
+		up.Locations = append(up.Locations, c.Ref.Location)
+	}
+	if to == current {
+		up.Type = "digest"
+	}
+	if !slices.ContainsFunc(up.Changes, func(c Change) bool { return c.Digest != "" }) {
+		up.Digest = "" // no reference of this update takes the digest
+	}
+	return up, notes, problems
+}
+
+// gated reports whether this image's policy asks for any gate.
+func (d decider) gated() bool { return d.insp != nil && d.spec.Active() }
+
+// changes splits refs into the changes that move them to tag `to` and
+// digest, and the references that stay as they are.
+func (d decider) changes(from, to, digest string, refs []scan.Ref) ([]Change, []scan.Ref) {
+	var changes []Change
+	var left []scan.Ref
 	for _, r := range refs {
 		c := Change{Ref: r}
 		if to != from {
@@ -176,22 +263,28 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, *Probl
 			c.Digest = digest
 		}
 		if c.Tag == "" && c.Digest == "" {
-			left = append(left, d.leftAlone(r, dec))
+			left = append(left, r)
 			continue
 		}
-		up.Changes = append(up.Changes, c)
-		up.Locations = append(up.Locations, r.Location)
+		changes = append(changes, c)
 	}
-	if len(up.Changes) == 0 {
-		return nil, left, nil
+	return changes, left
+}
+
+func refsOf(changes []Change) []scan.Ref {
+	out := make([]scan.Ref, len(changes))
+	for i, c := range changes {
+		out[i] = c.Ref
 	}
-	if to == current {
-		up.Type = "digest"
+	return out
+}
+
+// joinNotes joins the sentences of a notice.
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
 	}
-	if !slices.ContainsFunc(up.Changes, func(c Change) bool { return c.Digest != "" }) {
-		up.Digest = "" // no reference of this update takes the digest
-	}
-	return up, left, nil
+	return a + "; " + b
 }
 
 // wantsDigest reports whether r is to carry the new digest: it has one, or
@@ -202,9 +295,10 @@ func (d decider) wantsDigest(r scan.Ref) bool {
 }
 
 // digest looks up to's digest, only where a reference writes one: a plan
-// of plain tags costs no manifest request.
+// of plain tags costs no manifest request. A tag gone from the listing is
+// not looked up: the dangling check reports it.
 func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
-	if !slices.ContainsFunc(refs, d.wantsDigest) {
+	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.listed[to] {
 		return "", nil
 	}
 	digest, err := d.reg.Digest(d.ctx, d.img, to)

@@ -90,6 +90,18 @@ func (l *locksteps) finish(ctx context.Context) decision {
 }
 
 func decideGroup(ctx context.Context, name string, ims []*image) decision {
+	out := decideMembers(ctx, name, ims)
+	// Digest-only references are checked as decideImage checks them.
+	for _, im := range ims {
+		if im.d.idx != nil {
+			out.problems = append(out.problems, im.d.danglingDigests(im.digestOnly)...)
+		}
+	}
+	return out
+}
+
+// decideMembers chooses the group's tag and moves every member there.
+func decideMembers(ctx context.Context, name string, ims []*image) decision {
 	var out decision
 	var members []member
 	var failed []string
@@ -104,11 +116,9 @@ func decideGroup(ctx context.Context, name string, ims []*image) decision {
 			if err != nil || dec.Reason == policy.ReasonFloating || dec.Reason == policy.ReasonNoVersion {
 				// Not a version the group can hold: decided on its own
 				// terms, which say why it stays.
-				_, notes, prob := im.d.decide(tag, im.byTag[tag])
+				_, notes, probs := im.d.decide(tag, im.byTag[tag])
 				out.notices = append(out.notices, notes...)
-				if prob != nil {
-					out.problems = append(out.problems, *prob)
-				}
+				out.problems = append(out.problems, probs...)
 				continue
 			}
 			members = append(members, member{im: im, tag: tag, cands: dec.Candidates})
@@ -140,18 +150,16 @@ func decideGroup(ctx context.Context, name string, ims []*image) decision {
 	for _, m := range members {
 		d := m.im.d
 		d.ctx, d.only = ctx, target
-		up, notes, prob := d.decide(m.tag, m.im.byTag[m.tag])
+		up, notes, probs := d.decide(m.tag, m.im.byTag[m.tag])
 		for i := range notes {
 			if waits != "" && notes[i].Reason == ReasonUpToDate {
 				notes[i].Reason, notes[i].Detail = ReasonLockstep, waits
 			}
 		}
 		out.notices = append(out.notices, notes...)
-		if prob != nil {
-			out.problems = append(out.problems, *prob)
-		}
+		out.problems = append(out.problems, probs...)
 		if up != nil {
-			if !said {
+			if !said && waits != "" {
 				up.Notice, said = joinNotes(up.Notice, waits), true
 			}
 			out.updates = merge(out.updates, *up)
@@ -237,14 +245,4 @@ func withoutPromoted(refs []scan.Ref, promoted func(string) (string, string)) ([
 		out = append(out, notice(r, ReasonPromoted, fmt.Sprintf("%s takes its versions from %s, once they soaked there (imagebot run decides, from the default branch's history)", env, from)))
 	}
 	return keep, out
-}
-
-func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
 }

@@ -28,7 +28,7 @@ func kollaGroup(lockstep bool) func(string) plan.Group {
 	}
 }
 
-func updateLines(p *plan.Plan) []string {
+func groupUpdateLines(p *plan.Plan) []string {
 	var out []string
 	for _, u := range p.Updates {
 		var locs []string
@@ -89,7 +89,7 @@ func TestLockstep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.wantUpdates, updateLines(p)); diff != "" {
+			if diff := cmp.Diff(tc.wantUpdates, groupUpdateLines(p)); diff != "" {
 				t.Errorf("updates (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.wantNote, noticeLines(p)); diff != "" {
@@ -116,7 +116,7 @@ func TestLockstepNoCommonTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(p.Updates) != 0 {
-		t.Errorf("updates %v, want none", updateLines(p))
+		t.Errorf("updates %v, want none", groupUpdateLines(p))
 	}
 	detail := "lockstep group kolla: 2024.1.1 waits for ghcr.io/kolla/nova, which lacks it; 2024.2.0 waits for ghcr.io/kolla/glance, which lacks it"
 	want := []string{
@@ -149,7 +149,7 @@ func TestPromotedLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantUpdates := []string{"docker.io/library/nginx 1.25.3 -> 1.26.1 group= [envs/staging/a.yaml:8]"}
-	if diff := cmp.Diff(wantUpdates, updateLines(p)); diff != "" {
+	if diff := cmp.Diff(wantUpdates, groupUpdateLines(p)); diff != "" {
 		t.Errorf("updates (-want +got):\n%s", diff)
 	}
 	why := "production takes its versions from staging, once they soaked there (imagebot run decides, from the default branch's history)"

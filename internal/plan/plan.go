@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -56,8 +57,12 @@ type Update struct {
 	Digest    string          `json:"digest,omitempty"`
 	Locations []scan.Location `json:"locations"`
 	// Notice is said along with the update: "22.3.0 only as alpine3.19"
-	// when the newest version exists only in other variants.
+	// when the newest version exists only in other variants, "held back
+	// 1.27.4: 5h old, minAge 3d" when a gate passed over a better candidate.
 	Notice string `json:"notice,omitempty"`
+	// Evidence is what the policy's gates saw of the new image; nil when
+	// the policy asks for none.
+	Evidence *gate.Evidence `json:"evidence,omitempty"`
 
 	// Changes are the edits that carry the update out, one per reference.
 	Changes []Change `json:"-"`
@@ -72,12 +77,12 @@ type Update struct {
 	Group string `json:"group,omitempty"`
 	// Environment is, for a promotion, the environment it moves into.
 	Environment string `json:"environment,omitempty"`
-	// Evidence are sentences for the PR body saying why the update is due:
-	// since when the version soaked and which statuses passed, or since
-	// when the image has been pre-pulled. They depend only on commits and
-	// statuses, never on the time of the run, so a rerun writes the same
-	// body.
-	Evidence []string `json:"evidence,omitempty"`
+	// Grounds are sentences for the PR body saying why a rollout is due:
+	// since when the version soaked and which statuses passed, since when
+	// the image has been pre-pulled, which tag a rollback returns to. They
+	// depend only on commits and statuses, never on the time of the run,
+	// so a rerun writes the same body.
+	Grounds []string `json:"grounds,omitempty"`
 	// Files are edits of whole files that go with the Changes, such as
 	// the pre-pull DaemonSet.
 	Files []FileEdit `json:"-"`
@@ -99,6 +104,9 @@ type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+	// Kind classifies a problem for tools that act on it: KindDangling,
+	// or "" for the others.
+	Kind string `json:"kind,omitempty"`
 	// Failed is true for lookups that failed (registry errors) as opposed to
 	// problems in the user's files; they make the exit status 2.
 	Failed bool `json:"-"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
@@ -54,7 +55,8 @@ var costPolicies = map[string]policy.Spec{
 // TestBuildCost checks what DESIGN.md's "Registry cost" promises, on a real
 // registry that counts requests: one tags listing (all its pages) per
 // repository and Build; no manifest request for plain tags; digests by HEAD
-// only, and only for pinned references and pin policies.
+// only, and only for pinned references and pin policies. The gates and the
+// dangling check, wired in but asked for by no policy, add nothing.
 func TestBuildCost(t *testing.T) {
 	reg := newRegistry(t, seed, registrytest.WithPageSize(pageSize))
 	res := scanFiles(t, costFiles(reg))
@@ -66,9 +68,13 @@ func TestBuildCost(t *testing.T) {
 	// Build, not thanks to a cache warmed by an earlier one.
 	for run := range 2 {
 		reg.Reset()
+		// The production wiring: with an Inspector, but no policy asks
+		// for a gate.
+		c := reg.client()
 		p, err := plan.Build(t.Context(), res, plan.Options{
-			Registry: reg.client(),
-			Policy:   policies(t, costPolicies),
+			Registry:  c,
+			Inspector: inspect.New(c),
+			Policy:    policies(t, costPolicies),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -138,9 +144,11 @@ func TestBuildCostPlainTags(t *testing.T) {
 		files[fmt.Sprintf("m%02d.yaml", i)] = pod("nginx:1.25.3", "nginx:1.26.1", "busybox:1.36.0",
 			"redis:7.4.1-alpine", "ghcr.io/acme/api:v1.8.2", "ghcr.io/acme/worker:build-9", "nginx:stable")
 	}
+	c := reg.client()
 	p, err := plan.Build(t.Context(), scanFiles(t, files), plan.Options{
-		Registry: reg.client(),
-		Policy:   policies(t, nil),
+		Registry:  c,
+		Inspector: inspect.New(c),
+		Policy:    policies(t, nil),
 	})
 	if err != nil {
 		t.Fatal(err)

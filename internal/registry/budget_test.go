@@ -55,6 +55,35 @@ func TestBudget(t *testing.T) {
 	})
 }
 
+// TestBudgetPerHost: a registry's own budget (WithHostMaxRequests, the
+// config's registries.HOST.maxRequests) reaches its mirror and replaces the
+// budget every other host has.
+func TestBudgetPerHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		small, large := memServer(t), memServer(t)
+		pushRepos(t, small, 6)
+		pushRepos(t, large, 6)
+		c := newClient(registry.WithTransport(registrytest.Transport(small, large)),
+			registry.WithMirrors(map[string]string{"ghcr.io": small.URL(), "quay.io": large.URL()}),
+			registry.WithHostMaxRequests(map[string]int{"ghcr.io": 3}), registry.WithMaxRequests(100))
+		var spent []string
+		for _, r := range append(repos("ghcr.io", 6), repos("quay.io", 6)...) {
+			if _, err := c.Tags(t.Context(), r); errors.Is(err, registry.ErrBudget) {
+				spent = append(spent, r)
+			} else if err != nil {
+				t.Errorf("%s: %v", r, err)
+			}
+		}
+		// 3 = the probe, app00, app01.
+		if len(spent) != 4 || spent[0] != "ghcr.io/acme/app02" || strings.HasPrefix(spent[3], "quay.io") {
+			t.Errorf("failed for budget: %v, want ghcr.io's app02 and after only", spent)
+		}
+		if n := len(small.Requests()); n != 3 {
+			t.Errorf("ghcr.io's mirror received %d requests, want its budget of 3", n)
+		}
+	})
+}
+
 // inflight records the most requests it ever saw at once per host.
 type inflight struct {
 	next http.RoundTripper

@@ -28,13 +28,22 @@ type Client struct {
 	mirrors     map[string]mirror // registry host as name.Registry spells it
 	schemes     map[string]string // mirror host -> the one scheme it is spoken to with
 	concurrency map[string]int    // contacted host -> requests in flight
+	budgets     map[string]int    // contacted host -> requests allowed (0: no budget)
 
 	mu    sync.Mutex
 	hosts map[string]*host
 
 	tags    memo[[]string]
-	digests memo[string]
-	infos   memo[*Info]
+	digests memo[string] // by route key and tag
+
+	// By route key and digest, except tagManifests (by tag): what the
+	// gates, signature checks and PR bodies read, each fetched once.
+	manifests    memo[*manifest]
+	tagManifests memo[*manifest]
+	configs      memo[*imageConfig]
+	blobs        memo[[]byte]
+	referrers    memo[[]byte]
+	present      memo[bool]
 }
 
 // mirror is a parsed Mirror.
@@ -61,6 +70,7 @@ func NewClient(opts ...Option) *Client {
 		mirrors:     map[string]mirror{},
 		schemes:     map[string]string{},
 		concurrency: map[string]int{},
+		budgets:     map[string]int{},
 		hosts:       map[string]*host{},
 	}
 	if c.log == nil {
@@ -70,18 +80,26 @@ func NewClient(opts ...Option) *Client {
 		c.base = baseTransport()
 	}
 	c.err = c.parseMirrors(o.mirrors)
-	for h, n := range o.hostConcurrency {
-		if n <= 0 {
+	c.perHost(c.concurrency, o.hostConcurrency, 1)
+	c.perHost(c.budgets, o.hostMaxRequests, 0)
+	return c
+}
+
+// perHost fills dst, keyed by contacted host, from per-registry values of
+// at least least: a mirrored registry's value goes to its mirror too,
+// unless the mirror's host has a value of its own.
+func (c *Client) perHost(dst, values map[string]int, least int) {
+	for h, n := range values {
+		if n < least {
 			continue
 		}
 		if m, ok := c.mirrors[canonicalHost(h)]; ok && m.err == nil {
-			if _, own := c.concurrency[m.host]; !own {
-				c.concurrency[m.host] = n
+			if _, own := dst[m.host]; !own {
+				dst[m.host] = n
 			}
 		}
-		c.concurrency[canonicalHost(h)] = n
+		dst[canonicalHost(h)] = n
 	}
-	return c
 }
 
 // parseMirrors fills c.mirrors and c.schemes and refuses one host with two

@@ -1,14 +1,18 @@
 // Package registry asks OCI registries what they hold: the tags of a
-// repository, the digest behind a tag, and an image's config (created time,
-// labels, platforms). Authentication, manifests and blobs go through
-// go-containerregistry; the tags listing is read here, page by page, so
-// that its size and its pagination can be bounded.
+// repository, the digest behind a tag, an image's facts for the gates
+// (created time, platforms, annotations), whether a digest still exists,
+// and, as the signature check's Fetcher, manifests, blobs and referrers.
+// Authentication, manifests and blobs go through go-containerregistry; the
+// tags listing and the referrers index are read here, so that their size
+// and the tags' pagination can be bounded.
 //
 // Every request costs (Docker Hub allows ten anonymous pulls an hour), so a
 // Client fetches each answer at most once: tags once per repository, a
-// digest once per tag (by HEAD, which is not a pull), an image's config only
-// when asked for it. Answers, errors included, are cached for the Client's
-// life and concurrent callers share one request.
+// digest once per tag (by HEAD, which is not a pull), and each digest's
+// manifest, config and signature at most once, whoever asks (the gates,
+// the signature check, a PR body), and only when asked. Answers, errors
+// included, are cached for the Client's life and concurrent callers share
+// one request.
 //
 // What is per host is done per host, not per repository: one /v2/ probe
 // per run, bearer tokens shared by the repositories the Client was told to

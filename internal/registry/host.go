@@ -18,7 +18,7 @@ import (
 )
 
 // ErrBudget is wrapped by the errors of lookups on a host whose request
-// budget (WithMaxRequests) is spent.
+// budget (WithMaxRequests, WithHostMaxRequests) is spent.
 var ErrBudget = errors.New("not looked up: budget")
 
 // defaultConcurrency is how many requests imagebot keeps in flight per
@@ -88,7 +88,11 @@ func (c *Client) newHost(name, scheme string, probe bool) *host {
 	if n <= 0 {
 		n = defaultConcurrency[""]
 	}
-	h := &host{name: name, scheme: scheme, probe: probe, c: c, sem: make(chan struct{}, n), budget: int64(c.o.maxRequests)}
+	budget := c.o.maxRequests
+	if v, ok := c.budgets[name]; ok {
+		budget = v
+	}
+	h := &host{name: name, scheme: scheme, probe: probe, c: c, sem: make(chan struct{}, n), budget: int64(budget)}
 	h.inner = newRetrier(c.o, &attempt{h: h, next: c.base}, c.log.With("host", name))
 	h.front = transport.NewUserAgent(&front{h: h, next: h.inner}, "imagebot")
 	return h
@@ -175,6 +179,12 @@ func (h *host) pingScheme(ctx context.Context, scheme string) (*pingAnswer, erro
 		return nil, err
 	}
 	resp, err := h.inner.RoundTrip(req)
+	if err != nil && scheme == "https" && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		// net/http's words name neither the host nor the cure.
+		return nil, fmt.Errorf("GET %s: %s answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL that names it "+
+			"(registries.HOST.mirror or --mirror; for a registry without a mirror, mirror: http://%s); imagebot never falls back to http by itself (%w)",
+			redact(req.URL), h.name, h.name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redact(req.URL), err)
 	}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
@@ -34,6 +31,8 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
 	}
+	// A digest a tag resolves to exists: Exists need not ask.
+	c.present.put(rt.key()+"@"+d, true, nil)
 	return d, nil
 }
 
@@ -76,120 +75,4 @@ func headRefused(err error) bool {
 	var ne net.Error
 	return !errors.As(err, &ue) && !errors.As(err, &ne) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
-
-// Info fetches what a tag's image says about itself: created time and
-// labels from its config and the platforms it is built for. For an index
-// the config is that of the first platform listed. It costs two or three
-// GETs (manifest, child manifest, config) and is done only when asked.
-func (c *Client) Info(ctx context.Context, repo, tag string) (*Info, error) {
-	rt, err := c.route(repo)
-	if err == nil {
-		_, err = name.NewTag(repo + ":" + tag)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("image info %s:%s: %w", repo, tag, err)
-	}
-	key := rt.key() + ":" + tag
-	info, err := c.infos.get(ctx, key, func(ctx context.Context) (*Info, error) {
-		return c.fetchInfo(ctx, rt, tag)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("image info %s:%s: %w", repo, tag, err)
-	}
-	// The manifest GET told us the digest: a later Digest call is free.
-	c.digests.put(key, info.Digest, nil)
-	return info.clone(), nil
-}
-
-func (c *Client) fetchInfo(ctx context.Context, rt route, tag string) (*Info, error) {
-	tr, err := rt.h.transportFor(ctx, rt.path)
-	if err != nil {
-		return nil, err
-	}
-	ref := rt.h.repo(rt.path).Tag(tag)
-	desc, err := remote.Get(ref, remote.WithTransport(tr), remote.WithContext(ctx))
-	if err != nil {
-		return nil, err
-	}
-	info := &Info{Digest: desc.Digest.String()}
-	var img v1.Image
-	switch {
-	case desc.MediaType.IsIndex():
-		idx, err := desc.ImageIndex()
-		if err != nil {
-			return nil, err
-		}
-		var first *v1.Descriptor
-		if first, info.Platforms, err = platforms(idx); err != nil {
-			return nil, err
-		}
-		if img, err = idx.Image(first.Digest); err != nil {
-			return nil, err
-		}
-	case desc.MediaType.IsImage():
-		if img, err = desc.Image(); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("%s is a %s, not an image", ref.Name(), desc.MediaType)
-	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	info.Created = cfg.Created.Time
-	info.Labels = cfg.Config.Labels
-	if info.Platforms == nil {
-		if p := platform(v1.Platform{OS: cfg.OS, Architecture: cfg.Architecture, Variant: cfg.Variant}); p != "" {
-			info.Platforms = []string{p}
-		}
-	}
-	return info, nil
-}
-
-// platforms lists the platforms of an index and returns the first image.
-// Entries without a platform or for "unknown/unknown" are build
-// attestations (buildx), not images anyone runs.
-func platforms(idx v1.ImageIndex) (*v1.Descriptor, []string, error) {
-	im, err := idx.IndexManifest()
-	if err != nil {
-		return nil, nil, err
-	}
-	var first *v1.Descriptor
-	var out []string
-	for i, m := range im.Manifests {
-		if !m.MediaType.IsImage() || m.Platform == nil || m.Platform.OS == "unknown" {
-			continue
-		}
-		if first == nil {
-			first = &im.Manifests[i]
-		}
-		out = append(out, platform(*m.Platform))
-	}
-	if first == nil {
-		return nil, nil, errors.New("index lists no platform image")
-	}
-	return first, out, nil
-}
-
-// platform spells a platform "os/arch[/variant]", as docker --platform does.
-func platform(p v1.Platform) string {
-	if p.OS == "" {
-		return ""
-	}
-	s := p.OS + "/" + p.Architecture
-	if p.Variant != "" {
-		s += "/" + p.Variant
-	}
-	return s
-}
-
-// clone lets callers keep and modify what they got without touching the
-// cached answer other callers share.
-func (i *Info) clone() *Info {
-	out := *i
-	out.Labels = maps.Clone(i.Labels)
-	out.Platforms = slices.Clone(i.Platforms)
-	return &out
 }

@@ -46,6 +46,7 @@ type options struct {
 	concurrency     int            // per host, overrides defaultConcurrency
 	hostConcurrency map[string]int // per host as written
 	maxRequests     int            // per host, 0: no budget
+	hostMaxRequests map[string]int // per host as written
 	transport       http.RoundTripper
 	logger          *slog.Logger
 	retryMax        int
@@ -126,6 +127,14 @@ func WithMaxRequests(n int) Option {
 			o.maxRequests = n
 		}
 	}
+}
+
+// WithHostMaxRequests gives the registry hosts it names a budget of their
+// own, instead of WithMaxRequests' (0: none), as WithHostConcurrency names
+// hosts: an entry for a mirrored registry applies to its mirror unless the
+// mirror's host has an entry of its own.
+func WithHostMaxRequests(m map[string]int) Option {
+	return func(o *options) { o.hostMaxRequests = m }
 }
 
 // WithTransport sets the base transport that carries every request.

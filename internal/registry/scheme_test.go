@@ -81,3 +81,22 @@ func redirectTo(addr string) http.RoundTripper {
 	t.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) { return dial(ctx, network, addr) }
 	return t
 }
+
+// TestPlainHTTPBehindHTTPSMirror: a mirror written https:// that answers in
+// plain http fails with a message naming the host and the cure, instead of
+// net/http's "server gave HTTP response to HTTPS client" alone; and it is
+// not retried over http.
+func TestPlainHTTPBehindHTTPSMirror(t *testing.T) {
+	srv := registrytest.NewServer(t)
+	pushTags(t, srv, "docker.io/library/nginx", "1.26.1")
+	c := newClient(registry.WithRetry(0, 0),
+		registry.WithMirrors(map[string]string{"docker.io": "https://" + srv.Host() + "/docker.io"}))
+	_, err := c.Tags(t.Context(), "docker.io/library/nginx")
+	want := srv.Host() + " answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "mirror: http://"+srv.Host()) {
+		t.Errorf("Tags = %v, want an error with %q", err, want)
+	}
+	if n := srv.Count(http.MethodGet, "/tags/list"); n != 0 {
+		t.Errorf("%d tags listings reached the server over http", n)
+	}
+}

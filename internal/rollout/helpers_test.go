@@ -181,7 +181,7 @@ func updateLines(p *plan.Plan) []string {
 			locs = append(locs, fmt.Sprintf("%s:%d", l.File, l.Line))
 		}
 		s := fmt.Sprintf("%s %s %s -> %s env=%s group=%s %v", u.Kind, u.Image, u.From, u.To, u.Environment, u.Group, locs)
-		for _, e := range u.Evidence {
+		for _, e := range u.Grounds {
 			s += "\n  " + e
 		}
 		if u.Notice != "" {

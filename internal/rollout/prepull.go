@@ -162,8 +162,8 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 			add = append(add, plan.Update{
 				Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest,
 				Kind: plan.KindPrepull, Environment: u.Environment, Locations: u.Locations,
-				Evidence: []string{fmt.Sprintf("Each rollout pull request opens once its image has been in the DaemonSet on the default branch for %s (prepull.lead).", span(lead))},
-				Files:    []plan.FileEdit{{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry { return append(es, e) })}},
+				Grounds: []string{fmt.Sprintf("Each rollout pull request opens once its image has been in the DaemonSet on the default branch for %s (prepull.lead).", span(lead))},
+				Files:   []plan.FileEdit{{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry { return append(es, e) })}},
 			})
 			drop[s.i] = true
 		case phaseLead:
@@ -171,7 +171,7 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 			drop[s.i] = true
 		case phaseReady:
 			img := s.entry.Image
-			u.Evidence = append(slices.Clip(u.Evidence), fmt.Sprintf("`%s` has been pre-pulled on the nodes since %s (commit `%s`), longer than the lead of %s; this also removes it from the pre-pull DaemonSet.",
+			u.Grounds = append(slices.Clip(u.Grounds), fmt.Sprintf("`%s` has been pre-pulled on the nodes since %s (commit `%s`), longer than the lead of %s; this also removes it from the pre-pull DaemonSet.",
 				s.entry.Tag, stamp(s.since.Time), s.since.Short(), span(lead)))
 			u.Files = append(u.Files, plan.FileEdit{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry {
 				return slices.DeleteFunc(es, func(x prepull.Entry) bool { return x.Image == img && !needed[x] })

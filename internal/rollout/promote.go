@@ -252,7 +252,7 @@ func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl 
 		}
 		up := plan.Update{
 			Image: tl.key.img, From: from, To: v.Tag, Type: policy.Type(from, v.Tag),
-			Kind: plan.KindPromotion, Environment: env.Name, Evidence: tl.proposal.evidence,
+			Kind: plan.KindPromotion, Environment: env.Name, Grounds: tl.proposal.evidence,
 		}
 		if g := a.cfg.GroupFor(tl.key.img); g != nil {
 			up.Group = g.Name

@@ -119,3 +119,27 @@ func platformImage(t testing.TB, seed, platform string, created time.Time, label
 	}
 	return img
 }
+
+// PlatformImage builds one small image for platform ("linux/arm64"), as
+// Image does for linux/amd64.
+func PlatformImage(t testing.TB, seed, platform string, created time.Time, labels map[string]string) v1.Image {
+	t.Helper()
+	return platformImage(t, seed, platform, created, labels)
+}
+
+// IndexOf builds a multi-platform image of images, each listed under the
+// platform its config names: for indexes whose platforms were built at
+// different times, as a release pushed one architecture at a time is.
+func IndexOf(t testing.TB, images ...v1.Image) v1.ImageIndex {
+	t.Helper()
+	var idx v1.ImageIndex = empty.Index
+	for _, img := range images {
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plat := v1.Platform{OS: cfg.OS, Architecture: cfg.Architecture, Variant: cfg.Variant}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &plat}})
+	}
+	return idx
+}

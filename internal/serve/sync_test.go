@@ -1,12 +1,12 @@
-package main
+package serve
 
 import (
 	"context"
-	"io"
+	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,8 +40,8 @@ func TestSyncMovesCloneToOrigin(t *testing.T) {
 		runGit(t, seed, "push", "-q", "origin", "trunk")
 		want := strings.TrimSpace(runGit(t, seed, "rev-parse", "HEAD"))
 
-		s := &server{log: discardLog()}
-		if err := s.sync(context.Background(), target{dir: clone}); err != nil {
+		s := &Server{o: Options{}, log: slog.New(slog.DiscardHandler)}
+		if err := s.syncTarget(context.Background(), Target{Dir: clone}); err != nil {
 			t.Fatalf("detached %v: sync: %v", detach, err)
 		}
 		if got := strings.TrimSpace(runGit(t, clone, "rev-parse", "HEAD")); got != want {
@@ -56,9 +56,10 @@ func TestSyncMovesCloneToOrigin(t *testing.T) {
 	}
 }
 
-// TestServeOnceClones: --once clones every --clone URL into --workdir, runs
-// each with its own GITHUB_REPOSITORY, and exits with the worst status.
-func TestServeOnceClones(t *testing.T) {
+// TestOnceClones: Once clones every clone URL into Workdir, runs each with
+// its own owner/name, and returns the worst status; a second pass reuses
+// the clones.
+func TestOnceClones(t *testing.T) {
 	root := t.TempDir()
 	var urls []string
 	for _, name := range []string{"app", "web"} {
@@ -70,93 +71,27 @@ func TestServeOnceClones(t *testing.T) {
 		}
 		urls = append(urls, url)
 	}
-	t.Setenv("GITHUB_REPOSITORY", "someone/else")
-	work := t.TempDir()
-	o, _, err := parseServe([]string{"--once", "--workdir", work, "--clone", urls[0], "--clone", urls[1]}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(o, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen []string
-	s.job = func(_ context.Context, dir string) (runSummary, int) {
-		repo := os.Getenv("GITHUB_REPOSITORY")
-		seen = append(seen, repo)
-		if _, err := os.Stat(filepath.Join(dir, "apps/a.yaml")); err != nil {
-			t.Errorf("%s: checkout not there: %v", repo, err)
+	s, err := New(Options{Once: true, Workdir: t.TempDir(), Clones: urls, Job: func(_ context.Context, tg Target) (Summary, Status) {
+		seen = append(seen, tg.Repository)
+		if _, err := os.Stat(filepath.Join(tg.Dir, "apps/a.yaml")); err != nil {
+			t.Errorf("%s: checkout not there: %v", tg.Repository, err)
 		}
-		if repo == "acme/web" {
-			return runSummary{Failed: 1}, exitPartial
+		if tg.Repository == "acme/web" {
+			return Summary{Failed: 1}, Partial
 		}
-		return runSummary{}, exitOK
+		return Summary{}, OK
+	}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code := s.serve(context.Background()); code != exitPartial {
-		t.Errorf("serve --once = %d, want 2 (the worst)", code)
-	}
-	if diff := cmp.Diff([]string{"acme/app", "acme/web"}, seen); diff != "" {
-		t.Errorf("GITHUB_REPOSITORY per run (-want +got):\n%s", diff)
-	}
-	if got := os.Getenv("GITHUB_REPOSITORY"); got != "someone/else" {
-		t.Errorf("GITHUB_REPOSITORY after the run = %q, want it restored", got)
-	}
-}
-
-func TestShard(t *testing.T) {
-	env := func(v string) func(string) string { return func(string) string { return v } }
-	for _, tc := range []struct {
-		spec, env string
-		i, n      int
-		err       string
-	}{
-		{spec: "0/1", i: 0, n: 1},
-		{spec: "3/4", i: 3, n: 4},
-		{spec: "auto/4", env: "2", i: 2, n: 4},
-		{spec: "auto/4", err: "JOB_COMPLETION_INDEX is not set"},
-		{spec: "auto/4", env: "4", err: "want 0 to 3"},
-		{spec: "4/4", err: "want 0 to 3"},
-		{spec: "-1/4", err: "want 0 to 3"},
-		{spec: "0/0", err: "at least 1"},
-		{spec: "1", err: "want i/n"},
-		{spec: "x/2", err: "want 0 to 1"},
-	} {
-		i, n, err := parseShard(tc.spec, env(tc.env))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("parseShard(%q, %q) = %v, want an error with %q", tc.spec, tc.env, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || i != tc.i || n != tc.n {
-			t.Errorf("parseShard(%q, %q) = %d, %d, %v; want %d, %d", tc.spec, tc.env, i, n, err, tc.i, tc.n)
+	for range 2 {
+		if st := s.Run(context.Background()); st != Partial {
+			t.Errorf("Run with Once = %v, want partial (the worst)", st)
 		}
 	}
-
-	// The shares split the list: every URL in exactly one, the same every
-	// time, and none moves when another URL joins the list.
-	var urls []string
-	for _, c := range "abcdefghijklmnopqrstuvwxyz" {
-		urls = append(urls, "https://github.com/acme/"+string(c))
-	}
-	var all []string
-	for i := range 4 {
-		got := shard(urls, i, 4)
-		if len(got) == 0 || len(got) == len(urls) {
-			t.Errorf("share %d of 4 holds %d of %d URLs: not a split", i, len(got), len(urls))
-		}
-		if diff := cmp.Diff(got, shard(urls, i, 4)); diff != "" {
-			t.Errorf("share %d differs between calls:\n%s", i, diff)
-		}
-		grown := shard(append(slices.Clone(urls), "https://github.com/acme/new"), i, 4)
-		if diff := cmp.Diff(got, slices.DeleteFunc(grown, func(u string) bool { return u == "https://github.com/acme/new" })); diff != "" {
-			t.Errorf("share %d changed when a URL joined:\n%s", i, diff)
-		}
-		all = append(all, got...)
-	}
-	slices.Sort(all)
-	if diff := cmp.Diff(urls, all); diff != "" {
-		t.Errorf("union of the shares (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"acme/app", "acme/web", "acme/app", "acme/web"}, seen); diff != "" {
+		t.Errorf("repository per run (-want +got):\n%s", diff)
 	}
 }
 
@@ -210,13 +145,24 @@ func writeRepoFile(t *testing.T, dir, name, content string) {
 // checkoutFiles reads a checkout without its .git.
 func checkoutFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	snap, err := snapshot(dir)
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		m[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for k, v := range snap {
-		m[k] = string(v)
 	}
 	return m
 }

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// serveMetrics are what `serve` exposes on /metrics. They live in a registry
+// metrics are what a Server exposes on /metrics. They live in a registry
 // of their own, not the global default, so that tests can start several
 // servers in one process and nothing a library registers globally leaks in.
-type serveMetrics struct {
+type metrics struct {
 	reg *prometheus.Registry
 
 	runs        *prometheus.CounterVec // result: ok | partial | error
@@ -22,10 +22,15 @@ type serveMetrics struct {
 	lastRun     prometheus.Gauge
 	skipped     prometheus.Counter
 	inProgress  prometheus.Gauge
+	dangling    prometheus.Gauge
+
+	// danglingNow adds up the dangling references of the run going on,
+	// so that the gauge moves once per run, not repository by repository.
+	danglingNow int
 }
 
-func newServeMetrics() *serveMetrics {
-	m := &serveMetrics{
+func newMetrics() *metrics {
+	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_runs_total",
@@ -66,9 +71,13 @@ func newServeMetrics() *serveMetrics {
 			Name: "imagebot_run_in_progress",
 			Help: "1 while a run is going, else 0.",
 		}),
+		dangling: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "imagebot_dangling_references",
+			Help: "References whose tag or pinned digest the registry no longer has, in the last finished run over every served repository: nodes without the image cached cannot start those workloads.",
+		}),
 	}
 	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors,
-		m.lastRun, m.skipped, m.inProgress,
+		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can
 		// tell a stuck bot from a leaking one.
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -86,10 +95,11 @@ func newServeMetrics() *serveMetrics {
 
 // repoDone adds what one repository's run did. Each run builds a fresh
 // registry client, so its HostStats are already this run's deltas.
-func (m *serveMetrics) repoDone(s runSummary) {
+func (m *metrics) repoDone(s Summary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
+	m.danglingNow += s.Dangling
 	for _, h := range s.Registry {
 		m.regRequests.WithLabelValues(h.Host).Add(float64(h.Requests))
 		m.regErrors.WithLabelValues(h.Host).Add(float64(h.Errors))
@@ -97,20 +107,11 @@ func (m *serveMetrics) repoDone(s runSummary) {
 }
 
 // runDone records a finished run over every served repository.
-func (m *serveMetrics) runDone(code, updates int, took time.Duration, end time.Time) {
-	m.runs.WithLabelValues(resultOf(code)).Inc()
+func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.Time) {
+	m.runs.WithLabelValues(st.String()).Inc()
 	m.duration.Observe(took.Seconds())
 	m.updates.Set(float64(updates))
+	m.dangling.Set(float64(m.danglingNow))
+	m.danglingNow = 0
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
-}
-
-// resultOf names an exit status for the result label.
-func resultOf(code int) string {
-	switch code {
-	case exitOK:
-		return "ok"
-	case exitPartial:
-		return "partial"
-	}
-	return "error"
 }

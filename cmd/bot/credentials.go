@@ -1,0 +1,90 @@
+package main
+
+import (
+	"log/slog"
+	"net/url"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/authn/github"
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/registry"
+)
+
+// registryOptions configure the registry client from the config and the
+// flags: mirrors (flags win), credentials, how many requests at once and
+// how many in all.
+func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []registry.Option {
+	mirrors := cfg.Mirrors()
+	for h, u := range o.Mirrors {
+		mirrors[h] = u
+	}
+	concurrency, budgets := map[string]int{}, map[string]int{}
+	for host, r := range cfg.Registries {
+		if r.Concurrency > 0 {
+			concurrency[host] = r.Concurrency
+		}
+		if r.MaxRequests > 0 {
+			budgets[host] = r.MaxRequests
+		}
+	}
+	return []registry.Option{
+		registry.WithMirrors(mirrors),
+		registry.WithCredentials(credentials(cfg, mirrors, o.Env, log)),
+		registry.WithKeychain(keychain),
+		// The flags are for every host; the config's entries, for one.
+		registry.WithConcurrency(o.Concurrency.n),
+		registry.WithHostConcurrency(concurrency),
+		registry.WithMaxRequests(o.MaxRequests.n),
+		registry.WithHostMaxRequests(budgets),
+		registry.WithLogger(log),
+	}
+}
+
+// keychain answers for the hosts the config gives no credentials for. The
+// Docker config (~/.docker/config.json or $DOCKER_CONFIG: `docker login`,
+// docker/login-action, and credHelpers such as docker-credential-ecr-login,
+// -gcloud or -acr-env for cloud registries) comes first; then, for ghcr.io
+// alone, the workflow's GITHUB_TOKEN, so that a repository's own packages
+// need no configuration in GitHub Actions. Each keychain answers only for
+// the host it is asked about, so no credential reaches another host.
+var keychain = authn.NewMultiKeychain(authn.DefaultKeychain, github.Keychain)
+
+// credentials maps the host actually contacted (the mirror's, when a
+// registry has one) to the credentials the config names for it. Secrets come
+// from the environment only; the config holds variable names. A named
+// variable that is unset is said out loud: the host is then contacted with
+// what the keychain has for it, which is often nothing.
+func credentials(cfg *config.Config, mirrors map[string]string, env environ, log *slog.Logger) map[string]registry.Credentials {
+	creds := map[string]registry.Credentials{}
+	for host, r := range cfg.Registries {
+		if r.Username == "" && r.PasswordEnv == "" {
+			continue
+		}
+		contacted := host
+		if m, ok := mirrors[host]; ok {
+			if u, err := url.Parse(m); err == nil {
+				contacted = u.Host
+			}
+		}
+		password, ok := "", true
+		if r.PasswordEnv != "" {
+			password, ok = env.lookup(r.PasswordEnv)
+		}
+		if !ok || (r.PasswordEnv != "" && password == "") {
+			log.Warn("registry credentials: the variable that passwordEnv names is not set, so "+host+
+				" is contacted without them (with the Docker config's credentials, if any, else anonymously); export it, or remove passwordEnv",
+				"config", configName(cfg), "registry", host, "passwordEnv", r.PasswordEnv)
+			continue
+		}
+		creds[contacted] = registry.Credentials{Username: r.Username, Password: password}
+	}
+	return creds
+}
+
+// configName is the config file for messages; "defaults" when there is none.
+func configName(cfg *config.Config) string {
+	if cfg.File == "" {
+		return "defaults"
+	}
+	return cfg.File
+}

@@ -1,0 +1,79 @@
+package main
+
+import "os"
+
+// environ is what imagebot reads from the process environment. It is read
+// once, at start-up, into the options of the command that runs (as cli/cli's
+// Factory does): no command calls os.Getenv, so a test hands each run the
+// environment it means, and serve hands each repository its own
+// GITHUB_REPOSITORY without touching the process's.
+type environ struct {
+	GitHubToken      string // GITHUB_TOKEN: API token and git password
+	GitHubAPIURL     string // GITHUB_API_URL: default https://api.github.com
+	GitHubServerURL  string // GITHUB_SERVER_URL: default https://github.com
+	GitHubRepository string // GITHUB_REPOSITORY: owner/name
+	Actions          bool   // GITHUB_ACTIONS=true: annotations, summary, outputs
+	StepSummary      string // GITHUB_STEP_SUMMARY: file the plan's Markdown is appended to
+	Output           string // GITHUB_OUTPUT: file the step outputs are appended to
+	JobIndex         string // JOB_COMPLETION_INDEX: serve --shard auto/n in an Indexed Job
+
+	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
+	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
+	// IMAGEBOT_APP_PRIVATE_KEY_FILE and IMAGEBOT_APP_INSTALLATION_ID.
+	App map[string]string
+
+	// Lookup reads the variables the config names (registries'
+	// passwordEnv), which cannot be known before the config is read.
+	Lookup func(name string) (string, bool)
+}
+
+// readEnviron reads the environment through lookup (os.LookupEnv outside
+// tests).
+func readEnviron(lookup func(string) (string, bool)) environ {
+	get := func(k string) string { v, _ := lookup(k); return v }
+	return environ{
+		GitHubToken:      get("GITHUB_TOKEN"),
+		GitHubAPIURL:     get("GITHUB_API_URL"),
+		GitHubServerURL:  get("GITHUB_SERVER_URL"),
+		GitHubRepository: get("GITHUB_REPOSITORY"),
+		Actions:          get("GITHUB_ACTIONS") == "true",
+		StepSummary:      get("GITHUB_STEP_SUMMARY"),
+		Output:           get("GITHUB_OUTPUT"),
+		JobIndex:         get("JOB_COMPLETION_INDEX"),
+		App: map[string]string{
+			envAppID: get(envAppID), envAppKey: get(envAppKey),
+			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),
+		},
+		Lookup: lookup,
+	}
+}
+
+// osEnviron is the process's environment.
+func osEnviron() environ { return readEnviron(os.LookupEnv) }
+
+// getenv answers githubAuth from what was read: GITHUB_TOKEN and the App's
+// variables.
+func (e environ) getenv(name string) string {
+	if name == "GITHUB_TOKEN" {
+		return e.GitHubToken
+	}
+	return e.App[name]
+}
+
+// hasApp reports whether any of the App's variables is set.
+func (e environ) hasApp() bool {
+	for _, v := range e.App {
+		if v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup reads a variable the config names; a zero environ has none.
+func (e environ) lookup(name string) (string, bool) {
+	if e.Lookup == nil {
+		return "", false
+	}
+	return e.Lookup(name)
+}

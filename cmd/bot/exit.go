@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit statuses, as DESIGN.md fixes them. exitCode is the only place that
+// turns an error into one of them.
+const (
+	exitOK      = 0 // everything that could be checked was handled
+	exitUsage   = 1 // bad config, bad flags, or a repository that cannot be read
+	exitPartial = 2 // some lookups or pull requests failed; the rest were done
+)
+
+// usageError is a command line that cannot be run as written: an unknown
+// flag, a bad value, an unexpected argument. It is printed with a pointer
+// to the command's help.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// partialError says that a command did what it could while some lookups or
+// pull requests failed (exit 2). err, when set, is what failed; nil means
+// the output already said it.
+type partialError struct{ err error }
+
+func (e *partialError) Error() string {
+	if e.err == nil {
+		return "some lookups or pull requests failed"
+	}
+	return e.err.Error()
+}
+func (e *partialError) Unwrap() error { return e.err }
+
+// errPartial is a partial failure that the output already described.
+var errPartial = &partialError{}
+
+// errSilent fails a command (exit 1) whose reasons were already printed,
+// such as validate's list of config errors.
+var errSilent = errors.New("failed; reasons printed above")
+
+// explained is an error rewritten to say what happened and what to do. It
+// prints as its message alone, and still unwraps to the error it explains,
+// so that callers can test for the cause.
+type explained struct {
+	msg   string
+	cause error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.cause }
+
+func explain(cause error, format string, args ...any) error {
+	return &explained{msg: fmt.Sprintf(format, args...), cause: cause}
+}
+
+// exitCode maps the error a command returned to its exit status.
+func exitCode(err error) int {
+	var partial *partialError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &partial):
+		return exitPartial
+	}
+	return exitUsage
+}
+
+// printError writes what a failed command has to say, once, on stderr:
+// "imagebot plan: <error>", and for a usage error where to read the help.
+func printError(w io.Writer, cmdPath string, err error) {
+	printErrorFor(w, cmdPath, err, false)
+}
+
+// printErrorFor is printError, as an error annotation when actions is set:
+// GitHub Actions then shows it on the workflow run's summary, not only deep
+// in the log.
+func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
+	if err == nil || errors.Is(err, errSilent) || errors.Is(err, errPartial) {
+		return
+	}
+	if actions {
+		fmt.Fprintf(w, "::error title=%s::%s\n", cmdPath, escapeAnnotation(err.Error()))
+	} else {
+		fmt.Fprintf(w, "%s: %v\n", cmdPath, err)
+	}
+	var usage *usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmdPath)
+	}
+}

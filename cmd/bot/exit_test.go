@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// TestExitCode: the one mapping from a command's error to its status, and
+// what is printed for it.
+func TestExitCode(t *testing.T) {
+	cause := errors.New("401")
+	for _, tc := range []struct {
+		err    error
+		code   int
+		stderr string
+	}{
+		{nil, exitOK, ""},
+		{errPartial, exitPartial, ""},
+		{fmt.Errorf("run: %w", errPartial), exitPartial, ""}, // the output said it
+		{&partialError{errors.New("get repository: timeout")}, exitPartial, "imagebot run: get repository: timeout\n"},
+		{errSilent, exitUsage, ""},
+		{usagef("unexpected argument %q", "x"), exitUsage, "imagebot run: unexpected argument \"x\"\nRun 'imagebot run --help' for usage.\n"},
+		{explain(cause, "GitHub rejected the token"), exitUsage, "imagebot run: GitHub rejected the token\n"},
+		{errors.New("repository x: not a readable directory"), exitUsage, "imagebot run: repository x: not a readable directory\n"},
+	} {
+		var b bytes.Buffer
+		printError(&b, "imagebot run", tc.err)
+		if got := exitCode(tc.err); got != tc.code || b.String() != tc.stderr {
+			t.Errorf("%v: status %d, printed %q; want %d, %q", tc.err, got, b.String(), tc.code, tc.stderr)
+		}
+	}
+	var b bytes.Buffer
+	printErrorFor(&b, "imagebot run", errNoToken, true)
+	if want := "::error title=imagebot run::GITHUB_TOKEN is not set: "; !bytes.HasPrefix(b.Bytes(), []byte(want)) || bytes.Count(b.Bytes(), []byte("\n")) != 1 {
+		t.Errorf("on Actions: %q, want one line starting %q", b.String(), want)
+	}
+	if !errors.Is(explain(cause, "x"), cause) {
+		t.Error("an explained error lost its cause")
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/spf13/pflag"
+)
+
+// iostreams are where a command writes: results to Out, logs, progress and
+// errors to ErrOut.
+type iostreams struct{ Out, ErrOut io.Writer }
+
+// factory is what every command gets from the process: its streams and its
+// environment, read once (cli/cli's cmdutil.Factory).
+type factory struct {
+	IO  iostreams
+	Env environ
+}
+
+// commonOptions are the flags every command that plans shares, and what
+// the process gave it.
+type commonOptions struct {
+	IO  iostreams
+	Env environ
+
+	Repo        string
+	Config      string
+	Concurrency count
+	MaxRequests count
+	Mirrors     mirrorFlag
+	LogLevel    *choice
+	LogFormat   *choice
+	Verbose     bool
+}
+
+func newCommonOptions(f *factory) commonOptions {
+	return commonOptions{
+		IO:          f.IO,
+		Env:         f.Env,
+		Repo:        ".",
+		Concurrency: count{min: 1},
+		MaxRequests: count{min: 0},
+		LogLevel:    newChoice("info", "debug", "info", "warn", "error"),
+		LogFormat:   newChoice("text", "text", "json"),
+	}
+}
+
+func (o *commonOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Repo, "repo", ".", "the repository `DIR`, as the DIR argument")
+	fs.StringVarP(&o.Config, "config", "c", "", "the config `FILE`: a path in the repository, or an absolute path (default .imagebot.yaml)")
+	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
+	fs.Var(&o.MaxRequests, "max-requests", "at most `N` requests per registry host and run, retries included; once spent, that host's lookups fail (default: no cap; registries.HOST.maxRequests in the config for one host)")
+	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST, overriding the config; repeatable (docker.io=https://mirror.example.com)")
+	fs.Var(o.LogLevel, "log-level", "log `LEVEL`: debug, info, warn or error")
+	fs.Var(o.LogFormat, "log-format", "log `FORMAT`: text or json")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "list every reference left alone, and why")
+}
+
+// logger writes to stderr at the chosen level and format; both were
+// checked when the flags were parsed.
+func (o *commonOptions) logger() *slog.Logger {
+	hopts := &slog.HandlerOptions{Level: logLevels[o.LogLevel.value]}
+	if o.LogFormat.value == "json" {
+		return slog.New(slog.NewJSONHandler(o.IO.ErrOut, hopts))
+	}
+	return slog.New(slog.NewTextHandler(o.IO.ErrOut, hopts))
+}
+
+var logLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
+}

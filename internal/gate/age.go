@@ -1,0 +1,40 @@
+package gate
+
+import (
+	"fmt"
+	"time"
+)
+
+// MinAge is the minAge gate: the candidate must have been built at least
+// min before now. It returns why the candidate is held, or "" when it
+// passes. An unknown build time holds the candidate: the gate cannot vouch
+// for what it cannot date.
+func MinAge(f Facts, min time.Duration, now time.Time) string {
+	return oldEnough(f.Created, f.CreatedFrom != "", min, "minAge", now)
+}
+
+// Settle is the digestSettle gate, for a new digest of the current tag:
+// the newest platform image behind it must be at least settle old, so
+// that a multi-platform release pushed one architecture at a time is
+// proposed once, when it is complete, rather than once per push.
+func Settle(f Facts, settle time.Duration, now time.Time) string {
+	return oldEnough(f.Newest, Known(f.Newest), settle, "digestSettle", now)
+}
+
+func oldEnough(created time.Time, known bool, min time.Duration, key string, now time.Time) string {
+	limit := fmt.Sprintf("%s %s", key, Duration(min))
+	switch {
+	case !known && created.IsZero():
+		return "no build time (neither config created nor the org.opencontainers.image.created annotation), " + limit
+	case !known:
+		return fmt.Sprintf("build time unknown (created %s, as reproducible builds write), %s", created.UTC().Format("2006-01-02"), limit)
+	}
+	age := now.Sub(created)
+	switch {
+	case age < 0:
+		return fmt.Sprintf("built in the future (%s), %s", created.UTC().Format(time.RFC3339), limit)
+	case age < min:
+		return fmt.Sprintf("%s old, %s", Age(age), limit)
+	}
+	return ""
+}

@@ -1,0 +1,206 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/sigstore/sigstore-go/pkg/root"
+
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/signature"
+)
+
+// Registry is what an Inspector needs of a registry client
+// (internal/registry's Client).
+type Registry interface {
+	signature.Fetcher
+	Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error)
+	Exists(ctx context.Context, repo, digest string) (bool, error)
+}
+
+// Inspector answers the plan's gates. It is safe for concurrent use; make
+// one per run, with the run's registry client.
+type Inspector struct {
+	reg      Registry
+	keys     fs.FS
+	cacheDir string
+
+	trustOnce sync.Once
+	trusted   root.TrustedMaterial
+	trustErr  error
+
+	mu        sync.Mutex
+	verifiers map[string]*verifier
+}
+
+type verifier struct {
+	once sync.Once
+	v    *signature.Verifier
+	err  error
+}
+
+// Option configures an Inspector.
+type Option func(*Inspector)
+
+// WithKeys reads the public keys that policies name (signature.key, a
+// path relative to the repository root) from fsys: the tree being planned.
+func WithKeys(fsys fs.FS) Option { return func(i *Inspector) { i.keys = fsys } }
+
+// WithTrustedMaterial verifies keyless signatures against tm instead of
+// Sigstore's public-good instance (a private Sigstore; a VirtualSigstore in
+// tests).
+func WithTrustedMaterial(tm root.TrustedMaterial) Option {
+	return func(i *Inspector) { i.trusted = tm }
+}
+
+// WithCacheDir keeps the public-good trust root in dir between runs
+// (default: the user cache directory's imagebot/sigstore; "" with this
+// option keeps nothing).
+func WithCacheDir(dir string) Option { return func(i *Inspector) { i.cacheDir = dir } }
+
+// New returns an Inspector over reg.
+func New(reg Registry, opts ...Option) *Inspector {
+	i := &Inspector{reg: reg, cacheDir: defaultCacheDir(), verifiers: map[string]*verifier{}}
+	for _, opt := range opts {
+		opt(i)
+	}
+	return i
+}
+
+// defaultCacheDir is where the trust root is kept until a --cache flag
+// names a directory: the user cache directory, or nothing when there is
+// none (a container without $HOME).
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "imagebot", "sigstore")
+}
+
+// Facts is the registry's Facts.
+func (i *Inspector) Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error) {
+	return i.reg.Facts(ctx, repo, ref, need)
+}
+
+// Exists is the registry's Exists.
+func (i *Inspector) Exists(ctx context.Context, repo, digest string) (bool, error) {
+	return i.reg.Exists(ctx, repo, digest)
+}
+
+// Verify checks that repo@digest carries a signature sig accepts. The
+// error wraps gate.ErrUnsigned when there is none, gate.ErrRejected when
+// none is acceptable (saying whose were found and what was wanted), and is
+// any other error when the policy or the registry failed.
+func (i *Inspector) Verify(ctx context.Context, repo, digest string, sig gate.Signature) (gate.Signer, error) {
+	v, err := i.verifier(ctx, sig)
+	if err != nil {
+		return gate.Signer{}, err
+	}
+	ev, err := v.Verify(ctx, i.reg, repo, digest)
+	var rej *signature.RejectedError
+	switch {
+	case err == nil:
+		return gate.Signer{Method: ev.Method, Signer: ev.Signer, Issuer: ev.Issuer}, nil
+	case errors.Is(err, signature.ErrUnsigned):
+		return gate.Signer{}, fmt.Errorf("%w: %v", gate.ErrUnsigned, err)
+	case errors.As(err, &rej):
+		parts := make([]string, len(rej.Rejections))
+		for n, r := range rej.Rejections {
+			parts[n] = r.String()
+		}
+		return gate.Signer{}, fmt.Errorf("%w: %s; want %s", gate.ErrRejected, strings.Join(parts, "; "), rej.Want)
+	}
+	return gate.Signer{}, err
+}
+
+// Check prepares the verifier of sig now: a key that is missing or not a
+// public key fails the run at start, not reference by reference. Keyless
+// policies are checked when first used, as they need the trust root.
+func (i *Inspector) Check(ctx context.Context, sig gate.Signature) error {
+	if sig.Key == "" {
+		return nil
+	}
+	_, err := i.verifier(ctx, sig)
+	return err
+}
+
+// verifier returns the one verifier of sig, built on first use.
+func (i *Inspector) verifier(ctx context.Context, sig gate.Signature) (*signature.Verifier, error) {
+	id := "key " + sig.Key
+	if sig.Key == "" {
+		id = fmt.Sprintf("keyless %s %s", sig.Identity, sig.Issuer)
+	}
+	i.mu.Lock()
+	e, ok := i.verifiers[id]
+	if !ok {
+		e = &verifier{}
+		i.verifiers[id] = e
+	}
+	i.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = i.build(ctx, sig) })
+	return e.v, e.err
+}
+
+func (i *Inspector) build(ctx context.Context, sig gate.Signature) (*signature.Verifier, error) {
+	if sig.Key != "" {
+		pem, err := i.readKey(sig.Key)
+		if err != nil {
+			return nil, fmt.Errorf("signature key %s: %w", sig.Key, err)
+		}
+		v, err := signature.NewVerifier(signature.Policy{Key: pem}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("signature key %s: %w", sig.Key, err)
+		}
+		return v, nil
+	}
+	tm, err := i.trust(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return signature.NewVerifier(signature.Policy{Identity: sig.Identity, Issuer: sig.Issuer}, tm)
+}
+
+// maxKeySize bounds a key file: a PEM public key is a few hundred bytes.
+const maxKeySize = 64 << 10
+
+func (i *Inspector) readKey(path string) ([]byte, error) {
+	if i.keys == nil {
+		return nil, errors.New("no repository to read keys from")
+	}
+	f, err := i.keys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errors.New("no such file in the repository (key paths are relative to its root)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxKeySize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxKeySize {
+		return nil, fmt.Errorf("larger than %d bytes: not a public key", maxKeySize)
+	}
+	return b, nil
+}
+
+// trust returns the keyless trust root: the injected one, or the
+// public-good instance's, fetched once per Inspector.
+func (i *Inspector) trust(ctx context.Context) (root.TrustedMaterial, error) {
+	i.trustOnce.Do(func() {
+		if i.trusted != nil {
+			return
+		}
+		i.trusted, i.trustErr = signature.PublicGood(ctx, i.cacheDir)
+	})
+	return i.trusted, i.trustErr
+}

@@ -1,0 +1,190 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// Inspector is what the gates and the dangling check need beyond tags and
+// digests: an image's facts by tag or digest, a signature check, and
+// whether a digest still exists. internal/gate/inspect implements it over
+// the registry client. Not-found answers wrap gate.ErrNotFound.
+type Inspector interface {
+	Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error)
+	Verify(ctx context.Context, repo, digest string, sig gate.Signature) (gate.Signer, error)
+	Exists(ctx context.Context, repo, digest string) (bool, error)
+}
+
+// maxInspected bounds the candidates the gates inspect for one reference:
+// a registry of hundreds of young, unsigned tags costs five inspections,
+// not hundreds.
+const maxInspected = 5
+
+// gating runs the gates for the references of one image:tag. It reads
+// the current image's platforms once, and only for platforms: keep.
+type gating struct {
+	d       *decider
+	current string // the tag
+	pinned  string // a digest the references pin, "" if none
+
+	loaded  bool
+	want    []string
+	unknown string
+}
+
+// pick is what the gates made of the candidates.
+type pick struct {
+	tag  string // "" when none passed
+	ev   *gate.Evidence
+	held []string // "1.27.4: 5h old, minAge 3d", best first
+}
+
+// choose walks the candidates best first and returns the first that
+// passes every gate, with what held back the ones before it. An error is
+// a registry that could not be read: no candidate is judged on it.
+func (g *gating) choose(cands []string) (pick, error) {
+	var p pick
+	for i, c := range cands {
+		if i == maxInspected {
+			p.held = append(p.held, fmt.Sprintf("%s not inspected (at most %d per reference)", count(len(cands)-i, "more candidate"), maxInspected))
+			break
+		}
+		ev, why, err := g.inspect(c, false)
+		if err != nil {
+			return pick{}, fmt.Errorf("%s: %w", c, err)
+		}
+		if why == "" {
+			p.tag, p.ev = c, ev
+			return p, nil
+		}
+		p.held = append(p.held, c+": "+why)
+	}
+	return p, nil
+}
+
+// inspect runs every gate of the policy on ref (a candidate tag, or the
+// new digest of the current tag when digestUpdate). It returns the
+// evidence of a candidate that passes, or why it is held. The cheap gates
+// come first, so a held candidate costs no signature check.
+func (g *gating) inspect(ref string, digestUpdate bool) (*gate.Evidence, string, error) {
+	d, spec := g.d, g.d.spec
+	f, err := g.facts(ref, spec.Need(digestUpdate))
+	if errors.Is(err, gate.ErrNotFound) {
+		return nil, "listed, but its manifest is gone from the registry", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	ev := &gate.Evidence{Digest: f.Digest}
+	if spec.Platforms.On() {
+		if err := g.wanted(); err != nil {
+			return nil, "", err
+		}
+		if g.unknown == "" {
+			if why := gate.CheckPlatforms(f.Platforms, g.want, spec.Platforms.Keep); why != "" {
+				return nil, why, nil
+			}
+		}
+		ev.Platforms = &gate.PlatformsEvidence{Have: f.Platforms, Want: g.want, Keep: spec.Platforms.Keep, Unknown: g.unknown}
+	}
+	if spec.MinAge > 0 {
+		if why := gate.MinAge(f, spec.MinAge, d.now); why != "" {
+			return nil, why, nil
+		}
+		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: gate.Duration(spec.MinAge)}
+	}
+	if digestUpdate && spec.DigestSettle > 0 {
+		if why := gate.Settle(f, spec.DigestSettle, d.now); why != "" {
+			return nil, why, nil
+		}
+		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: gate.Duration(spec.DigestSettle)}
+	}
+	if spec.Signature != nil {
+		signer, verr := d.insp.Verify(d.ctx, d.img, f.Digest, *spec.Signature)
+		why, err := gate.CheckSignature(verr)
+		if err != nil {
+			return nil, "", err
+		}
+		if why != "" {
+			return nil, why, nil
+		}
+		ev.Signature = &signer
+	}
+	return ev, "", nil
+}
+
+// facts reads what need asks of ref. A signature alone needs only the
+// digest: a HEAD, which registries do not count as a pull.
+func (g *gating) facts(ref string, need gate.Need) (gate.Facts, error) {
+	d := g.d
+	switch {
+	case need != 0:
+		return d.insp.Facts(d.ctx, d.img, ref, need)
+	case isDigest(ref):
+		return gate.Facts{Digest: ref}, nil
+	}
+	digest, err := d.reg.Digest(d.ctx, d.img, ref)
+	return gate.Facts{Digest: digest}, err
+}
+
+// wanted sets the platforms a candidate must have: the policy's list, or
+// for keep the current image's (the pinned digest's when the references
+// pin one, else the tag's). A current image that is gone leaves keep
+// nothing to compare.
+func (g *gating) wanted() error {
+	if g.loaded {
+		return nil
+	}
+	g.loaded = true
+	spec := g.d.spec.Platforms
+	if !spec.Keep {
+		g.want = spec.List
+		return nil
+	}
+	var f gate.Facts
+	err := gate.ErrNotFound
+	for _, ref := range []string{g.pinned, g.current} {
+		if ref == "" || !errors.Is(err, gate.ErrNotFound) {
+			continue
+		}
+		f, err = g.d.insp.Facts(g.d.ctx, g.d.img, ref, gate.NeedPlatforms)
+	}
+	switch {
+	case errors.Is(err, gate.ErrNotFound):
+		g.unknown = fmt.Sprintf("the current image (%s) is gone from the registry: nothing to keep", g.current)
+		return nil
+	case err != nil:
+		g.loaded = false
+		return fmt.Errorf("platforms of the current image %s: %w", g.current, err)
+	}
+	g.want = f.Platforms
+	return nil
+}
+
+// heldDetail says which gate held back which candidate.
+func heldDetail(held []string) string { return strings.Join(held, "; ") }
+
+func isDigest(ref string) bool { return strings.Contains(ref, ":") }
+
+// shortDigest is the first 12 hex digits of a digest, as docker shows it.
+func shortDigest(d string) string {
+	if _, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
+		return hex[:12]
+	}
+	return d
+}
+
+// pinnedDigest is the digest the first pinned reference holds.
+func pinnedDigest(refs []scan.Ref) string {
+	for _, r := range refs {
+		if r.Digest != "" {
+			return r.Digest
+		}
+	}
+	return ""
+}

@@ -1,0 +1,143 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/signature"
+)
+
+// The Client is the signature check's Fetcher: signatures are read with
+// the Client's credentials, caps, budget and counting, and each manifest,
+// blob and referrers index at most once per run.
+var _ signature.Fetcher = (*Client)(nil)
+
+// Manifest returns the manifest ref (a tag or a digest) names in repo and
+// its media type. A 404 wraps signature.ErrNotFound.
+func (c *Client) Manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
+	rt, err := c.routeRef(repo, ref)
+	if err != nil {
+		return nil, "", fmt.Errorf("manifest %s: %w", refName(repo, ref), err)
+	}
+	m, err := c.manifestOf(ctx, rt, ref)
+	if err != nil {
+		return nil, "", fmt.Errorf("manifest %s: %w", refName(repo, ref), err)
+	}
+	return slices.Clone(m.body), string(m.mediaType), nil
+}
+
+// Blob returns the blob digest of repo, its digest verified. The caller
+// bounds what it asks for by the size in the descriptor; the Client caps
+// every blob at Limits.BlobBytes. A 404 wraps signature.ErrNotFound.
+func (c *Client) Blob(ctx context.Context, repo, digest string) ([]byte, error) {
+	rt, err := c.routeRef(repo, digest)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", refName(repo, digest), err)
+	}
+	b, err := c.blobs.get(ctx, rt.key()+"@"+digest, func(ctx context.Context) ([]byte, error) {
+		return c.fetchBlob(ctx, rt, digest)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", refName(repo, digest), err)
+	}
+	return slices.Clone(b), nil
+}
+
+// Referrers returns the OCI 1.1 referrers index of digest, filtered by
+// artifactType where the registry filters. A registry that answers the
+// endpoint with 404 has no referrers API (the distribution spec forbids a
+// 404 from one that has it): the error wraps signature.ErrNoReferrersAPI.
+func (c *Client) Referrers(ctx context.Context, repo, digest, artifactType string) ([]byte, error) {
+	rt, err := c.routeRef(repo, digest)
+	if err != nil {
+		return nil, fmt.Errorf("referrers of %s: %w", refName(repo, digest), err)
+	}
+	b, err := c.referrers.get(ctx, rt.key()+"@"+digest+"?"+artifactType, func(ctx context.Context) ([]byte, error) {
+		return c.fetchReferrers(ctx, rt, digest, artifactType)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("referrers of %s: %w", refName(repo, digest), err)
+	}
+	return slices.Clone(b), nil
+}
+
+func (c *Client) fetchReferrers(ctx context.Context, rt route, digest, artifactType string) ([]byte, error) {
+	tr, err := rt.h.transportFor(ctx, rt.path)
+	if err != nil {
+		return nil, err
+	}
+	u := url.URL{Scheme: rt.h.scheme, Host: rt.h.name, Path: "/v2/" + rt.path + "/referrers/" + digest}
+	if artifactType != "" {
+		u.RawQuery = url.Values{"artifactType": {artifactType}}.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/vnd.oci.image.index.v1+json")
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("%w (GET %s: 404)", signature.ErrNoReferrersAPI, redact(&u))
+	}
+	if err := transport.CheckError(resp, http.StatusOK); err != nil {
+		return nil, err
+	}
+	// The attempt caps the body at Limits.ManifestBytes.
+	return io.ReadAll(resp.Body)
+}
+
+// Exists reports whether the registry still has repo@digest, by HEAD
+// (not a pull): false for a 404, an error when the registry could not
+// tell. A digest whose manifest this Client fetched exists for free.
+func (c *Client) Exists(ctx context.Context, repo, digest string) (bool, error) {
+	rt, err := c.routeRef(repo, digest)
+	if err != nil {
+		return false, fmt.Errorf("look up %s: %w", refName(repo, digest), err)
+	}
+	key := rt.key() + "@" + digest
+	if r, ok := c.manifests.lookup(key); ok && r.err == nil {
+		return true, nil
+	}
+	ok, err := c.present.get(ctx, key, func(ctx context.Context) (bool, error) {
+		tr, err := rt.h.transportFor(ctx, rt.path)
+		if err != nil {
+			return false, err
+		}
+		ref := rt.h.repo(rt.path).Digest(digest)
+		_, err = remote.Head(ref, remote.WithTransport(tr), remote.WithContext(ctx))
+		if err == nil {
+			return true, nil
+		}
+		if errors.Is(notFound(err), gate.ErrNotFound) {
+			return false, nil
+		}
+		if !headRefused(err) {
+			return false, err
+		}
+		// A registry that refuses HEAD answers a GET, counted as a pull.
+		switch _, err := c.manifestOf(ctx, rt, digest); {
+		case errors.Is(err, gate.ErrNotFound):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("look up %s: %w", refName(repo, digest), err)
+	}
+	return ok, nil
+}

@@ -1,0 +1,227 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Job runs imagebot once on one checkout, already brought up to date.
+type Job func(ctx context.Context, t Target) (Summary, Status)
+
+// Options say what to serve, when, and where to report.
+type Options struct {
+	// Dir is one existing checkout to serve, hard-reset to its origin's
+	// default branch before each run. Ignored when Clones is set.
+	Dir string
+	// Clones are repository URLs to clone into Workdir and serve.
+	Clones []string
+	// Workdir holds the clones; "" is a temporary directory, removed when
+	// Run returns.
+	Workdir string
+	// Shard keeps only the Clones in one share of the list; the zero value
+	// keeps them all.
+	Shard Shard
+	// Token is the https password for cloning and fetching (GITHUB_TOKEN,
+	// as user x-access-token); "" for none. It never reaches a log.
+	Token string
+
+	// Schedule says when to run; nil only with Once.
+	Schedule cron.Schedule
+	// Once runs every repository once and returns, without HTTP.
+	Once bool
+	// RunAtStart runs at start-up too, not only on the schedule.
+	RunAtStart bool
+	// Listen is the address of /healthz, /readyz and /metrics.
+	Listen string
+	// Drain bounds how long a stop waits for the current run before
+	// aborting it (default 10 minutes).
+	Drain time.Duration
+
+	Job    Job
+	Logger *slog.Logger
+}
+
+// Server runs the job on schedule and reports on it over HTTP.
+type Server struct {
+	o       Options
+	log     *slog.Logger
+	targets []Target
+	metrics *metrics
+	cleanup func()
+
+	// listen opens the HTTP listener, and sync brings a checkout up to
+	// date; tests of scheduling swap in an in-memory listener and a sync
+	// that does nothing, so that they run in a synctest bubble.
+	listen func() (net.Listener, error)
+	sync   func(context.Context, Target) error
+	// onListen, when set, learns the address actually listened on.
+	onListen func(addr string)
+
+	running sync.Mutex // held for the length of a run: runs never overlap
+	mu      sync.Mutex // guards last
+	last    lastRun
+}
+
+// lastRun is what /readyz reports.
+type lastRun struct {
+	done   bool
+	status Status
+	end    time.Time
+}
+
+// New checks the options and works out the checkouts to serve (making the
+// temporary work directory for clones); it clones nothing yet.
+func New(o Options) (*Server, error) {
+	if o.Job == nil {
+		return nil, errors.New("serve: no job")
+	}
+	if o.Schedule == nil && !o.Once {
+		return nil, errors.New("no schedule")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Drain <= 0 {
+		o.Drain = 10 * time.Minute
+	}
+	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}}
+	s.listen = func() (net.Listener, error) { return net.Listen("tcp", o.Listen) }
+	s.sync = s.syncTarget
+	var err error
+	if s.targets, err = s.resolveTargets(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Targets are the checkouts the server runs on, in order.
+func (s *Server) Targets() []Target { return s.targets }
+
+// Run serves until ctx is canceled (SIGTERM, SIGINT), or runs once with
+// Options.Once. It returns the worst status of the runs with Once; a stop
+// asked for is OK otherwise, and a listener that cannot open is Failed.
+func (s *Server) Run(ctx context.Context) Status {
+	defer s.cleanup()
+	// Runs outlive ctx: a stop lets the current run finish (a half-done run
+	// is safe, but wastes the registry requests it made), up to Drain.
+	runCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
+	defer abort()
+	if s.o.Once {
+		done := make(chan Status, 1)
+		s.running.Lock()
+		go func() { defer s.running.Unlock(); done <- s.runAll(runCtx) }()
+		select {
+		case st := <-done:
+			return st
+		case <-ctx.Done():
+			return s.stop(done, abort, Partial)
+		}
+	}
+
+	ln, err := s.listen()
+	if err != nil {
+		s.log.Error("cannot listen", "address", s.o.Listen, "err", err)
+		return Failed
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer func() {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(c)
+	}()
+	s.log.Info("listening", "address", ln.Addr().String(), "repositories", len(s.targets))
+	if s.onListen != nil {
+		s.onListen(ln.Addr().String())
+	}
+
+	var wg sync.WaitGroup
+	tick := func() {
+		if !s.running.TryLock() {
+			s.metrics.skipped.Inc()
+			s.log.Warn("skipping a scheduled run: the previous one is still going")
+			return
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); defer s.running.Unlock(); s.runAll(runCtx) }()
+	}
+	if s.o.RunAtStart {
+		tick()
+	}
+	for {
+		next := s.o.Schedule.Next(time.Now())
+		s.log.Debug("next run", "at", next)
+		timer := time.NewTimer(time.Until(next))
+		select {
+		case <-timer.C:
+			tick()
+		case <-ctx.Done():
+			timer.Stop()
+			done := make(chan Status, 1)
+			go func() { wg.Wait(); done <- OK }()
+			return s.stop(done, abort, OK)
+		}
+	}
+}
+
+// stop waits up to Drain for the current run, then aborts it. A stop is
+// asked for, so it is OK; only Once reports an aborted run as partial.
+func (s *Server) stop(done <-chan Status, abort func(), aborted Status) Status {
+	s.log.Info("stopping: waiting for the current run to finish", "at most", s.o.Drain)
+	select {
+	case st := <-done:
+		if !s.o.Once {
+			st = OK
+		}
+		return st
+	case <-time.After(s.o.Drain):
+	}
+	s.log.Error("the current run did not finish in time; aborting it", "waited", s.o.Drain)
+	abort()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a job that ignores its context
+	}
+	return aborted
+}
+
+// runAll runs the job once on every target and returns the worst status.
+func (s *Server) runAll(ctx context.Context) Status {
+	start := time.Now()
+	s.metrics.inProgress.Set(1)
+	defer s.metrics.inProgress.Set(0)
+	worst, updates := OK, 0
+	for _, t := range s.targets {
+		sum, st := s.runOne(ctx, t)
+		s.metrics.repoDone(sum)
+		updates += sum.Updates
+		worst = worse(worst, st)
+	}
+	end := time.Now()
+	s.metrics.runDone(worst, updates, end.Sub(start), end)
+	s.mu.Lock()
+	s.last = lastRun{done: true, status: worst, end: end}
+	s.mu.Unlock()
+	s.log.Info("run finished", "status", int(worst), "updates", updates, "took", end.Sub(start).Round(time.Millisecond))
+	return worst
+}
+
+// runOne brings one checkout up to date with origin, then runs the job on it.
+func (s *Server) runOne(ctx context.Context, t Target) (Summary, Status) {
+	log := s.log.With("repository", t.label())
+	if err := s.sync(ctx, t); err != nil {
+		log.Error("cannot update the checkout; skipping this repository", "err", err)
+		return Summary{Failed: 1}, Failed
+	}
+	sum, st := s.o.Job(ctx, t)
+	log.Info("repository done", "status", int(st), "updates", sum.Updates,
+		"opened", sum.Opened, "updated", sum.Updated, "closed", sum.Closed, "failed", sum.Failed)
+	return sum, st
+}

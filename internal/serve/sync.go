@@ -1,0 +1,161 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+)
+
+// syncTarget brings a checkout to origin's default branch: cloning it first for
+// --clone, discarding local commits and changes, as `git fetch` plus
+// `git reset --hard origin/<default>` would.
+func (s *Server) syncTarget(ctx context.Context, t Target) error {
+	var r *git.Repository
+	var err error
+	if t.URL == "" {
+		r, err = git.PlainOpen(t.Dir)
+	} else {
+		r, err = s.openOrClone(ctx, t)
+	}
+	if err == nil {
+		err = syncRepo(ctx, r, s.auth)
+	}
+	return s.explainAuth(t, s.scrub(err))
+}
+
+// explainAuth says what to do when a remote refuses us: go-git's own words
+// ("authentication required: authentication required") do not.
+func (s *Server) explainAuth(t Target, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, transport.ErrAuthenticationRequired) && s.o.Token == "":
+		return fmt.Errorf("%s asks for credentials and GITHUB_TOKEN is not set: export a token that may read the repository and open pull requests (%w)", t.label(), transport.ErrAuthenticationRequired)
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		return fmt.Errorf("%s refused GITHUB_TOKEN: check that it is valid, not expired, and may read the repository (%w)", t.label(), transport.ErrAuthenticationRequired)
+	}
+	return err
+}
+
+func (s *Server) openOrClone(ctx context.Context, t Target) (*git.Repository, error) {
+	r, err := git.PlainOpen(t.Dir)
+	if !errors.Is(err, git.ErrRepositoryNotExists) {
+		return r, err
+	}
+	// A clone cut short leaves a directory that is not a repository; start
+	// over rather than fail on every later run.
+	os.RemoveAll(t.Dir)
+	s.log.Info("cloning", "repository", t.label())
+	r, err = git.PlainCloneContext(ctx, t.Dir, false, &git.CloneOptions{
+		URL: t.URL, Auth: s.auth(t.URL), SingleBranch: true, Tags: git.NoTags,
+	})
+	if err != nil {
+		os.RemoveAll(t.Dir)
+		return nil, fmt.Errorf("clone %s: %w", redactURL(t.URL), err)
+	}
+	return r, nil
+}
+
+// auth is GITHUB_TOKEN as GitHub wants it over https: the password of basic
+// auth for user x-access-token. Other transports (file, ssh) get none.
+func (s *Server) auth(rawURL string) transport.AuthMethod {
+	ep, err := transport.NewEndpoint(rawURL)
+	if s.o.Token == "" || err != nil || (ep.Protocol != "https" && ep.Protocol != "http") {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: s.o.Token}
+}
+
+// scrub keeps the token out of errors, which end up in logs.
+func (s *Server) scrub(err error) error {
+	if err == nil || s.o.Token == "" || !strings.Contains(err.Error(), s.o.Token) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), s.o.Token, "***"))
+}
+
+// syncRepo fetches origin's default branch and hard-resets the worktree to
+// it, with the local branch of the same name checked out.
+func syncRepo(ctx context.Context, r *git.Repository, auth func(string) transport.AuthMethod) error {
+	rem, err := r.Remote("origin")
+	if err != nil {
+		return err
+	}
+	urls := rem.Config().URLs
+	if len(urls) == 0 {
+		return errors.New("origin has no URL")
+	}
+	u := urls[0]
+	branch, err := defaultBranch(ctx, r, rem, auth(u))
+	if err != nil {
+		return fmt.Errorf("list %s: %w", redactURL(u), err)
+	}
+	remoteRef := plumbing.NewRemoteReferenceName("origin", branch)
+	err = r.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin", Auth: auth(u), Tags: git.NoTags, Force: true,
+		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + plumbing.NewBranchReferenceName(branch) + ":" + remoteRef)},
+	})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("fetch %s: %w", redactURL(u), err)
+	}
+	ref, err := r.Reference(remoteRef, true)
+	if err != nil {
+		return fmt.Errorf("%s: %w", remoteRef, err)
+	}
+	// Point the local branch at origin's commit and check it out; the reset
+	// then makes index and files match it (actions/checkout may have left a
+	// detached HEAD, and someone may have edited files by hand).
+	local := plumbing.NewBranchReferenceName(branch)
+	if err := r.Storer.SetReference(plumbing.NewHashReference(local, ref.Hash())); err != nil {
+		return err
+	}
+	if err := r.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, local)); err != nil {
+		return err
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return err
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: ref.Hash(), Mode: git.HardReset}); err != nil {
+		return fmt.Errorf("reset to %s: %w", remoteRef, err)
+	}
+	return nil
+}
+
+// defaultBranch is the branch origin's HEAD points to, as the remote says,
+// else as the local refs/remotes/origin/HEAD says, else main.
+func defaultBranch(ctx context.Context, r *git.Repository, rem *git.Remote, auth transport.AuthMethod) (string, error) {
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth})
+	if err != nil {
+		return "", err
+	}
+	for _, ref := range refs {
+		if ref.Name() == plumbing.HEAD && ref.Type() == plumbing.SymbolicReference && ref.Target().IsBranch() {
+			return ref.Target().Short(), nil
+		}
+	}
+	if ref, err := r.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil && ref.Type() == plumbing.SymbolicReference {
+		if b, ok := strings.CutPrefix(ref.Target().String(), "refs/remotes/origin/"); ok {
+			return b, nil
+		}
+	}
+	return "main", nil
+}
+
+// redactURL drops credentials someone put in a URL before it is logged.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		u.User = nil
+		return u.String()
+	}
+	return raw
+}
