@@ -147,6 +147,7 @@ func decideMembers(ctx context.Context, name string, ims []*image) decision {
 		return out
 	}
 	said := false // the waiting release is said once, on the group's first update
+	var stuck []string
 	for _, m := range members {
 		d := m.im.d
 		d.ctx, d.only = ctx, target
@@ -158,12 +159,26 @@ func decideMembers(ctx context.Context, name string, ims []*image) decision {
 		}
 		out.notices = append(out.notices, notes...)
 		out.problems = append(out.problems, probs...)
+		if m.tag != target && (up == nil || up.To != target) {
+			stuck = append(stuck, m.String())
+		}
 		if up != nil {
 			if !said && waits != "" {
 				up.Notice, said = joinNotes(up.Notice, waits), true
 			}
 			out.updates = merge(out.updates, *up)
 		}
+	}
+	if len(stuck) > 0 {
+		// A gate held the group's tag back for some member: the others
+		// wait too, or the group would no longer share one tag.
+		why := fmt.Sprintf("lockstep group %s: %s waits, since %s cannot move there yet", name, target, strings.Join(stuck, ", "))
+		for _, u := range out.updates {
+			for _, c := range u.Changes {
+				out.notices = append(out.notices, notice(c.Ref, ReasonLockstep, why))
+			}
+		}
+		out.updates = nil
 	}
 	return out
 }

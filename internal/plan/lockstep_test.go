@@ -2,11 +2,15 @@ package plan_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -159,5 +163,41 @@ func TestPromotedLeftAlone(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantNotes, noticeLines(p)); diff != "" {
 		t.Errorf("notices (-want +got):\n%s", diff)
+	}
+}
+
+// TestLockstepGateHolds: when a gate holds the group's tag back for one
+// member (too new for minAge), no member moves: the group keeps one tag.
+func TestLockstepGateHolds(t *testing.T) {
+	w := newGateWorld(t)
+	w.push(t, "kolla/nova", "1.0.0", ago(30*day))
+	w.push(t, "kolla/nova", "1.1.0", ago(10*day))
+	w.push(t, "kolla/glance", "1.0.0", ago(30*day))
+	w.push(t, "kolla/glance", "1.1.0", ago(time.Hour))
+	reg := w.client()
+	files := map[string]string{"a.yaml": pod("ghcr.io/kolla/nova:1.0.0", "ghcr.io/kolla/glance:1.0.0")}
+	p, err := plan.Build(t.Context(), scanFiles(t, files), plan.Options{
+		Registry:  reg,
+		Policy:    policies(t, nil),
+		Inspector: inspect.New(reg),
+		Gates:     func(string) gate.Spec { return gate.Spec{MinAge: 3 * day} },
+		Now:       func() time.Time { return now },
+		Group:     kollaGroup(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Updates) != 0 {
+		t.Errorf("updates %v, want none while glance's 1.1.0 is too new", groupUpdateLines(p))
+	}
+	why := "lockstep group kolla: 1.1.0 waits, since ghcr.io/kolla/glance:1.0.0 cannot move there yet"
+	var got []string
+	for _, n := range p.Notices {
+		if n.Reason == plan.ReasonLockstep {
+			got = append(got, n.Image+" "+n.Detail)
+		}
+	}
+	if want := []string{"ghcr.io/kolla/nova " + why}; !slices.Equal(got, want) {
+		t.Errorf("lockstep notices %q, want %q (all notices: %q)", got, want, noticeLines(p))
 	}
 }
