@@ -28,16 +28,19 @@ func demoRun(ctx context.Context, dir string, common commonOptions) error {
 		return err
 	}
 	defer gs.Close()
-	files, err := fixtures.DemoFiles()
+	first, steps, err := fixtures.DemoHistory()
 	if err != nil {
 		return err
 	}
-	if _, err := gs.CreateRepo("acme", "gitops", files, "main"); err != nil {
+	if _, err := gs.CreateRepo("acme", "gitops", first, "main"); err != nil {
 		return err
 	}
 	gh := githubfake.New(githubfake.WithToken(demoToken))
 	defer gh.Close()
 	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
+	if err := demoHistory(ctx, filepath.Join(dir, "history"), gs.URL("acme/gitops"), gh, steps); err != nil {
+		return err
+	}
 
 	clone := filepath.Join(dir, "clone")
 	if _, err := git.PlainCloneContext(ctx, clone, false, &git.CloneOptions{
@@ -55,10 +58,13 @@ func demoRun(ctx context.Context, dir string, common commonOptions) error {
 	}
 	fmt.Fprintln(stdout, "\n== pull requests now open")
 	for _, pr := range gh.PRs("acme", "gitops") {
-		fmt.Fprintf(stdout, "#%-3d %-58s %s\n", pr.Number, pr.Title, pr.Head)
+		fmt.Fprintf(stdout, "#%-3d %-62s %s\n", pr.Number, pr.Title, pr.Head)
 	}
-	if prs := gh.PRs("acme", "gitops"); len(prs) > 0 {
-		fmt.Fprintf(stdout, "\n== body of #%d\n%s\n", prs[0].Number, indent(prs[0].Body))
+	// The rollouts' PRs say the most: a group's, and a promotion's.
+	for _, pr := range gh.PRs("acme", "gitops") {
+		if strings.HasPrefix(pr.Head, "imagebot/group-") || strings.HasPrefix(pr.Head, "imagebot/promote-") {
+			fmt.Fprintf(stdout, "\n== body of #%d (%s)\n%s\n", pr.Number, pr.Head, indent(pr.Body))
+		}
 	}
 
 	writes, pushes := gh.Writes(), gs.Pushes()

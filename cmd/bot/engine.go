@@ -114,6 +114,8 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		Inspector: e.insp,
 		Progress:  prog.update,
 		Logger:    e.log,
+		Group:     groupsOf(e.cfg),
+		Promoted:  promotedOf(e.cfg),
 	})
 	prog.done()
 	if err != nil {

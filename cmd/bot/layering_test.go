@@ -48,6 +48,9 @@ func TestLayering(t *testing.T) {
 		// the plan not at all.
 		{"internal/gate/inspect", append(later("registry", "scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/", "github.com/google/go-containerregistry/pkg/v1/remote"), nil},
 		{"internal/rewrite", append(later("registry", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
+		// Rollouts are decided from interfaces that gitops implements.
+		{"internal/rollout", append(later("registry", "rewrite", "gitops"), network...), []string{"net/http", "os/exec"}},
+		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code

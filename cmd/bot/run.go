@@ -112,7 +112,10 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 		return sum, err
 	}
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
-	p, _, err := e.plan(ctx)
+	p, scanned, err := e.plan(ctx)
+	if err == nil {
+		err = applyRollouts(ctx, e, sess, p, scanned.Refs)
+	}
 	endPlan()
 	if err != nil {
 		return sum, err
@@ -140,6 +143,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	printRun(o.IO.Out, p, res, o.DryRun)
+	printWaiting(o.IO.Out, p)
 	// The pull request bodies may have cost requests too.
 	sum.Registry = e.reg.Stats()
 	if !e.shared { // serve logs its shared clients' cost once per run

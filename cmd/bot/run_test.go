@@ -23,6 +23,7 @@ const runToken = "ghs_RUN7est7oken5ecret"
 // fake GitHub in front of it, the seeded registry, and a clone as
 // actions/checkout leaves it.
 type runEnv struct {
+	reg   *fixtures.Registry
 	gs    *gitserver.Server
 	gh    *githubfake.Server
 	clone string
@@ -70,7 +71,7 @@ func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	for host, u := range reg.Mirrors() {
 		args = append(args, "--mirror", host+"="+u)
 	}
-	return &runEnv{gs: gs, gh: gh, clone: clone, args: args, env: env}
+	return &runEnv{reg: reg, gs: gs, gh: gh, clone: clone, args: args, env: env}
 }
 
 // run runs `imagebot run` with the env's flags and extra ones.

@@ -53,13 +53,13 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 		Setup:               setupRegistry,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(gitCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"envsubst":  cmdEnvsubst,
 			"status":    cmdStatus,
 			"bom":       cmdBOM,
 			"nonl":      cmdNoNewline,
 			"jsonvalid": cmdJSONValid,
-		},
+		}),
 	})
 }
 
@@ -69,6 +69,7 @@ func setupRegistry(env *testscript.Env) error {
 		return err
 	}
 	env.Defer(reg.Close)
+	setupRemote(env, reg) // scriptgit_test.go
 	m := reg.Mirrors()
 	env.Setenv("REGISTRY", reg.Host())
 	for host, v := range map[string]string{

@@ -1,9 +1,7 @@
 package gitops
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -13,71 +11,11 @@ import (
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
-// marker is the machine-readable part of a PR body: what the PR proposes.
-// The next run reads it back instead of keeping state of its own.
-type marker struct {
-	Image   string       `json:"image"`
-	Branch  string       `json:"branch"`
-	Updates []markedMove `json:"updates"`
-}
-
-type markedMove struct {
-	From   string `json:"from"`
-	To     string `json:"to"`
-	Digest string `json:"digest,omitempty"`
-	// Locations ("file:line") let a rerun see that the body's table of
-	// locations is stale, e.g. after main gained another reference.
-	Locations []string `json:"locations,omitempty"`
-}
-
-const markerPrefix = "<!-- imagebot:v1 "
-
-var markerRE = regexp.MustCompile(`<!-- imagebot:v1 (\{.*?\}) -->`)
-
-func markerOf(g group) marker {
-	m := marker{Image: g.Image, Branch: g.Branch}
-	for _, u := range g.Updates {
-		mv := markedMove{From: u.From, To: u.To, Digest: u.Digest}
-		for _, l := range u.Locations {
-			mv.Locations = append(mv.Locations, fmt.Sprintf("%s:%d", l.File, l.Line))
-		}
-		m.Updates = append(m.Updates, mv)
-	}
-	return m
-}
-
-// parseMarker reads the marker of a PR body; ok is false for PRs that
-// imagebot did not write.
-func parseMarker(body string) (marker, bool) {
-	var m marker
-	sub := markerRE.FindStringSubmatch(body)
-	if sub == nil || json.Unmarshal([]byte(sub[1]), &m) != nil || m.Image == "" {
-		return marker{}, false
-	}
-	return m, true
-}
-
-// sameMarker reports whether body carries the marker this run would write.
-func sameMarker(body string, g group) bool {
-	m, ok := parseMarker(body)
-	want, _ := json.Marshal(markerOf(g))
-	got, _ := json.Marshal(m)
-	return ok && string(got) == string(want)
-}
-
-// proposes reports whether a PR with marker m proposed moving to u's tag
-// and digest: a closed one means a human declined exactly that.
-func (m marker) proposes(u plan.Update) bool {
-	for _, mv := range m.Updates {
-		if mv.To == u.To && mv.Digest == u.Digest {
-			return true
-		}
-	}
-	return false
-}
-
 // title is short and says the version: "Update nginx to 1.26.1".
 func title(g group) string {
+	if !g.plain() {
+		return kindTitle(g)
+	}
 	name := shortName(g.Image)
 	var tos []string
 	for _, u := range g.Updates {
@@ -107,14 +45,74 @@ func shortDigest(d string) string {
 // writes nothing.
 func body(g group) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This pull request moves **%s** ", g.Image)
-	if len(g.Updates) == 1 {
-		u := g.Updates[0]
-		fmt.Fprintf(&b, "from `%s` to `%s` (%s).\n\n", u.From, u.To, u.Type)
+	if g.plain() {
+		fmt.Fprintf(&b, "This pull request moves **%s** ", g.Image)
+		if len(g.Updates) == 1 {
+			u := g.Updates[0]
+			fmt.Fprintf(&b, "from `%s` to `%s` (%s).\n\n", u.From, u.To, u.Type)
+		} else {
+			fmt.Fprintf(&b, "to a newer tag in %d places.\n\n", len(g.Updates))
+		}
+		for _, e := range g.Updates[0].Grounds {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+		if len(g.Updates[0].Grounds) > 0 {
+			b.WriteString("\n")
+		}
 	} else {
-		fmt.Fprintf(&b, "to a newer tag in %d places.\n\n", len(g.Updates))
+		b.WriteString(kindIntro(g))
 	}
-	b.WriteString("| Location | Old | New | Type |\n|---|---|---|---|\n")
+	if g.Kind == plan.KindPrepull {
+		prepullTable(&b, g)
+	} else {
+		changesTable(&b, g)
+	}
+	if d := g.Updates[0].Digest; d != "" && len(g.Updates) == 1 {
+		fmt.Fprintf(&b, "\nNew digest: `%s`\n", d)
+	}
+	var notes []string
+	for i, u := range g.Updates {
+		if n := releaseNotes(u, g.info(i)); n != "" && !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	for _, n := range notes {
+		if len(g.images()) > 1 {
+			n = imagesOfNotes(g, n) + ": " + n
+		}
+		b.WriteString("\n" + n + "\n")
+	}
+	b.WriteString(checks(g))
+	if g.plain() {
+		b.WriteString("\nMerging is the human gate: once merged, your GitOps controller rolls it out. " +
+			"Closing this pull request without merging tells imagebot not to propose this version again.\n\n")
+	} else {
+		b.WriteString("\n" + kindOutro(g) + "\n\n")
+	}
+	b.WriteString(markerOf(g).text() + "\n")
+	return b.String()
+}
+
+// imagesOfNotes names the images whose release notes are n.
+func imagesOfNotes(g group, n string) string {
+	var names []string
+	for i, u := range g.Updates {
+		if s := "`" + shortName(u.Image) + "`"; releaseNotes(u, g.info(i)) == n && !slices.Contains(names, s) {
+			names = append(names, s)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// changesTable lists every reference the PR changes, with the image when
+// the PR moves several.
+func changesTable(b *strings.Builder, g group) {
+	multi := len(g.images()) > 1
+	if multi {
+		b.WriteString("| Location | Image | Old | New | Type |\n|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("| Location | Old | New | Type |\n|---|---|---|---|\n")
+	}
 	for _, u := range g.Updates {
 		for _, c := range u.Changes {
 			old := "`" + c.Ref.Tag + "`"
@@ -134,21 +132,47 @@ func body(g group) string {
 			} else if c.Ref.Digest != "" {
 				nw += "<br>`" + shortDigest(c.Ref.Digest) + "`"
 			}
-			fmt.Fprintf(&b, "| `%s:%d` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, old, nw, u.Type)
+			if multi {
+				fmt.Fprintf(b, "| `%s:%d` | `%s` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, shortName(u.Image), old, nw, u.Type)
+			} else {
+				fmt.Fprintf(b, "| `%s:%d` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, old, nw, u.Type)
+			}
 		}
 	}
-	if d := g.Updates[0].Digest; d != "" {
-		fmt.Fprintf(&b, "\nNew digest: `%s`\n", d)
+	for _, u := range g.Updates {
+		for _, f := range u.Files {
+			fmt.Fprintf(b, "\nAlso edits `%s` (%s).\n", f.Path, fileEditNote(u))
+			break
+		}
 	}
-	if notes := releaseNotes(g.Updates[0], g.info(0)); notes != "" {
-		b.WriteString("\n" + notes + "\n")
+}
+
+// fileEditNote says why an update edits a whole file.
+func fileEditNote(u plan.Update) string {
+	if u.Kind == plan.KindPrepull {
+		return "adds the image to the pre-pull DaemonSet"
 	}
-	b.WriteString(checks(g))
-	b.WriteString("\nMerging is the human gate: once merged, your GitOps controller rolls it out. " +
-		"Closing this pull request without merging tells imagebot not to propose this version again.\n\n")
-	mk, _ := json.Marshal(markerOf(g))
-	fmt.Fprintf(&b, "%s%s -->\n", markerPrefix, mk)
-	return b.String()
+	return "removes " + shortName(u.Image) + " from the pre-pull DaemonSet: the nodes keep it cached"
+}
+
+// prepullTable lists the images a pre-pull PR adds, and where each will
+// roll out.
+func prepullTable(b *strings.Builder, g group) {
+	b.WriteString("| Image | Tag | Rolls out to |\n|---|---|---|\n")
+	for _, u := range g.Updates {
+		tag := "`" + u.To + "`"
+		if u.Digest != "" {
+			tag += "<br>`" + shortDigest(u.Digest) + "`"
+		}
+		var locs []string
+		for _, l := range u.Locations {
+			locs = append(locs, fmt.Sprintf("`%s:%d`", l.File, l.Line))
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", u.Image, tag, strings.Join(locs, "<br>"))
+	}
+	if len(g.Updates) > 0 && len(g.Updates[0].Files) > 0 {
+		fmt.Fprintf(b, "\nThe DaemonSet is `%s`; imagebot owns that file.\n", g.Updates[0].Files[0].Path)
+	}
 }
 
 // checks lists what the policy's gates verified of each new image. Ages

@@ -52,6 +52,10 @@ var (
 	busyboxPin = groupOf("imagebot/docker.io-bitnami-kubectl",
 		update("docker.io/bitnami/kubectl", "latest", "1.30.1", "pin", "",
 			change("jobs/cron.yaml", 14, "latest", "", "1.30.1", "")))
+	kollaGroup = group{Branch: "imagebot/group-kolla", Kind: kindGroup, Name: "kolla", Updates: []plan.Update{
+		update("quay.io/kolla/nova", "2024.1.0", "2024.1.1", "patch", "", change("nova.yaml", 7, "2024.1.0", "", "2024.1.1", "")),
+		update("quay.io/kolla/glance", "2024.1.0", "2024.1.1", "patch", "", change("glance.yaml", 7, "2024.1.0", "", "2024.1.1", "")),
+	}}
 	busyboxTwo = groupOf("imagebot/docker.io-library-busybox",
 		update("docker.io/library/busybox", "1.36.0", "1.37.0", "minor", "",
 			change("a.yaml", 3, "1.36.0", "", "1.37.0", "")),
@@ -69,6 +73,7 @@ func TestTitle(t *testing.T) {
 		{redisDigest, "Update redis:7.4.1 digest to fedcba987654"},
 		{busyboxPin, "Pin bitnami/kubectl:latest to 1.30.1"},
 		{busyboxTwo, "Update busybox to 1.37.0, 1.36.1"},
+		{kollaGroup, "Update kolla group to 2024.1.1"},
 	} {
 		if got := title(tc.g); got != tc.want {
 			t.Errorf("title(%s) = %q, want %q", tc.g.Branch, got, tc.want)
@@ -82,15 +87,17 @@ func TestMarkerRoundTrip(t *testing.T) {
 		g    group
 		want marker
 	}{
-		{"plain", nginxMinor, marker{Image: "docker.io/library/nginx", Branch: "imagebot/docker.io-library-nginx",
-			Updates: []markedMove{{From: "1.25.3", To: "1.26.1",
+		{"plain", nginxMinor, marker{Branch: "imagebot/docker.io-library-nginx",
+			Moves: []markedMove{{Image: "docker.io/library/nginx", From: "1.25.3", To: "1.26.1",
 				Locations: []string{"apps/web/deployment.yaml:20", "clusters/prod/kustomization.yaml:10"}}}}},
-		{"pinned", apiPinned, marker{Image: "ghcr.io/acme/api", Branch: "imagebot/ghcr.io-acme-api",
-			Updates: []markedMove{{From: "v1.7.0", To: "v2.0.0", Digest: digestB}}}},
-		{"digest", redisDigest, marker{Image: "docker.io/library/redis", Branch: "imagebot/docker.io-library-redis",
-			Updates: []markedMove{{From: "7.4.1", To: "7.4.1", Digest: digestB}}}},
-		{"two updates", busyboxTwo, marker{Image: "docker.io/library/busybox", Branch: "imagebot/docker.io-library-busybox",
-			Updates: []markedMove{{From: "1.36.0", To: "1.37.0"}, {From: "1.35.0", To: "1.36.1"}}}},
+		{"pinned", apiPinned, marker{Branch: "imagebot/ghcr.io-acme-api",
+			Moves: []markedMove{{Image: "ghcr.io/acme/api", From: "v1.7.0", To: "v2.0.0", Digest: digestB}}}},
+		{"digest", redisDigest, marker{Branch: "imagebot/docker.io-library-redis",
+			Moves: []markedMove{{Image: "docker.io/library/redis", From: "7.4.1", To: "7.4.1", Digest: digestB}}}},
+		{"two updates", busyboxTwo, marker{Branch: "imagebot/docker.io-library-busybox",
+			Moves: []markedMove{{Image: "docker.io/library/busybox", From: "1.36.0", To: "1.37.0"}, {Image: "docker.io/library/busybox", From: "1.35.0", To: "1.36.1"}}}},
+		{"group", kollaGroup, marker{Kind: kindGroup, Group: "kolla", Branch: "imagebot/group-kolla",
+			Moves: []markedMove{{Image: "quay.io/kolla/nova", From: "2024.1.0", To: "2024.1.1"}, {Image: "quay.io/kolla/glance", From: "2024.1.0", To: "2024.1.1"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := body(tc.g)
@@ -127,6 +134,21 @@ func TestMarkerRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMarkerV1: the markers of PRs opened before groups are read as the
+// same marker, so a rerun neither rewrites their bodies nor forgets what a
+// closed one declined.
+func TestMarkerV1(t *testing.T) {
+	v1 := "old body\n<!-- imagebot:v1 {\"image\":\"ghcr.io/acme/api\",\"branch\":\"imagebot/ghcr.io-acme-api\",\"updates\":[{\"from\":\"v1.7.0\",\"to\":\"v2.0.0\",\"digest\":\"" + digestB + "\",\"locations\":[\"apps/api/deployment.yaml:11\"]}]} -->\n"
+	if !sameMarker(v1, apiPinned) {
+		m, _ := parseMarker(v1)
+		t.Errorf("v1 marker %+v is not the marker of %+v", m, markerOf(apiPinned))
+	}
+	m, _ := parseMarker(v1)
+	if !m.proposes(apiPinned.Updates[0]) {
+		t.Error("a closed v1 PR no longer declines its version")
+	}
+}
+
 func TestMarkerChanges(t *testing.T) {
 	b := body(nginxMinor)
 	newer := groupOf(nginxMinor.Branch, update("docker.io/library/nginx", "1.25.3", "1.27.0", "minor", "",
@@ -152,6 +174,7 @@ func TestParseMarkerRejects(t *testing.T) {
 		"<!-- imagebot:v1 {not json} -->",
 		`<!-- imagebot:v1 {"branch":"imagebot/x","updates":[]} -->`, // no image
 		`<!-- imagebot:v2 {"image":"docker.io/library/nginx"} -->`,
+		`<!-- imagebot:v2 {"branch":"imagebot/x","moves":[{"from":"1","to":"2"}]} -->`, // a move without its image
 		`<!-- imagebot:foreign 0123abcd -->`,
 	} {
 		if m, ok := parseMarker(b); ok {

@@ -25,6 +25,12 @@ func TestStream(t *testing.T) {
 		{"1.0_Debian", "debian"},
 		{"latest", "latest"},
 		{"vnext", "vnext"}, // not a v before a number
+		// A commit id changes with every build: the stream is the rest.
+		{"main-20240612-a0b1c2d", "main"},
+		{"main-20240601-3f9a2c1", "main"},
+		{"v2.4.0-12-g3a4b5c6", ""},
+		{"sha-3f9a2c1", "sha"},
+		{"1.2-deadbeef", "deadbeef"}, // letters only: a word, not a commit
 		{"", ""},
 	} {
 		if got := stream(tc.tag); got != tc.want {

@@ -1,5 +1,11 @@
 // Package gitops turns a plan into pull requests: one branch, one commit on
-// top of the default branch's tip, and one pull request per image stream.
+// top of the default branch's tip, and one pull request per image stream,
+// or per config group, promotion, pre-pull or rollback (kinds.go), whose
+// branches are named for what they are.
+//
+// The fetched default branch is also the history that rollouts are decided
+// from: Session implements internal/rollout's History (first parents,
+// bounded) and Statuses (commit statuses and check runs).
 //
 // Open fetches the default branch's tip into memory; Session.FS is that
 // commit's tree, which the caller scans and reads its config from, and

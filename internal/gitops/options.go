@@ -52,6 +52,11 @@ type RunOptions struct {
 	// written, so a rerun that changes nothing costs no manifest request.
 	Details func(ctx context.Context, image, tag string) (*registry.Info, error)
 
+	// Partial runs a plan that is not the whole repository's (a
+	// rollback's): the PRs it does not mention are left alone rather than
+	// closed as no longer needed.
+	Partial bool
+
 	// DryRun reads but writes nothing: no push, no API write. What would be
 	// done is written to Out: title, body and diff of each PR.
 	DryRun bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -19,9 +20,12 @@ import (
 // done reports that the push was refused because another run had pushed
 // this same change already: that is success, and nothing more to push.
 func (r *runner) pushCommit(ctx context.Context, g group, tree plumbing.Hash, files map[string][]byte, leased *object.Commit) (done bool, err error) {
-	msg, err := r.o.Message(g.Updates[0])
-	if err != nil {
-		return false, err
+	msg := title(g)
+	if g.plain() {
+		var err error
+		if msg, err = r.o.Message(g.Updates[0]); err != nil {
+			return false, err
+		}
 	}
 	who := r.o.Author
 	if who.When.IsZero() {
@@ -130,16 +134,25 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 	if r.o.Meta == nil {
 		return nil
 	}
-	m := r.o.Meta(g.Image)
+	// Every image's labels and reviewers; auto-merge only when every
+	// update in the PR may, by its own image's policy.
+	var m Meta
+	merge := true
+	for _, img := range g.images() {
+		im := r.o.Meta(img)
+		m.Labels = appendNew(m.Labels, im.Labels...)
+		m.Reviewers = appendNew(m.Reviewers, im.Reviewers...)
+		for _, u := range g.Updates {
+			if u.Image == img && !slices.Contains(im.Automerge, u.Type) {
+				merge = false
+			}
+		}
+		m.Automerge = appendNew(m.Automerge, im.Automerge...)
+	}
 	if err := r.h.decorate(ctx, pr.GetNumber(), m); err != nil {
 		return err
 	}
-	for _, u := range g.Updates {
-		if !slices.Contains(m.Automerge, u.Type) {
-			return nil // auto-merge only when every update in the PR may
-		}
-	}
-	if len(m.Automerge) > 0 {
+	if merge && len(m.Automerge) > 0 {
 		if err := r.h.autoMerge(ctx, pr.GetNodeID()); err != nil {
 			r.log.Warn("auto-merge not enabled", "number", pr.GetNumber(), "err", err)
 		}
@@ -181,9 +194,15 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			failing[pr.Image] = true
 		}
 	}
+	held := heldImages(p)
 	for branch, pr := range r.open {
 		m, ok := parseMarker(pr.GetBody())
-		if handled[branch] || !ok || failing[m.Image] {
+		if handled[branch] || !ok || m.Kind == plan.KindRollback || slices.ContainsFunc(m.images(), func(img string) bool {
+			return failing[img] || (held[img] && m.Kind != plan.KindPrepull)
+		}) {
+			// A rollback is a person's request, which no plan repeats;
+			// an image waiting for its pre-pull keeps its older PR until
+			// the newer rollout can take its branch.
 			continue
 		}
 		if tip := r.rm.branchTip(branch); tip != nil && !r.ours(tip) {
@@ -203,8 +222,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.GetNumber(), pr.GetTitle())
 			continue
 		}
-		err := r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
-			"%s no longer needs this update on `%s` (it was made there, or the image is gone), so imagebot closes it.", m.Image, r.base))
+		err := r.h.comment(ctx, pr.GetNumber(), obsoleteComment(m, r.base))
 		if err == nil {
 			closed := "closed"
 			err = r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{State: &closed})
@@ -262,4 +280,44 @@ func (r *runner) details(ctx context.Context, g group) group {
 	}
 	g.Infos = infos
 	return g
+}
+
+// heldImages are the images whose rollout waits for a pre-pull: their open
+// PRs stay until the rollout is due.
+func heldImages(p *plan.Plan) map[string]bool {
+	held := map[string]bool{}
+	for _, u := range p.Updates {
+		if u.Kind == plan.KindPrepull {
+			held[u.Image] = true
+		}
+	}
+	for _, n := range p.Notices {
+		if n.Reason == plan.ReasonPrepulling {
+			held[n.Image] = true
+		}
+	}
+	return held
+}
+
+// obsoleteComment says why imagebot closes one of its PRs.
+func obsoleteComment(m marker, base string) string {
+	imgs := strings.Join(m.images(), ", ")
+	switch m.Kind {
+	case plan.KindPromotion:
+		return fmt.Sprintf("`%s` no longer has this version to promote for %s: the environment it is promoted from moved back "+
+			"to an earlier version, or `%s` has it already, so imagebot withdraws this promotion.", m.Env, imgs, base)
+	case plan.KindPrepull:
+		return fmt.Sprintf("Nothing is left to pre-pull on `%s` (the images are there, or their updates are gone), so imagebot closes this.", base)
+	}
+	return fmt.Sprintf("%s no longer needs this update on `%s` (it was made there, or the image is gone), so imagebot closes it.", imgs, base)
+}
+
+// appendNew appends what list lacks.
+func appendNew(list []string, more ...string) []string {
+	for _, s := range more {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
 }

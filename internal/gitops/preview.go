@@ -32,6 +32,19 @@ func Preview(p *plan.Plan, dir, prefix string, out io.Writer) error {
 			}
 			out.Write(diff.Diff("a/"+f, before, "b/"+f, after))
 		}
+		for _, u := range g.Updates {
+			for _, fe := range u.Files {
+				before, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(fe.Path)))
+				if err != nil && !os.IsNotExist(err) {
+					return err
+				}
+				after, err := fe.Apply(before)
+				if err != nil {
+					return fmt.Errorf("%s: %w", fe.Path, err)
+				}
+				out.Write(diff.Diff("a/"+fe.Path, before, "b/"+fe.Path, after))
+			}
+		}
 		fmt.Fprintln(out)
 	}
 	return nil

@@ -86,18 +86,19 @@ func (r *runner) openFor(ctx context.Context, branch string) (*github.PullReques
 }
 
 // withoutDeclined drops the updates a human declined by closing their PR
-// without merging: "not that version". A newer version is proposed anew.
+// without merging ("not that version"), or by merging a rollback away from
+// that version. A newer version is proposed anew. In a config group, a
+// declined tag is declined for every member: the group moves together.
 func (r *runner) withoutDeclined(g group) group {
+	declinedTo := map[string]bool{}
+	for _, u := range g.Updates {
+		if r.declined(g, u) {
+			declinedTo[u.To] = true
+		}
+	}
 	var keep []plan.Update
 	for _, u := range g.Updates {
-		declined := false
-		for _, pr := range r.closed[g.Branch] {
-			m, ok := parseMarker(pr.GetBody())
-			if ok && pr.MergedAt == nil && m.Image == u.Image && m.proposes(u) {
-				declined = true
-			}
-		}
-		if !declined {
+		if !declinedTo[u.To] || (g.Kind != kindGroup && !r.declined(g, u)) {
 			keep = append(keep, u)
 		}
 	}
@@ -108,7 +109,27 @@ func (r *runner) withoutDeclined(g group) group {
 	return g
 }
 
-// edits applies the group's changes to the default branch's files.
+// declined reports whether a closed PR of g's branch proposed u, or a
+// merged rollback PR moved u's image away from u's target.
+func (r *runner) declined(g group, u plan.Update) bool {
+	for _, pr := range r.closed[g.Branch] {
+		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt == nil && m.proposes(u) {
+			return true
+		}
+	}
+	if g.Kind == plan.KindRollback {
+		return false // a person asked for this one
+	}
+	for _, pr := range r.closed[rollbackBranch(r.o.BranchPrefix, u.Image)] {
+		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt != nil && m.rollsBack(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// edits applies the group's changes to the default branch's files, then
+// its whole-file edits (the pre-pull DaemonSet, which may not exist yet).
 func (r *runner) edits(g group) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, fc := range rewrite.ByFile(g.changes()) {
@@ -127,6 +148,24 @@ func (r *runner) edits(g group) (map[string][]byte, error) {
 		}
 		if string(out) != string(src) {
 			files[f] = out
+		}
+	}
+	for _, u := range g.Updates {
+		for _, fe := range u.Files {
+			orig, _ := fileAt(r.tip, fe.Path)
+			cur, ok := files[fe.Path]
+			if !ok {
+				cur = orig
+			}
+			out, err := fe.Apply(cur)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", fe.Path, err)
+			}
+			if string(out) == string(orig) {
+				delete(files, fe.Path)
+			} else {
+				files[fe.Path] = out
+			}
 		}
 	}
 	return files, nil
@@ -175,9 +214,10 @@ func (r *runner) current(branch *object.Commit, tree plumbing.Hash, files map[st
 	}
 	for f, want := range files {
 		got, ok := fileAt(branch, f)
+		// A file the branch adds is absent from both, which is the same.
 		before, ok2 := fileAt(parent, f)
 		now, ok3 := fileAt(r.tip, f)
-		if !ok || !ok2 || !ok3 || string(got) != string(want) || string(before) != string(now) {
+		if !ok || ok2 != ok3 || string(got) != string(want) || string(before) != string(now) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -112,9 +113,9 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	}
 	carried := map[string]string{}
 	for branch, pr := range open {
-		if m, ok := parseMarker(pr.GetBody()); ok {
-			for _, mv := range m.Updates {
-				carried[m.Image+"\x00"+mv.From] = branch
+		if m, ok := parseMarker(pr.GetBody()); ok && m.Kind == "" {
+			for _, mv := range m.Moves {
+				carried[mv.Image+"\x00"+mv.From] = branch
 			}
 		}
 	}
@@ -146,7 +147,9 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", g.Branch, err))
 		}
 	}
-	r.closeObsolete(ctx, p, handled)
+	if !o.Partial {
+		r.closeObsolete(ctx, p, handled)
+	}
 	return r.res, nil
 }
 
@@ -161,6 +164,15 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 		if pr := r.open[g.Branch]; pr == nil || !proposesAll(pr, g) {
 			ask = append(ask, g.Branch)
 			asked[g.Branch] = true
+			if g.Kind == plan.KindRollback {
+				continue
+			}
+			// A merged rollback declines what it rolled back from.
+			for _, img := range g.images() {
+				if b := rollbackBranch(r.o.BranchPrefix, img); !slices.Contains(ask, b) {
+					ask = append(ask, b)
+				}
+			}
 		}
 	}
 	r.closed, err = r.h.closedPulls(ctx, ask)
@@ -170,7 +182,7 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 // proposesAll reports whether pr's marker proposes every update of g.
 func proposesAll(pr *github.PullRequest, g group) bool {
 	m, ok := parseMarker(pr.GetBody())
-	if !ok || m.Image != g.Image {
+	if !ok {
 		return false
 	}
 	for _, u := range g.Updates {

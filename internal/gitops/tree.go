@@ -30,8 +30,10 @@ func writeBlob(s storer.EncodedObjectStorer, content []byte) (plumbing.Hash, err
 }
 
 // editTree returns the hash of a tree equal to root except that the files
-// named in blobs (slash paths, all existing) hold the given blobs. Only the
-// trees on the way to a changed file are written anew; modes and order stay.
+// named in blobs (slash paths) hold the given blobs: existing files keep
+// their mode, missing ones (and their directories) are added as regular
+// files, such as the pre-pull DaemonSet the first time. Only the trees on
+// the way to a changed file are written anew; order stays git's.
 func editTree(s storer.EncodedObjectStorer, root *object.Tree, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
 	here := map[string]plumbing.Hash{}
 	below := map[string]map[string]plumbing.Hash{}
@@ -48,13 +50,19 @@ func editTree(s storer.EncodedObjectStorer, root *object.Tree, blobs map[string]
 	}
 	entries := make([]object.TreeEntry, len(root.Entries))
 	copy(entries, root.Entries)
-	found := 0
+	found := map[string]bool{}
 	for i, e := range entries {
-		if h, ok := here[e.Name]; ok && e.Mode.IsFile() {
+		if h, ok := here[e.Name]; ok {
+			if !e.Mode.IsFile() {
+				return plumbing.ZeroHash, fmt.Errorf("%s is not a file in the tree", e.Name)
+			}
 			entries[i].Hash = h
-			found++
+			found[e.Name] = true
 		}
-		if sub, ok := below[e.Name]; ok && e.Mode == filemode.Dir {
+		if sub, ok := below[e.Name]; ok {
+			if e.Mode != filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s is not a directory in the tree", e.Name)
+			}
 			t, err := object.GetTree(s, e.Hash)
 			if err != nil {
 				return plumbing.ZeroHash, err
@@ -62,22 +70,39 @@ func editTree(s storer.EncodedObjectStorer, root *object.Tree, blobs map[string]
 			if entries[i].Hash, err = editTree(s, t, sub); err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("%s/%w", e.Name, err)
 			}
-			found++
+			found[e.Name] = true
 		}
 	}
-	if found != len(here)+len(below) {
-		var missing []string
-		for p := range blobs {
-			missing = append(missing, p)
+	for name, h := range here {
+		if !found[name] {
+			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
 		}
-		sort.Strings(missing)
-		return plumbing.ZeroHash, fmt.Errorf("not all of %s exist in the tree", strings.Join(missing, ", "))
 	}
+	for name, sub := range below {
+		if found[name] {
+			continue
+		}
+		h, err := editTree(s, &object.Tree{}, sub)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("%s/%w", name, err)
+		}
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	// Git orders a tree's entries by name, a directory's name as if it
+	// ended in "/".
+	sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
 	obj := s.NewEncodedObject()
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return s.SetEncodedObject(obj)
+}
+
+func treeKey(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
 }
 
 // fileAt reads a file of a commit's tree, or reports it absent.

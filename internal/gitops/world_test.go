@@ -118,12 +118,18 @@ type worldConfig struct {
 	ghOpts  []githubfake.Option
 	files   map[string][]byte // nil: testdata/manifests against the seeded registry
 	mirrors map[string]string
+	seeded  bool // files against the seeded registry
 }
 
 // withRepo makes the repository files, looked up through mirrors, instead
 // of testdata/manifests against the seeded registry.
 func withRepo(files map[string][]byte, mirrors map[string]string) worldOption {
 	return func(c *worldConfig) { c.files, c.mirrors = files, mirrors }
+}
+
+// withFiles makes the repository files, looked up in the seeded registry.
+func withFiles(files map[string][]byte) worldOption {
+	return func(c *worldConfig) { c.files, c.seeded = files, true }
 }
 
 func withGitHub(o ...githubfake.Option) worldOption {
@@ -164,14 +170,16 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	w := &world{t: t, ctx: ctx, logs: &syncBuffer{}, out: &syncBuffer{}, clock: newFakeClock()}
 
 	w.files, w.mirrors = wc.files, wc.mirrors
-	if w.files == nil {
+	if w.files == nil || wc.seeded {
 		reg, err := fixtures.Serve(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(reg.Close)
 		w.reg, w.mirrors = reg, reg.Mirrors()
-		w.files = readTree(t, "testdata/manifests")
+		if w.files == nil {
+			w.files = readTree(t, "testdata/manifests")
+		}
 	}
 
 	gs, err := gitserver.New(t.TempDir(), token)

@@ -38,6 +38,16 @@ type Options struct {
 	Progress func(done, total int)
 	Logger   *slog.Logger
 
+	// Group, when set, names the config group of an image (zero Group:
+	// none). The members of a lockstep group move to one tag together.
+	Group func(image string) Group
+	// Promoted, when set, names the environment of a file whose references
+	// never take the registry's newest because they are promoted from
+	// another environment (from); env and from are "" for other files. The
+	// plan leaves such references alone with a notice: the promotion is
+	// decided from the default branch's history (internal/rollout).
+	Promoted func(file string) (env, from string)
+
 	// Gates returns the gates an image's policy asks for (nil: none).
 	// They run only with an Inspector.
 	Gates func(image string) gate.Spec
@@ -103,9 +113,10 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Concurrency)
+	steps := newLocksteps(opts)
 	for _, img := range images {
 		g.Go(func() error {
-			dec := decideImage(gctx, img, byImage[img], opts)
+			dec := steps.decide(gctx, img, byImage[img], opts)
 			mu.Lock()
 			defer mu.Unlock()
 			p.Updates = append(p.Updates, dec.updates...)
@@ -124,8 +135,15 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	dec := steps.finish(ctx)
+	p.Updates = append(p.Updates, dec.updates...)
+	p.Notices = append(p.Notices, dec.notices...)
+	p.Problems = append(p.Problems, dec.problems...)
 	for i := range p.Updates {
 		sortLocations(&p.Updates[i])
+		if opts.Group != nil {
+			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
+		}
 	}
 	slices.SortFunc(p.Updates, func(a, b Update) int {
 		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))

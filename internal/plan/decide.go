@@ -24,16 +24,47 @@ type decision struct {
 // problems marked Failed, so one bad image never stops the others; every
 // other reference ends as an update's location or as a notice.
 func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options) decision {
+	im, out := prepare(ctx, img, refs, opts)
+	if im == nil {
+		return out
+	}
+	for _, tag := range im.tags {
+		up, notes, probs := im.d.decide(tag, im.byTag[tag])
+		out.notices = append(out.notices, notes...)
+		out.problems = append(out.problems, probs...)
+		if up != nil {
+			out.updates = merge(out.updates, *up)
+		}
+	}
+	// After the tags: a digest one of them resolved to exists for free.
+	out.problems = append(out.problems, im.d.danglingDigests(im.digestOnly)...)
+	return out
+}
+
+// image is one image ready to decide: its listing read, its references
+// with a tag (or to pin) by tag.
+type image struct {
+	d          decider
+	byTag      map[string][]scan.Ref
+	tags       []string // sorted
+	digestOnly []scan.Ref
+}
+
+// prepare looks the image up once and sorts out the references that need
+// no listing. It returns nil when nothing is left to decide; the decision
+// holds the notices and problems so far.
+func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*image, decision) {
 	var out decision
 	pol, err := opts.Policy(img)
 	if err != nil {
 		out.problems = []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
-		return out
+		return nil, out
 	}
 	if pol.Skip() {
 		out.notices = notices(refs, ReasonSkipped, "skip: true")
-		return out
+		return nil, out
 	}
+	refs, out.notices = withoutPromoted(refs, opts.Promoted)
 	byTag := map[string][]scan.Ref{}
 	var tags []string
 	var digestOnly []scan.Ref
@@ -55,12 +86,12 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 	d := decider{ctx: ctx, img: img, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img), now: opts.now}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
-		return out
+		return nil, out
 	}
 	listing, err := opts.Registry.Tags(ctx, img)
 	if err != nil {
 		out.problems = append(out.problems, problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err))
-		return out
+		return nil, out
 	}
 	slices.Sort(tags)
 	// The listing is read once for every tag of the image.
@@ -69,24 +100,14 @@ func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options)
 	for _, t := range listing {
 		d.listed[t] = true
 	}
-	for _, tag := range tags {
-		up, notes, probs := d.decide(tag, byTag[tag])
-		out.notices = append(out.notices, notes...)
-		out.problems = append(out.problems, probs...)
-		if up != nil {
-			out.updates = merge(out.updates, *up)
-		}
-	}
-	// After the tags: a digest one of them resolved to exists for free.
-	out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
-	return out
+	return &image{d: d, byTag: byTag, tags: tags, digestOnly: digestOnly}, out
 }
 
 // merge adds up to ups, joining it with an update of the same move: an
 // untagged reference and one tagged `latest` are the same update.
 func merge(ups []Update, up Update) []Update {
 	for i := range ups {
-		if ups[i].From == up.From && ups[i].To == up.To {
+		if ups[i].Image == up.Image && ups[i].From == up.From && ups[i].To == up.To {
 			ups[i].Changes = append(ups[i].Changes, up.Changes...)
 			ups[i].Locations = append(ups[i].Locations, up.Locations...)
 			ups[i].Notice = firstSet(ups[i].Notice, up.Notice)
@@ -114,6 +135,9 @@ type decider struct {
 	insp   Inspector // nil: no gates, no digest checks
 	spec   gate.Spec
 	now    time.Time
+	// only, when set, is the one tag the image may move to: the tag a
+	// lockstep group chose for all its members.
+	only string
 }
 
 // decide picks the target of one image:tag and the changes to its
@@ -131,6 +155,9 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	dec, err := d.idx.Decide(current)
 	if err != nil {
 		return nil, notices(refs, ReasonPattern, err.Error()), d.dangling(from, "", refs, nil)
+	}
+	if d.only != "" {
+		dec = restrict(dec, d.only)
 	}
 	to, typ, note := current, "", ""
 	var ev *gate.Evidence

@@ -42,6 +42,9 @@ const (
 	ReasonSkipped       = "skipped"                 // a policy says skip
 	ReasonPattern       = "pattern"                 // the tag does not match the policy's pattern or versioning
 	ReasonDeclined      = "declined"                // a closed pull request declined exactly this version
+	ReasonPromoted      = "promoted"                // the file's environment takes versions from another one (detail: which, and what holds it)
+	ReasonLockstep      = "lockstep"                // a lockstep group waits for a tag every member has
+	ReasonPrepulling    = "prepulling"              // the new image is being pre-pulled; the rollout waits for the lead
 )
 
 // Update is one image moving from one tag to another. Every place in the
@@ -50,7 +53,7 @@ type Update struct {
 	Image     string          `json:"image"`
 	From      string          `json:"from"`
 	To        string          `json:"to"`
-	Type      string          `json:"type"` // major, minor, patch, build, digest or pin
+	Type      string          `json:"type"` // major, minor, patch, build, digest, pin or rollback
 	Digest    string          `json:"digest,omitempty"`
 	Locations []scan.Location `json:"locations"`
 	// Notice is said along with the update: "22.3.0 only as alpine3.19"
@@ -63,6 +66,26 @@ type Update struct {
 
 	// Changes are the edits that carry the update out, one per reference.
 	Changes []Change `json:"-"`
+
+	// Rollouts (DESIGN.md "Rollouts from the seeds"): see kind.go.
+
+	// Kind is "" for an update from the registry, else one of the Kind
+	// constants: it decides the update's branch and what its PR says.
+	Kind string `json:"kind,omitempty"`
+	// Group is the config group of the image: a group's updates share one
+	// branch and pull request.
+	Group string `json:"group,omitempty"`
+	// Environment is, for a promotion, the environment it moves into.
+	Environment string `json:"environment,omitempty"`
+	// Grounds are sentences for the PR body saying why a rollout is due:
+	// since when the version soaked and which statuses passed, since when
+	// the image has been pre-pulled, which tag a rollback returns to. They
+	// depend only on commits and statuses, never on the time of the run,
+	// so a rerun writes the same body.
+	Grounds []string `json:"grounds,omitempty"`
+	// Files are edits of whole files that go with the Changes, such as
+	// the pre-pull DaemonSet.
+	Files []FileEdit `json:"-"`
 }
 
 // Change is one reference and the values to write into it.

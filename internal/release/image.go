@@ -29,7 +29,11 @@ func Build(ctx context.Context, o Options) (v1.ImageIndex, error) {
 	}
 	var adds []mutate.IndexAddendum
 	for _, p := range o.Platforms {
-		bin, err := compile(ctx, o, p)
+		build := o.Compile
+		if build == nil {
+			build = compile
+		}
+		bin, err := build(ctx, o, p)
 		if err != nil {
 			return nil, err
 		}

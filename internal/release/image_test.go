@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -38,6 +39,7 @@ func TestImage(t *testing.T) {
 		Dir: repoRoot, Main: "./cmd/bot", Platforms: []v1.Platform{host},
 		Version: "1.2.3-test", Revision: "0123456789abcdef0123456789abcdef01234567",
 		Source: "https://github.com/imagebot/imagebot", Created: commitTime,
+		Compile: hostBuild,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,4 +210,19 @@ func countCerts(t *testing.T, path string) int {
 		n++
 	}
 	return n
+}
+
+// hostBuild compiles Main for the host as `go test` compiles packages, so
+// that the build cache the test run already filled serves it: only the link
+// is new. The release flags (compile.go) are GoReleaser's, checked by
+// TestGoreleaserConfig; what this test checks is the image around the binary.
+func hostBuild(ctx context.Context, o Options, p v1.Platform) ([]byte, error) {
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("imagebot-test-%d", os.Getpid()))
+	defer os.Remove(out)
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version="+o.Version, "-o", out, o.Main)
+	cmd.Dir = o.Dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, b)
+	}
+	return os.ReadFile(out)
 }

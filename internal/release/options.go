@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,6 +29,12 @@ type Options struct {
 	// Created is the commit time: the only timestamp in the image, so that
 	// one commit always gives one digest.
 	Created time.Time
+	// Compile builds the executable for one platform; nil means the release
+	// build (static, -trimpath, baseline CPU levels). Tests set it to a plain
+	// `go build`, which reuses the build cache that `go test` filled: the
+	// release flags change every package's build key, so a cold release
+	// build recompiles the whole dependency tree (minutes on a 2-core CI).
+	Compile func(ctx context.Context, o Options, p v1.Platform) ([]byte, error)
 }
 
 // DefaultPlatforms are the platforms of a release image.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -44,6 +45,10 @@ type MergeRequest struct {
 	Method     string // "merge", "squash" or "rebase", as GitHub's merge_method
 	Title      string // commit title (merge and squash)
 	Message    string // commit body (merge and squash)
+	// When is the commit time of what the merge makes (zero: now), the
+	// fake's clock: a soak or lead measured from a merge is tested in the
+	// test's time.
+	When time.Time
 }
 
 // Errors a GitBackend returns so that the fake can answer as GitHub does.
@@ -135,13 +140,14 @@ func (b BareRepos) Merge(owner, repo string, m MergeRequest) (string, error) {
 		if m.Message != "" {
 			args = append(args, "-m", m.Message)
 		}
-		out, err := b.git(owner, repo, nil, args...)
+		out, err := b.git(owner, repo, dated(m.When), args...)
 		if err != nil {
 			return "", err
 		}
 		sha = strings.TrimSpace(out)
 	case "rebase":
-		if sha, err = b.rebase(owner, repo, baseSHA, headSHA); err != nil {
+		// A rebase keeps each commit's author date, as GitHub's does.
+		if sha, err = b.rebase(owner, repo, baseSHA, headSHA, dated(m.When)[:min(1, len(dated(m.When)))]); err != nil {
 			return "", err
 		}
 	default:
@@ -155,7 +161,7 @@ func (b BareRepos) Merge(owner, repo string, m MergeRequest) (string, error) {
 
 // rebase replays base..head onto base in a throw-away worktree: git 2.39
 // has no merge-tree --merge-base, so cherry-pick needs a work tree.
-func (b BareRepos) rebase(owner, repo, baseSHA, headSHA string) (string, error) {
+func (b BareRepos) rebase(owner, repo, baseSHA, headSHA string, env []string) (string, error) {
 	tmp, err := os.MkdirTemp("", "githubfake-rebase-")
 	if err != nil {
 		return "", err
@@ -166,11 +172,21 @@ func (b BareRepos) rebase(owner, repo, baseSHA, headSHA string) (string, error) 
 		return "", err
 	}
 	defer b.git(owner, repo, nil, "worktree", "remove", "--force", wt)
-	if _, err := gitIn(wt, nil, "cherry-pick", "--allow-empty", baseSHA+".."+headSHA); err != nil {
+	if _, err := gitIn(wt, env, "cherry-pick", "--allow-empty", baseSHA+".."+headSHA); err != nil {
 		return "", fmt.Errorf("rebase: %w: %v", ErrMergeConflict, err)
 	}
 	out, err := gitIn(wt, nil, "rev-parse", "HEAD")
 	return strings.TrimSpace(out), err
+}
+
+// dated sets the committer (and, for a merge, author) date of what git
+// commits, when one is given.
+func dated(t time.Time) []string {
+	if t.IsZero() {
+		return nil
+	}
+	d := t.UTC().Format(time.RFC3339)
+	return []string{"GIT_COMMITTER_DATE=" + d, "GIT_AUTHOR_DATE=" + d}
 }
 
 // DeleteBranch implements GitBackend.

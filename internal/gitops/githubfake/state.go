@@ -27,6 +27,7 @@ type repo struct {
 	requiredCheck       string           // a status check that never reports; "" for none
 	pulls               []*pull          // pulls[i].number == i+1
 	labels              map[string]int64 // lower-case name -> id, created on first use
+	checks              *checkState      // commit statuses and check runs; see statuses.go
 }
 
 type pull struct {
@@ -223,7 +224,7 @@ func (s *Server) land(r *repo, p *pull, method, title, msg, by string) error {
 	if p.state != "open" {
 		return errClosed
 	}
-	sha, err := r.git.Merge(r.owner, r.name, MergeRequest{Base: p.base, Head: p.head, Method: method, Title: title, Message: msg})
+	sha, err := r.git.Merge(r.owner, r.name, MergeRequest{Base: p.base, Head: p.head, Method: method, Title: title, Message: msg, When: s.now()})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,59 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// maxStatusPages bounds the pages of one commit's statuses or check runs:
+// 1,000 of each is far beyond what a commit carries.
+const maxStatusPages = 10
+
+// statuses is the state of every commit status context and check run on
+// ref, by name. The combined status gives each context's newest status;
+// the check runs, each name's newest run, read as its conclusion once
+// completed and as its status (queued, in_progress) before. A name
+// reported both ways counts as successful only if both are.
+func (h *hub) statuses(ctx context.Context, ref string) (map[string]string, error) {
+	out := map[string]string{}
+	set := func(name, state string) {
+		if prev, ok := out[name]; !ok || prev == "success" {
+			out[name] = state
+		}
+	}
+	opts := &github.ListOptions{PerPage: perPage}
+	for page := 0; page < maxStatusPages; page++ {
+		cs, resp, err := h.gh.Repositories.GetCombinedStatus(ctx, h.owner, h.name, ref, opts)
+		if err != nil {
+			return nil, fmt.Errorf("statuses of %s: %w", ref, err)
+		}
+		for _, st := range cs.Statuses {
+			set(st.GetContext(), st.GetState())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	copts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: perPage}}
+	for page := 0; page < maxStatusPages; page++ {
+		runs, resp, err := h.gh.Checks.ListCheckRunsForRef(ctx, h.owner, h.name, ref, copts)
+		if err != nil {
+			return nil, fmt.Errorf("check runs of %s: %w", ref, err)
+		}
+		for _, r := range runs.CheckRuns {
+			state := r.GetStatus()
+			if state == "completed" {
+				state = r.GetConclusion()
+			}
+			set(r.GetName(), state)
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		copts.Page = resp.NextPage
+	}
+	return out, nil
+}
