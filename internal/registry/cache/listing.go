@@ -58,6 +58,8 @@ func (c *Cache) Listing(host, repo string) (*Listing, bool) {
 		os.Remove(path)
 		return nil, false
 	}
+	now := c.now() // a use: Prune removes the least recently used first
+	os.Chtimes(path, now, now)
 	return &l, true
 }
 
