@@ -84,9 +84,17 @@ func settingsKey(o commonOptions, cfg *config.Config) string {
 		Concurrency int
 		MaxRequests int
 		Cache       string
-	}{cfg.Registries, o.Mirrors, o.Concurrency.n, o.MaxRequests.n, o.Cache.Dir})
+	}{orNil(cfg.Registries), orNil(o.Mirrors), o.Concurrency.n, o.MaxRequests.n, o.Cache.Dir})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// orNil makes an empty map nil, which marshals the same as a missing one.
+func orNil[M ~map[K]V, K comparable, V any](m M) M {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // lockedWriter lets the repositories of a run write to one stream: each
