@@ -148,6 +148,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	slices.SortFunc(p.Updates, func(a, b Update) int {
 		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
 	})
+	p.Notices = withoutDangling(p.Notices, p.Problems)
 	slices.SortFunc(p.Notices, func(a, b Notice) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))
 	})
@@ -205,4 +206,28 @@ func sortLocations(u *Update) {
 	for _, c := range u.Changes {
 		u.Locations = append(u.Locations, c.Ref.Location)
 	}
+}
+
+// withoutDangling drops the notices that a dangling problem contradicts: a
+// tag gone from the registry is not "up to date", nor a vanished digest
+// "kept". Notices that say more (held by a gate, not matching the pattern)
+// stay beside the problem.
+func withoutDangling(notes []Notice, probs []Problem) []Notice {
+	gone := map[scan.Location]bool{}
+	for _, p := range probs {
+		if p.Kind == KindDangling {
+			gone[scan.Location{File: p.File, Line: p.Line}] = true
+		}
+	}
+	if len(gone) == 0 {
+		return notes
+	}
+	out := notes[:0]
+	for _, n := range notes {
+		contradicted := n.Reason == ReasonUpToDate || n.Reason == ReasonDigestOnly
+		if !contradicted || !gone[scan.Location{File: n.File, Line: n.Line}] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -35,10 +35,8 @@ func TestDangling(t *testing.T) {
 	check(t, p,
 		[]string{"ghcr.io/acme/web 0.8.0 -> 1.1.0 major", "ghcr.io/acme/web 0.9.0 -> 1.1.0 major"},
 		[]string{
-			"a.yaml:10 ghcr.io/acme/old:2.1.0 up-to-date",
+			// 10, 16 and 18 are accounted for by their problems alone.
 			"a.yaml:14 ghcr.io/acme/web: digest-only: no tag to compare; the digest is kept",
-			"a.yaml:16 ghcr.io/acme/web: digest-only: no tag to compare; the digest is kept",
-			"a.yaml:18 ghcr.io/acme/gone:9.9.9 up-to-date",
 			"a.yaml:20 ghcr.io/acme/web:1.1.0 up-to-date",
 		},
 		[]string{
