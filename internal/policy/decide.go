@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -77,7 +78,7 @@ func (x *Index) Decide(current string) (Decision, error) {
 	default:
 		d.Reason = ReasonUpToDate
 		if !x.p.explicit() {
-			d.Detail = x.lessPrecise(ct)
+			d.Detail = cmp.Or(x.otherPrefix(ct), x.lessPrecise(ct))
 		}
 	}
 	return d, nil

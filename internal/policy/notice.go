@@ -145,3 +145,24 @@ func variantLabel(v string) string {
 	}
 	return v
 }
+
+// otherPrefix says when a newer release of the same stream exists only
+// with or without a `v` before its version (coredns moved from 1.8.0 to
+// v1.9.0): the prefix is part of the stream, so it is never proposed, but
+// the user is told how to follow it.
+func (x *Index) otherPrefix(cur *tag) string {
+	bare := strings.TrimSuffix(cur.prefix, "v")
+	var top *tag
+	for _, e := range x.entries {
+		t := e.t
+		if e.ok && t.versioned() && t.pre.word == "" && t.prefix != cur.prefix && strings.TrimSuffix(t.prefix, "v") == bare &&
+			t.skel == cur.skel && t.winOS == cur.winOS && t.preciseFor(cur) && compareTuple(t.version, cur.version) > 0 &&
+			(top == nil || t.compare(top) > 0 || (t.compare(top) == 0 && t.raw < top.raw)) {
+			top = t
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is newer but spells the version with another prefix: not proposed; a policy with pattern '^v?(?P<version>\\d+(\\.\\d+)*)$' follows both", top.raw)
+}
