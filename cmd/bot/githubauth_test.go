@@ -131,3 +131,41 @@ func TestRunAsGitHubApp(t *testing.T) {
 		t.Errorf("App without a key: status %d, %s", code, stderr)
 	}
 }
+
+// TestServeCloneAsGitHubApp: serve --clone with a GitHub App and no
+// GITHUB_TOKEN clones and fetches with the App's installation token (the
+// git remote accepts only the fake's valid tokens), then opens the pull
+// requests as the App.
+func TestServeCloneAsGitHubApp(t *testing.T) {
+	e := newRunEnv(t)
+	e.gh.AddApp(githubfake.App{ID: 987, Slug: "acme-imagebot", Key: &appKey().PublicKey})
+	e.gh.Install(987, "acme/gitops")
+	e.gs.CheckTokens(e.gh.ValidToken)
+	keyFile := filepath.Join(t.TempDir(), "app.pem")
+	if err := os.WriteFile(keyFile, []byte(appPEM()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := e.env
+	env.GitHubToken, env.GitHubRepository = "", ""
+	env.App = map[string]string{envAppID: "987", envAppKeyFile: keyFile}
+	args := []string{"serve", "--once", "--clone", e.gs.URL("acme/gitops"), "--workdir", t.TempDir()}
+	args = append(args, e.args[2:]...) // the --mirror flags of run
+	stdout, stderr, code := imagebot(t, env, args...)
+	if code != exitOK {
+		t.Fatalf("status %d\n%s%s", code, stdout, stderr)
+	}
+	open := e.open()
+	if len(open) == 0 {
+		t.Fatal("no pull request opened")
+	}
+	for _, pr := range open {
+		if pr.Author != "acme-imagebot[bot]" {
+			t.Errorf("#%d opened by %s, want the App", pr.Number, pr.Author)
+		}
+	}
+	for _, tok := range e.gh.InstallationTokens() {
+		if strings.Contains(stdout+stderr, tok) {
+			t.Error("an installation token was printed")
+		}
+	}
+}

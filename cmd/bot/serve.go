@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/serve"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
@@ -124,12 +125,26 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone")
 	}
-	if _, _, err := githubAuth(o.Env.getenv); err != nil {
+	_, app, err := githubAuth(o.Env.getenv)
+	if err != nil {
 		return nil, err
 	}
 	if !o.DryRun && o.Env.GitHubToken == "" && !o.Env.hasApp() {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
+	}
+	// With a GitHub App, clones and fetches use the App's installation
+	// token for each repository, as runs do: an App alone serves private
+	// repositories too.
+	var tokenFor func(context.Context, string) (string, error)
+	if app != nil {
+		tokenFor = func(ctx context.Context, rawURL string) (string, error) {
+			repo, err := gitops.RepositoryFromURL(rawURL)
+			if err != nil {
+				return "", err
+			}
+			return app.Token(ctx, o.Env.GitHubAPIURL, repo)
+		}
 	}
 	shard, err := o.Shard.shard.Resolve(o.Env.JobIndex)
 	if err != nil {
@@ -145,7 +160,7 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	}
 	log := o.logger()
 	return serve.New(serve.Options{
-		Dir: o.Repo, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken,
+		Dir: o.Repo, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
 		Drain: 10 * time.Minute, Logger: log,
 		Parallel: cmp.Or(o.Parallel.n, defaultParallel()),

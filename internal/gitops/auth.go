@@ -53,6 +53,27 @@ func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
 	return &App{id: id, installation: installation, key: key}, nil
 }
 
+// Token returns an installation token of the App for repository
+// ("owner/name") at the API apiURL ("" for github.com), good for a few
+// minutes at least: for callers that clone or fetch with git outside a
+// run, such as `serve --clone`. The token is a secret: keep it out of logs.
+func (a *App) Token(ctx context.Context, apiURL, repository string) (string, error) {
+	owner, name, ok := strings.Cut(repository, "/")
+	if !ok || owner == "" || name == "" {
+		return "", fmt.Errorf("repository %q: want owner/name", repository)
+	}
+	api := strings.TrimSuffix(apiURL, "/")
+	if api == "" {
+		api = "https://api.github.com"
+	}
+	o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
+	c, err := newAppCredentials(ctx, o, http.DefaultTransport, api, owner, name)
+	if err != nil {
+		return "", err
+	}
+	return c.token(ctx)
+}
+
 // String names the App without its key.
 func (a *App) String() string { return fmt.Sprintf("GitHub App %d", a.id) }
 

@@ -43,6 +43,10 @@ type Options struct {
 	// Token is the https password for cloning and fetching (GITHUB_TOKEN,
 	// as user x-access-token); "" for none. It never reaches a log.
 	Token string
+	// TokenFor, when set, gives the password for one repository URL
+	// instead of Token: a GitHub App's installation token, fresh for each
+	// clone or fetch. What it returns is kept out of logs as Token is.
+	TokenFor func(ctx context.Context, rawURL string) (string, error)
 
 	// Schedule says when to run; nil only with Once.
 	Schedule cron.Schedule

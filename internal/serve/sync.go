@@ -19,26 +19,58 @@ import (
 // --clone, discarding local commits and changes, as `git fetch` plus
 // `git reset --hard origin/<default>` would.
 func (s *Server) syncTarget(ctx context.Context, t Target) error {
+	a, err := s.credentials(ctx, t)
+	if err != nil {
+		return err
+	}
 	var r *git.Repository
-	var err error
 	if t.URL == "" {
 		r, err = git.PlainOpen(t.Dir)
 	} else {
-		r, err = s.openOrClone(ctx, t)
+		r, err = s.openOrClone(ctx, t, a)
 	}
 	if err == nil {
-		err = syncRepo(ctx, r, s.auth)
+		err = syncRepo(ctx, r, a.method)
 	}
-	return s.explainAuth(t, s.scrub(err))
+	return s.explainAuth(t, a.scrub(err), a.token == "")
+}
+
+// gitAuth is the password one sync uses, and the secret to keep out of its
+// errors.
+type gitAuth struct{ token string }
+
+// credentials are Token, or what TokenFor gives for the target's URL (its
+// origin's, for a checkout that serve did not clone).
+func (s *Server) credentials(ctx context.Context, t Target) (gitAuth, error) {
+	if s.o.TokenFor == nil {
+		return gitAuth{s.o.Token}, nil
+	}
+	u := t.URL
+	if u == "" {
+		r, err := git.PlainOpen(t.Dir)
+		if err != nil {
+			return gitAuth{}, err
+		}
+		rem, err := r.Remote("origin")
+		if err != nil || len(rem.Config().URLs) == 0 {
+			return gitAuth{}, fmt.Errorf("%s: no origin to fetch from", t.label())
+		}
+		u = rem.Config().URLs[0]
+	}
+	tok, err := s.o.TokenFor(ctx, u)
+	if err != nil {
+		return gitAuth{}, fmt.Errorf("%s: %w", t.label(), err)
+	}
+	return gitAuth{tok}, nil
 }
 
 // explainAuth says what to do when a remote refuses us: go-git's own words
 // ("authentication required: authentication required") do not.
-func (s *Server) explainAuth(t Target, err error) error {
+func (s *Server) explainAuth(t Target, err error, noToken bool) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, transport.ErrAuthenticationRequired) && s.o.Token == "":
+	case errors.Is(err, transport.ErrAuthenticationRequired) && noToken:
 		return fmt.Errorf("%s asks for credentials and GITHUB_TOKEN is not set: export a token that may read the repository and open pull requests (%w)", t.label(), transport.ErrAuthenticationRequired)
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		return fmt.Errorf("%s refused GITHUB_TOKEN: check that it is valid, not expired, and may read the repository (%w)", t.label(), transport.ErrAuthenticationRequired)
@@ -46,7 +78,7 @@ func (s *Server) explainAuth(t Target, err error) error {
 	return err
 }
 
-func (s *Server) openOrClone(ctx context.Context, t Target) (*git.Repository, error) {
+func (s *Server) openOrClone(ctx context.Context, t Target, a gitAuth) (*git.Repository, error) {
 	r, err := git.PlainOpen(t.Dir)
 	if !errors.Is(err, git.ErrRepositoryNotExists) {
 		return r, err
@@ -56,7 +88,7 @@ func (s *Server) openOrClone(ctx context.Context, t Target) (*git.Repository, er
 	os.RemoveAll(t.Dir)
 	s.log.Info("cloning", "repository", t.label())
 	r, err = git.PlainCloneContext(ctx, t.Dir, false, &git.CloneOptions{
-		URL: t.URL, Auth: s.auth(t.URL), SingleBranch: true, Tags: git.NoTags,
+		URL: t.URL, Auth: a.method(t.URL), SingleBranch: true, Tags: git.NoTags,
 	})
 	if err != nil {
 		os.RemoveAll(t.Dir)
@@ -65,22 +97,22 @@ func (s *Server) openOrClone(ctx context.Context, t Target) (*git.Repository, er
 	return r, nil
 }
 
-// auth is GITHUB_TOKEN as GitHub wants it over https: the password of basic
+// method is the token as GitHub wants it over https: the password of basic
 // auth for user x-access-token. Other transports (file, ssh) get none.
-func (s *Server) auth(rawURL string) transport.AuthMethod {
+func (a gitAuth) method(rawURL string) transport.AuthMethod {
 	ep, err := transport.NewEndpoint(rawURL)
-	if s.o.Token == "" || err != nil || (ep.Protocol != "https" && ep.Protocol != "http") {
+	if a.token == "" || err != nil || (ep.Protocol != "https" && ep.Protocol != "http") {
 		return nil
 	}
-	return &githttp.BasicAuth{Username: "x-access-token", Password: s.o.Token}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: a.token}
 }
 
 // scrub keeps the token out of errors, which end up in logs.
-func (s *Server) scrub(err error) error {
-	if err == nil || s.o.Token == "" || !strings.Contains(err.Error(), s.o.Token) {
+func (a gitAuth) scrub(err error) error {
+	if err == nil || a.token == "" || !strings.Contains(err.Error(), a.token) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), s.o.Token, "***"))
+	return errors.New(strings.ReplaceAll(err.Error(), a.token, "***"))
 }
 
 // syncRepo fetches origin's default branch and hard-resets the worktree to
