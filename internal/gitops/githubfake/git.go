@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // GitBackend is what the fake needs to know about repository content: which
@@ -64,18 +64,15 @@ type BareRepos func(owner, repo string) (dir string)
 
 var _ GitBackend = BareRepos(nil)
 
-// BranchSHA implements GitBackend. It reads the ref with go-git rather
-// than the git CLI: every listing brings every open PR up to date, and a
-// process per PR per request made the fake, not the bot, the slow part of
-// the tests.
+// BranchSHA implements GitBackend, in process (gitread.go).
 func (b BareRepos) BranchSHA(owner, repo, branch string) (string, bool) {
-	r, err := git.PlainOpen(b(owner, repo))
+	st, err := b.storage(owner, repo)
 	if err != nil {
 		return "", false
 	}
 	// Pushes only ever point branches at commits, so the ref is read as
 	// it is, without peeling: reading the commit too doubled the cost.
-	ref, err := r.Reference(plumbing.NewBranchReferenceName(branch), true)
+	ref, err := st.Reference(plumbing.NewBranchReferenceName(branch))
 	if err != nil {
 		return "", false
 	}
@@ -93,12 +90,12 @@ func (b BareRepos) Compare(owner, repo, base, head string) (Comparison, error) {
 	if err != nil {
 		return c, err
 	}
-	out, err := b.git(owner, repo, nil, "rev-list", "--left-right", "--count", baseSHA+"..."+headSHA)
+	st, err := b.storage(owner, repo)
 	if err != nil {
 		return c, err
 	}
-	if _, err := fmt.Sscan(out, &c.BehindBy, &c.AheadBy); err != nil {
-		return c, fmt.Errorf("compare %s...%s: %q: %w", base, head, out, err)
+	if c.BehindBy, c.AheadBy, err = leftRight(st, baseSHA, headSHA); err != nil {
+		return c, fmt.Errorf("compare %s...%s: %w", base, head, err)
 	}
 	if c.BehindBy == 0 { // fast-forward: nothing to conflict with
 		c.Mergeable = true
@@ -202,7 +199,11 @@ func (b BareRepos) DeleteBranch(owner, repo, branch string) error {
 // resolve turns a branch name or full SHA into a commit SHA.
 func (b BareRepos) resolve(owner, repo, rev string) (string, error) {
 	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
-		if _, err := b.git(owner, repo, nil, "cat-file", "-e", rev+"^{commit}"); err != nil {
+		st, err := b.storage(owner, repo)
+		if err == nil {
+			_, err = object.GetCommit(st, plumbing.NewHash(rev))
+		}
+		if err != nil {
 			return "", fmt.Errorf("commit %s: %w", rev, ErrNoBranch)
 		}
 		return rev, nil

@@ -101,3 +101,38 @@ func TestBareReposConflict(t *testing.T) {
 		t.Errorf("rebase left worktrees behind:\n%s", out)
 	}
 }
+
+// TestBareReposSeesNewPacks: the fake keeps each repository's storage open
+// across requests (gitread.go). Commits that reach the repository in a
+// pack file after that, as a push of many objects or a repack leaves them,
+// are still found.
+func TestBareReposSeesNewPacks(t *testing.T) {
+	e := setup(t, nil)
+	b := BareRepos(e.git.Dir)
+	repack := func() {
+		e.gitRun("repack", "-a", "-d", "-q")
+		e.gitRun("prune-packed")
+		if n := e.gitRun("count-objects"); n != "0 objects, 0 kilobytes" {
+			t.Fatalf("objects left loose after the repack: %s", n)
+		}
+	}
+	repack()
+	if _, err := b.Compare("acme", "apps", "main", "main"); err != nil {
+		t.Fatal(err) // opens the storage, which lists the pack of main
+	}
+	sha := e.branch("a", "1.26.1")
+	repack() // one new pack with everything; the old one is gone
+	got, err := b.Compare("acme", "apps", "main", sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Comparison{AheadBy: 1, Mergeable: true}); got != want {
+		t.Errorf("Compare = %+v, want %+v", got, want)
+	}
+	if ok, err := b.IsAncestor("acme", "apps", "main", sha); err != nil || !ok {
+		t.Errorf("IsAncestor(main, %s) = %v, %v; want true", sha, ok, err)
+	}
+	if ok, err := b.IsAncestor("acme", "apps", sha, "main"); err != nil || ok {
+		t.Errorf("IsAncestor(%s, main) = %v, %v; want false", sha, ok, err)
+	}
+}

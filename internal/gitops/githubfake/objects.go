@@ -3,10 +3,9 @@ package githubfake
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
@@ -33,11 +32,7 @@ var _ GitData = BareRepos(nil)
 // Objects implements GitData with go-git on the bare repository: loose
 // objects that git http-backend serves like any other.
 func (b BareRepos) Objects(owner, repo string) (storer.EncodedObjectStorer, error) {
-	r, err := git.PlainOpen(b(owner, repo))
-	if err != nil {
-		return nil, err
-	}
-	return r.Storer, nil
+	return b.storage(owner, repo)
 }
 
 // SetBranch implements GitData with git update-ref, which takes the same
@@ -52,12 +47,24 @@ func (b BareRepos) SetBranch(owner, repo, branch, sha, old string) error {
 	return nil
 }
 
-// IsAncestor implements GitData.
+// IsAncestor implements GitData, in process: `git merge-base
+// --is-ancestor a c`.
 func (b BareRepos) IsAncestor(owner, repo, a, c string) (bool, error) {
-	_, err := b.git(owner, repo, nil, "merge-base", "--is-ancestor", a, c)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return false, nil
+	aSHA, err := b.resolve(owner, repo, a)
+	if err != nil {
+		return false, err
 	}
-	return err == nil, err
+	cSHA, err := b.resolve(owner, repo, c)
+	if err != nil {
+		return false, err
+	}
+	st, err := b.storage(owner, repo)
+	if err != nil {
+		return false, err
+	}
+	from, err := ancestors(st, cSHA)
+	if err != nil {
+		return false, fmt.Errorf("commit %s: %w", c, err)
+	}
+	return from[plumbing.NewHash(aSHA)], nil
 }
