@@ -11,6 +11,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -127,7 +128,7 @@ func rollbackImage(arg string) (string, error) {
 	if strings.ContainsAny(arg, "@") || strings.Contains(arg[strings.LastIndex(arg, "/")+1:], ":") {
 		return "", fmt.Errorf("IMAGE %q names a tag or digest: name the image alone, and the tag with --to", arg)
 	}
-	img, err := scan.NormalizeName(arg)
+	img, err := imagename.Normalize(arg)
 	if err != nil {
 		return "", fmt.Errorf("IMAGE %q: %w", arg, err)
 	}
