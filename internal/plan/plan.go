@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -50,7 +52,10 @@ const (
 // Update is one image moving from one tag to another. Every place in the
 // repository that holds that image at that tag is one of its locations.
 type Update struct {
-	Image     string          `json:"image"`
+	Image string `json:"image"`
+	// Repo is Image as the scan parsed it: what the registry is asked
+	// about the new image with (a PR body's details).
+	Repo      name.Repository `json:"-"`
 	From      string          `json:"from"`
 	To        string          `json:"to"`
 	Type      string          `json:"type"` // major, minor, patch, build, digest, pin or rollback

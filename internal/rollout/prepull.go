@@ -160,7 +160,7 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 		case phasePrepull:
 			e := s.entry
 			add = append(add, plan.Update{
-				Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest,
+				Image: u.Image, Repo: u.Repo, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest,
 				Kind: plan.KindPrepull, Environment: u.Environment, Locations: u.Locations,
 				Grounds: []string{fmt.Sprintf("Each rollout pull request opens once its image has been in the DaemonSet on the default branch for %s (prepull.lead).", span(lead))},
 				Files:   []plan.FileEdit{{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry { return append(es, e) })}},
