@@ -75,15 +75,11 @@ func (s *Server) createStatus(w http.ResponseWriter, req *http.Request) {
 		State, Context, Description string
 		TargetURL                   string `json:"target_url"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	sha, ok := s.commitSHA(r, req.PathValue("sha"))
 	if !ok {
 		writeInvalid(w, fieldError{Resource: "Status", Field: "sha", Code: "invalid"})
@@ -106,17 +102,11 @@ func (s *Server) createStatus(w http.ResponseWriter, req *http.Request) {
 // combinedStatus is GET /repos/{owner}/{repo}/commits/{ref}/status: the
 // newest status of each context, newest first, and their combined state.
 func (s *Server) combinedStatus(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r, sha := s.lockCommit(w, req)
 	if r == nil {
 		return
 	}
-	sha, ok := s.commitSHA(r, req.PathValue("ref"))
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.PathValue("ref"))
-		return
-	}
+	defer s.mu.Unlock()
 	all := r.checkState().statuses[sha]
 	var latest []*commitStatus
 	seen := map[string]bool{}
@@ -178,15 +168,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, req *http.Request) {
 		ExternalID               string `json:"external_id"`
 		DetailsURL               string `json:"details_url"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	sha, ok := s.commitSHA(r, in.HeadSHA)
 	switch {
 	case in.Name == "":
@@ -215,17 +201,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, req *http.Request) {
 // listCheckRuns is GET /repos/{owner}/{repo}/commits/{ref}/check-runs,
 // newest first; filter=latest (the default) keeps each name's newest run.
 func (s *Server) listCheckRuns(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r, sha := s.lockCommit(w, req)
 	if r == nil {
 		return
 	}
-	sha, ok := s.commitSHA(r, req.PathValue("ref"))
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.PathValue("ref"))
-		return
-	}
+	defer s.mu.Unlock()
 	all := r.checkState().runs[sha]
 	latestOnly := req.URL.Query().Get("filter") != "all"
 	var runs []*checkRun
