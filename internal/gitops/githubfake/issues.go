@@ -182,10 +182,7 @@ func (s *Server) getRef(w http.ResponseWriter, req *http.Request) {
 		notFound(w, req)
 		return
 	}
-	j := refJSON{Ref: "refs/heads/" + branch, NodeID: nodeID("REF", r.owner+"/"+r.name+":"+branch),
-		URL: fmt.Sprintf("%s/repos/%s/%s/git/refs/heads/%s", s.URL(), r.owner, r.name, branch)}
-	j.Object.Type, j.Object.SHA = "commit", sha
-	writeJSON(w, http.StatusOK, j)
+	s.writeRef(w, http.StatusOK, r, branch, sha)
 }
 
 // deleteRef deletes a branch; open PRs from it close, as on GitHub.
