@@ -3,7 +3,6 @@ package githubfake
 import (
 	"net/http"
 	"strconv"
-	"strings"
 )
 
 // The preamble every endpoint on a repository shares. The request's JSON
@@ -19,7 +18,7 @@ func (s *Server) lockRepo(w http.ResponseWriter, req *http.Request, in any) *rep
 		return nil
 	}
 	s.mu.Lock()
-	r := s.repos[strings.ToLower(req.PathValue("owner")+"/"+req.PathValue("repo"))]
+	r := s.repos[repoKey(req.PathValue("owner"), req.PathValue("repo"))]
 	if r == nil {
 		s.mu.Unlock()
 		notFound(w, req)

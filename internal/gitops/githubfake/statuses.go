@@ -85,18 +85,27 @@ func (s *Server) createStatus(w http.ResponseWriter, req *http.Request) {
 		writeInvalid(w, fieldError{Resource: "Status", Field: "sha", Code: "invalid"})
 		return
 	}
-	if !slices.Contains([]string{"error", "failure", "pending", "success"}, in.State) {
+	if !slices.Contains(statusStates, in.State) {
 		writeInvalid(w, fieldError{Resource: "Status", Field: "state", Code: "invalid"})
 		return
 	}
 	if in.Context == "" {
 		in.Context = "default"
 	}
-	t := s.now()
-	st := &commitStatus{id: s.id(), state: in.State, context: in.Context, description: in.Description, url: in.TargetURL, created: t, updated: t}
-	cs := r.checkState()
-	cs.statuses[sha] = append(cs.statuses[sha], st)
+	st := s.addStatus(r, sha, commitStatus{state: in.State, context: in.Context, description: in.Description, url: in.TargetURL})
 	writeJSON(w, http.StatusCreated, statusOf(st))
+}
+
+// statusStates are the states a commit status may have.
+var statusStates = []string{"error", "failure", "pending", "success"}
+
+// addStatus records st on sha, newest; the caller holds s.mu.
+func (s *Server) addStatus(r *repo, sha string, st commitStatus) *commitStatus {
+	st.id, st.created = s.id(), s.now()
+	st.updated = st.created
+	cs := r.checkState()
+	cs.statuses[sha] = append(cs.statuses[sha], &st)
+	return &st
 }
 
 // combinedStatus is GET /repos/{owner}/{repo}/commits/{ref}/status: the
@@ -233,15 +242,13 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, req *http.Request) {
 func (s *Server) PostStatus(owner, name, sha, context, state string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.repos[strings.ToLower(owner+"/"+name)]
-	if r == nil {
-		return fmt.Errorf("%s/%s: no such repository", owner, name)
+	r, err := s.named(owner, name)
+	if err != nil {
+		return err
 	}
-	if !slices.Contains([]string{"error", "failure", "pending", "success"}, state) {
+	if !slices.Contains(statusStates, state) {
 		return fmt.Errorf("status state %q", state)
 	}
-	t := s.now()
-	cs := r.checkState()
-	cs.statuses[sha] = append(cs.statuses[sha], &commitStatus{id: s.id(), state: state, context: context, created: t, updated: t})
+	s.addStatus(r, sha, commitStatus{state: state, context: context})
 	return nil
 }
