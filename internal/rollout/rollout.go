@@ -155,8 +155,7 @@ func (a *applier) newer(img, from, to string) (newer, known bool) {
 // noticeFor finds the plan's notice of a reference.
 func (a *applier) noticeFor(r scan.Ref) *plan.Notice {
 	for i := range a.p.Notices {
-		n := &a.p.Notices[i]
-		if n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag {
+		if n := &a.p.Notices[i]; isNoticeOf(*n, r) {
 			return n
 		}
 	}
@@ -166,10 +165,13 @@ func (a *applier) noticeFor(r scan.Ref) *plan.Notice {
 // dropNotices removes the notices of references that became locations.
 func (a *applier) dropNotices(refs []scan.Ref) {
 	a.p.Notices = slices.DeleteFunc(a.p.Notices, func(n plan.Notice) bool {
-		return slices.ContainsFunc(refs, func(r scan.Ref) bool {
-			return n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag
-		})
+		return slices.ContainsFunc(refs, func(r scan.Ref) bool { return isNoticeOf(n, r) })
 	})
+}
+
+// isNoticeOf reports whether n is the notice the plan left on r.
+func isNoticeOf(n plan.Notice, r scan.Ref) bool {
+	return n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag
 }
 
 // problem reports a lookup that failed for refs.
