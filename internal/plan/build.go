@@ -151,15 +151,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
 	}
-	slices.SortFunc(p.Updates, func(a, b Update) int {
-		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
-	})
-	slices.SortFunc(p.Notices, func(a, b Notice) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))
-	})
-	slices.SortFunc(p.Problems, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
-	})
+	p.Sort()
 	return p, nil
 }
 

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -79,7 +78,7 @@ func Apply(ctx context.Context, p *plan.Plan, refs []scan.Ref, o Options) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	a.sort()
+	a.p.Sort()
 	return nil
 }
 
@@ -178,19 +177,6 @@ func isNoticeOf(n plan.Notice, r scan.Ref) bool {
 func (a *applier) problem(refs []scan.Ref, format string, args ...any) {
 	r := refs[0]
 	a.p.Problems = append(a.p.Problems, plan.Problem{File: r.File, Line: r.Line, Message: fmt.Sprintf(format, args...), Failed: true, Image: r.Image})
-}
-
-// sort keeps the plan in the order plan.Build gives it.
-func (a *applier) sort() {
-	slices.SortFunc(a.p.Updates, func(x, y plan.Update) int {
-		return cmp.Or(strings.Compare(x.Image, y.Image), strings.Compare(x.Kind, y.Kind), strings.Compare(x.Environment, y.Environment), strings.Compare(x.From, y.From))
-	})
-	slices.SortFunc(a.p.Notices, func(x, y plan.Notice) int {
-		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), strings.Compare(x.Image, y.Image), strings.Compare(x.Tag, y.Tag))
-	})
-	slices.SortFunc(a.p.Problems, func(x, y plan.Problem) int {
-		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), strings.Compare(x.Message, y.Message))
-	})
 }
 
 // span writes a duration as a person would: "24h", "30m", "3d", "1h30m".
