@@ -35,11 +35,7 @@ It prints the plan it applied, in --output's format, and exits as plan does.`,
 }
 
 func runApply(ctx context.Context, o *planOptions) error {
-	e, err := newEngine(o.commonOptions)
-	if err != nil {
-		return err
-	}
-	p, _, err := e.plan(ctx)
+	e, p, err := o.plan(ctx)
 	if err != nil {
 		return err
 	}
@@ -52,13 +48,9 @@ func runApply(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	p.Problems = append(p.Problems, res.Problems...)
-	e.flush()
-	cost := e.reg.Stats()
-	if err := writePlanCost(o.IO.Out, p, o.Output.value, o.Verbose, cost); err != nil {
+	if err := o.report(e, p); err != nil {
 		return err
 	}
-	logCost(e.log, cost)
-	annotate(o.IO.ErrOut, o.Env, p, cost)
 	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
 	return planStatus(p)
 }

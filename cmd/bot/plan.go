@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"github.com/imagebot/imagebot/internal/plan"
 )
 
 // planOptions are the flags of `plan` and `apply`.
@@ -51,14 +53,33 @@ printed), and 1 for a bad config or flag.`,
 }
 
 func runPlan(ctx context.Context, o *planOptions) error {
-	e, err := newEngine(o.commonOptions)
+	e, p, err := o.plan(ctx)
 	if err != nil {
 		return err
+	}
+	if err := o.report(e, p); err != nil {
+		return err
+	}
+	return planStatus(p)
+}
+
+// plan plans the working tree of o.Repo: what plan prints and apply writes.
+func (o *planOptions) plan(ctx context.Context) (*engine, *plan.Plan, error) {
+	e, err := newEngine(o.commonOptions)
+	if err != nil {
+		return nil, nil, err
 	}
 	p, _, err := e.plan(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	return e, p, nil
+}
+
+// report keeps what the lookups learnt (--cache), prints p in --output's
+// format with what it cost, logs the cost and annotates the problems for
+// GitHub Actions.
+func (o *planOptions) report(e *engine, p *plan.Plan) error {
 	e.flush()
 	cost := e.reg.Stats()
 	if err := writePlanCost(o.IO.Out, p, o.Output.value, o.Verbose, cost); err != nil {
@@ -66,7 +87,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 	}
 	logCost(e.log, cost)
 	annotate(o.IO.ErrOut, o.Env, p, cost)
-	return planStatus(p)
+	return nil
 }
 
 // orDefault is the run function a test passed, else the command's own.

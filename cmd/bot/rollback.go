@@ -11,6 +11,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -127,7 +128,7 @@ func rollbackImage(arg string) (string, error) {
 	if strings.ContainsAny(arg, "@") || strings.Contains(arg[strings.LastIndex(arg, "/")+1:], ":") {
 		return "", fmt.Errorf("IMAGE %q names a tag or digest: name the image alone, and the tag with --to", arg)
 	}
-	img, err := scan.NormalizeName(arg)
+	img, err := imagename.Normalize(arg)
 	if err != nil {
 		return "", fmt.Errorf("IMAGE %q: %w", arg, err)
 	}
@@ -157,7 +158,10 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 		why = fmt.Sprintf("`%s` is the tag %s had before commit `%s` (%s) brought `%s`.",
 			tag, image, brought.Short(), brought.Time.UTC().Format("2006-01-02 15:04 UTC"), refs[0].Tag)
 	}
-	tags, err := e.reg.Tags(ctx, image)
+	// The references' name, parsed by the scan, is what the registry is
+	// asked with.
+	repo := refs[0].Repo
+	tags, err := e.reg.Tags(ctx, repo)
 	if err != nil {
 		return nil, &partialError{fmt.Errorf("look up %s: %w", image, err)}
 	}
@@ -166,7 +170,7 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 	}
 	var digest string
 	if slices.ContainsFunc(refs, func(r scan.Ref) bool { return r.Digest != "" }) {
-		if digest, err = e.reg.Digest(ctx, image, to); err != nil {
+		if digest, err = e.reg.Digest(ctx, repo.Tag(to)); err != nil {
 			return nil, &partialError{fmt.Errorf("digest of %s:%s: %w", image, to, err)}
 		}
 	}
@@ -183,7 +187,7 @@ func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image,
 			continue
 		}
 		if u == nil {
-			u = &plan.Update{Image: image, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
+			u = &plan.Update{Image: image, Repo: repo, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
 		}
 		if c.Digest != "" {
 			u.Digest = digest

@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // fluxGroup is the API group of Flux's image automation objects; every
@@ -59,7 +59,7 @@ func fluxObjects(ctx context.Context, fsys fs.FS, ns *notes) ([]*fluxRepo, []*fl
 			case "ImageRepository":
 				r := &fluxRepo{ns: scalar(meta, "namespace"), name: scalar(meta, "name"), file: file, line: doc.Line, spec: spec}
 				img := scalar(spec, "image")
-				norm, err := scan.NormalizeName(img)
+				norm, err := imagename.Normalize(img)
 				if err != nil {
 					ns.add(file, lineAt(spec, doc, "image"), "ImageRepository %s: image %q is not a repository name: %v", qualified(r.ns, r.name), img, err)
 					continue

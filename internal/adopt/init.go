@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"golang.org/x/sync/errgroup"
 
@@ -17,10 +18,10 @@ import (
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
-// TagLister lists every tag of a repository ("docker.io/library/nginx"):
+// TagLister lists every tag of a repository, as the scan parsed its name:
 // the registry client `plan` uses, with the same mirrors and concurrency.
 type TagLister interface {
-	Tags(ctx context.Context, repo string) ([]string, error)
+	Tags(ctx context.Context, repo name.Repository) ([]string, error)
 }
 
 // Options are what every kind of init shares.
@@ -119,7 +120,7 @@ func suggest(ctx context.Context, d *draft, refs []scan.Ref, o Options, ns *note
 	}
 	for _, im := range ims {
 		g.Go(func() error {
-			im.list, im.err = o.Registry.Tags(gctx, im.name)
+			im.list, im.err = o.Registry.Tags(gctx, im.at[im.tags[0]].Repo)
 			return nil
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/config"
-	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // allTypes are the update types a plain `automerge: true` covers.
@@ -139,7 +139,7 @@ func (c *renovate) glob(at *jnode, name string) (string, bool) {
 		return "", false
 	}
 	if !strings.ContainsAny(name, "*?[{") {
-		n, err := scan.NormalizeName(name)
+		n, err := imagename.Normalize(name)
 		if err != nil {
 			c.note(at, "%q is not an image name: %v; rule not converted", name, err)
 			return "", false

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 )
@@ -50,7 +51,7 @@ type RunOptions struct {
 	// Details, when set, fetches what the registry says about a new image
 	// (source, created time) for a PR body. It is called only when a body is
 	// written, so a rerun that changes nothing costs no manifest request.
-	Details func(ctx context.Context, image, tag string) (*registry.Info, error)
+	Details func(ctx context.Context, ref name.Tag) (*registry.Info, error)
 
 	// Partial runs a plan that is not the whole repository's (a
 	// rollback's): the PRs it does not mention are left alone rather than

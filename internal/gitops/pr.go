@@ -271,7 +271,7 @@ func (r *runner) details(ctx context.Context, g group) group {
 		if infos[i] = g.info(i); infos[i] != nil {
 			continue
 		}
-		info, err := r.o.Details(ctx, u.Image, u.To)
+		info, err := r.o.Details(ctx, u.Repo.Tag(u.To))
 		if err != nil {
 			r.log.Warn("image details unavailable", "image", u.Image, "tag", u.To, "err", err)
 			continue

@@ -11,17 +11,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 	"golang.org/x/sync/errgroup"
 )
 
-// Registry is what the plan needs from a registry client. Names are
-// normalized repository names ("docker.io/library/nginx").
+// Registry is what the plan needs from a registry client. It is asked
+// with the names the scan parsed (scan.Ref.Repo), never with strings to
+// parse again.
 type Registry interface {
-	Tags(ctx context.Context, repo string) ([]string, error)
-	Digest(ctx context.Context, repo, tag string) (string, error)
+	Tags(ctx context.Context, repo name.Repository) ([]string, error)
+	Digest(ctx context.Context, tag name.Tag) (string, error)
 }
 
 // Options steer Build.
@@ -96,16 +99,19 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		p.Notices = append(p.Notices, skippedNotice(s))
 	}
 
-	byImage := map[string][]scan.Ref{}
+	byRepo := map[name.Repository][]scan.Ref{}
 	for _, r := range res.Refs {
-		byImage[r.Image] = append(byImage[r.Image], r)
+		byRepo[r.Repo] = append(byRepo[r.Repo], r)
 	}
-	images := make([]string, 0, len(byImage))
-	for img := range byImage {
-		images = append(images, img)
+	repos := make([]name.Repository, 0, len(byRepo))
+	for repo := range byRepo {
+		repos = append(repos, repo)
 	}
-	slices.Sort(images)
-	expect(opts, images)
+	// In the order of the names printed (docker.io before ghcr.io).
+	slices.SortFunc(repos, func(a, b name.Repository) int {
+		return strings.Compare(byRepo[a][0].Image, byRepo[b][0].Image)
+	})
+	expect(opts, repos, byRepo)
 
 	var (
 		mu   sync.Mutex
@@ -114,9 +120,9 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Concurrency)
 	steps := newLocksteps(opts)
-	for _, img := range images {
+	for _, repo := range repos {
 		g.Go(func() error {
-			dec := steps.decide(gctx, img, byImage[img], opts)
+			dec := steps.decide(gctx, byRepo[repo], opts)
 			mu.Lock()
 			defer mu.Unlock()
 			p.Updates = append(p.Updates, dec.updates...)
@@ -124,7 +130,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Problems = append(p.Problems, dec.problems...)
 			done++
 			if opts.Progress != nil {
-				opts.Progress(done, len(images))
+				opts.Progress(done, len(repos))
 			}
 			return nil
 		})
@@ -145,16 +151,8 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
 	}
-	slices.SortFunc(p.Updates, func(a, b Update) int {
-		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.From, b.From))
-	})
 	p.Notices = withoutDangling(p.Notices, p.Problems)
-	slices.SortFunc(p.Notices, func(a, b Notice) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))
-	})
-	slices.SortFunc(p.Problems, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
-	})
+	p.Sort()
 	return p, nil
 }
 
@@ -182,18 +180,24 @@ const defaultConcurrency = 1024
 // expect tells a registry client that can use it which repositories are
 // about to be looked up (all but the skipped), so that it can ask one
 // bearer token for many of them.
-func expect(opts Options, images []string) {
-	e, ok := opts.Registry.(interface{ Expect(repos ...string) })
+func expect(opts Options, repos []name.Repository, byRepo map[name.Repository][]scan.Ref) {
+	e, ok := opts.Registry.(expecter)
 	if !ok {
 		return
 	}
-	repos := make([]string, 0, len(images))
-	for _, img := range images {
-		if pol, err := opts.Policy(img); err == nil && !pol.Skip() {
-			repos = append(repos, img)
+	looked := make([]name.Repository, 0, len(repos))
+	for _, repo := range repos {
+		if pol, err := opts.Policy(byRepo[repo][0].Image); err == nil && !pol.Skip() {
+			looked = append(looked, repo)
 		}
 	}
-	e.Expect(repos...)
+	e.Expect(looked...)
+}
+
+// expecter is a registry client that can use the list of the
+// repositories to come (internal/registry's Client).
+type expecter interface {
+	Expect(repos ...name.Repository)
 }
 
 // sortLocations orders an update's changes by file and position, whichever

@@ -29,7 +29,7 @@ func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.
 		c, changed := moved[r.Location]
 		digestGone := false
 		if r.Digest != "" && c.Digest == "" && r.Digest != resolved && d.insp != nil {
-			ok, err := d.insp.Exists(d.ctx, d.img, r.Digest)
+			ok, err := d.insp.Exists(d.ctx, d.repo.Digest(r.Digest))
 			if err != nil {
 				out = append(out, problem(r, true, "check that %s@%s still exists: %v", d.img, r.Digest, err))
 				continue

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -20,11 +22,12 @@ type decision struct {
 	problems []Problem
 }
 
-// decideImage decides every reference to one image. Lookup failures become
-// problems marked Failed, so one bad image never stops the others; every
-// other reference ends as an update's location or as a notice.
-func decideImage(ctx context.Context, img string, refs []scan.Ref, opts Options) decision {
-	im, out := prepare(ctx, img, refs, opts)
+// decideImage decides every reference to one image (refs share one
+// repository). Lookup failures become problems marked Failed, so one bad
+// image never stops the others; every other reference ends as an update's
+// location or as a notice.
+func decideImage(ctx context.Context, refs []scan.Ref, opts Options) decision {
+	im, out := prepare(ctx, refs, opts)
 	if im == nil {
 		return out
 	}
@@ -53,8 +56,9 @@ type image struct {
 // prepare looks the image up once and sorts out the references that need
 // no listing. It returns nil when nothing is left to decide; the decision
 // holds the notices and problems so far.
-func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*image, decision) {
+func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decision) {
 	var out decision
+	img, repo := refs[0].Image, refs[0].Repo
 	pol, err := opts.Policy(img)
 	if err != nil {
 		out.problems = []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
@@ -83,12 +87,12 @@ func prepare(ctx context.Context, img string, refs []scan.Ref, opts Options) (*i
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
-	d := decider{ctx: ctx, img: img, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img), now: opts.now}
+	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img), now: opts.now}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out
 	}
-	listing, err := opts.Registry.Tags(ctx, img)
+	listing, err := opts.Registry.Tags(ctx, repo)
 	if err != nil {
 		out.problems = append(out.problems, problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err))
 		return nil, out
@@ -126,8 +130,10 @@ func firstSet(a, b string) string {
 }
 
 type decider struct {
-	ctx    context.Context
-	img    string
+	ctx context.Context
+	img string // repo as printed and as policies know it
+	// repo is what the registry is asked with: the name the scan parsed.
+	repo   name.Repository
 	pol    *policy.Policy
 	idx    *policy.Index
 	listed map[string]bool // the tags of the listing
@@ -201,7 +207,7 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	if to == current && len(changes) > 0 && d.gated() {
 		// A new digest under the same tag is a new image: the gates
 		// apply, digestSettle too.
-		dev, why, err := g.inspect(digest, true)
+		dev, why, err := g.inspect(d.repo.Digest(digest), true)
 		if err != nil {
 			return fail("check gates of %s:%s@%s: %v", d.img, current, shortDigest(digest), err)
 		}
@@ -230,7 +236,7 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	if len(held) > 0 {
 		note = joinNotes(note, "held back "+heldDetail(held))
 	}
-	up := &Update{Image: d.img, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes}
+	up := &Update{Image: d.img, Repo: d.repo, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes}
 	if from == "" {
 		up.From = current
 	}
@@ -301,7 +307,7 @@ func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
 	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.listed[to] {
 		return "", nil
 	}
-	digest, err := d.reg.Digest(d.ctx, d.img, to)
+	digest, err := d.reg.Digest(d.ctx, d.repo.Tag(to))
 	if err != nil {
 		p := problem(refs[0], true, "digest of %s:%s: %v", d.img, to, err)
 		return "", &p
@@ -325,7 +331,7 @@ func (d decider) leftAlone(r scan.Ref, dec policy.Decision) Notice {
 // pin finds the versioned tag that today has the same digest as a floating
 // one, trying the best candidates first and giving up after maxPinTries.
 func (d decider) pin(tag string) (string, error) {
-	want, err := d.reg.Digest(d.ctx, d.img, tag)
+	want, err := d.reg.Digest(d.ctx, d.repo.Tag(tag))
 	if err != nil {
 		return "", err
 	}
@@ -333,7 +339,7 @@ func (d decider) pin(tag string) (string, error) {
 		if i == maxPinTries {
 			break
 		}
-		got, err := d.reg.Digest(d.ctx, d.img, cand)
+		got, err := d.reg.Digest(d.ctx, d.repo.Tag(cand))
 		if err != nil {
 			return "", err
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -15,9 +17,9 @@ import (
 // whether a digest still exists. internal/gate/inspect implements it over
 // the registry client. Not-found answers wrap gate.ErrNotFound.
 type Inspector interface {
-	Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error)
-	Verify(ctx context.Context, repo, digest string, sig gate.Signature) (gate.Signer, error)
-	Exists(ctx context.Context, repo, digest string) (bool, error)
+	Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error)
+	Verify(ctx context.Context, ref name.Digest, sig gate.Signature) (gate.Signer, error)
+	Exists(ctx context.Context, ref name.Digest) (bool, error)
 }
 
 // maxInspected bounds the candidates the gates inspect for one reference:
@@ -54,7 +56,7 @@ func (g *gating) choose(cands []string) (pick, error) {
 			p.held = append(p.held, fmt.Sprintf("%s not inspected (at most %d per reference)", count(len(cands)-i, "more candidate"), maxInspected))
 			break
 		}
-		ev, why, err := g.inspect(c, false)
+		ev, why, err := g.inspect(g.d.repo.Tag(c), false)
 		if err != nil {
 			return pick{}, fmt.Errorf("%s: %w", c, err)
 		}
@@ -71,7 +73,7 @@ func (g *gating) choose(cands []string) (pick, error) {
 // new digest of the current tag when digestUpdate). It returns the
 // evidence of a candidate that passes, or why it is held. The cheap gates
 // come first, so a held candidate costs no signature check.
-func (g *gating) inspect(ref string, digestUpdate bool) (*gate.Evidence, string, error) {
+func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence, string, error) {
 	d, spec := g.d, g.d.spec
 	f, err := g.facts(ref, spec.Need(digestUpdate))
 	if errors.Is(err, gate.ErrNotFound) {
@@ -105,7 +107,7 @@ func (g *gating) inspect(ref string, digestUpdate bool) (*gate.Evidence, string,
 		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: gate.Duration(spec.DigestSettle)}
 	}
 	if spec.Signature != nil {
-		signer, verr := d.insp.Verify(d.ctx, d.img, f.Digest, *spec.Signature)
+		signer, verr := d.insp.Verify(d.ctx, d.repo.Digest(f.Digest), *spec.Signature)
 		why, err := gate.CheckSignature(verr)
 		if err != nil {
 			return nil, "", err
@@ -120,15 +122,16 @@ func (g *gating) inspect(ref string, digestUpdate bool) (*gate.Evidence, string,
 
 // facts reads what need asks of ref. A signature alone needs only the
 // digest: a HEAD, which registries do not count as a pull.
-func (g *gating) facts(ref string, need gate.Need) (gate.Facts, error) {
+func (g *gating) facts(ref name.Reference, need gate.Need) (gate.Facts, error) {
 	d := g.d
-	switch {
-	case need != 0:
-		return d.insp.Facts(d.ctx, d.img, ref, need)
-	case isDigest(ref):
-		return gate.Facts{Digest: ref}, nil
+	if need != 0 {
+		return d.insp.Facts(d.ctx, ref, need)
 	}
-	digest, err := d.reg.Digest(d.ctx, d.img, ref)
+	tag, ok := ref.(name.Tag)
+	if !ok {
+		return gate.Facts{Digest: ref.Identifier()}, nil
+	}
+	digest, err := d.reg.Digest(d.ctx, tag)
 	return gate.Facts{Digest: digest}, err
 }
 
@@ -146,13 +149,18 @@ func (g *gating) wanted() error {
 		g.want = spec.List
 		return nil
 	}
+	var refs []name.Reference
+	if g.pinned != "" {
+		refs = append(refs, g.d.repo.Digest(g.pinned))
+	}
+	refs = append(refs, g.d.repo.Tag(g.current))
 	var f gate.Facts
 	err := gate.ErrNotFound
-	for _, ref := range []string{g.pinned, g.current} {
-		if ref == "" || !errors.Is(err, gate.ErrNotFound) {
-			continue
+	for _, ref := range refs {
+		if !errors.Is(err, gate.ErrNotFound) {
+			break
 		}
-		f, err = g.d.insp.Facts(g.d.ctx, g.d.img, ref, gate.NeedPlatforms)
+		f, err = g.d.insp.Facts(g.d.ctx, ref, gate.NeedPlatforms)
 	}
 	switch {
 	case errors.Is(err, gate.ErrNotFound):
@@ -168,8 +176,6 @@ func (g *gating) wanted() error {
 
 // heldDetail says which gate held back which candidate.
 func heldDetail(held []string) string { return strings.Join(held, "; ") }
-
-func isDigest(ref string) bool { return strings.Contains(ref, ":") }
 
 // shortDigest is the first 12 hex digits of a digest, as docker shows it.
 func shortDigest(d string) string {

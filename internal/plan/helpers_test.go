@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -139,10 +140,19 @@ type summary struct {
 	Changes                       []string
 }
 
+// imageOf is u.Image, and what u.Repo names when it is another image: the
+// parsed name is what a PR body's details are looked up with.
+func imageOf(u plan.Update) string {
+	if got := imagename.String(u.Repo); got != u.Image {
+		return u.Image + " (Repo " + got + ")"
+	}
+	return u.Image
+}
+
 func summarize(p *plan.Plan) []summary {
 	out := []summary{}
 	for _, u := range p.Updates {
-		s := summary{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest}
+		s := summary{Image: imageOf(u), From: u.From, To: u.To, Type: u.Type, Digest: u.Digest}
 		for _, l := range u.Locations {
 			s.Locations = append(s.Locations, fmt.Sprintf("%s:%d", l.File, l.Line))
 		}

@@ -35,12 +35,13 @@ func newLocksteps(opts Options) *locksteps {
 
 // decide decides an image, or looks it up and holds it for finish when it
 // belongs to a lockstep group.
-func (l *locksteps) decide(ctx context.Context, img string, refs []scan.Ref, opts Options) decision {
+func (l *locksteps) decide(ctx context.Context, refs []scan.Ref, opts Options) decision {
+	img := refs[0].Image
 	if l.group == nil || !l.group(img).Lockstep {
-		return decideImage(ctx, img, refs, opts)
+		return decideImage(ctx, refs, opts)
 	}
 	name := l.group(img).Name
-	im, out := prepare(ctx, img, refs, opts)
+	im, out := prepare(ctx, refs, opts)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if im == nil {

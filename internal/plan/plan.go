@@ -1,6 +1,12 @@
 package plan
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -12,6 +18,22 @@ type Plan struct {
 	Updates  []Update  `json:"updates"`
 	Notices  []Notice  `json:"notices"`
 	Problems []Problem `json:"problems"`
+}
+
+// Sort puts the plan in its one order, which every output shows: updates
+// by image, kind, environment and tag moved from; notices and problems by
+// file and line. Build returns a sorted plan; a step that adds to it
+// (internal/rollout) sorts it again.
+func (p *Plan) Sort() {
+	slices.SortFunc(p.Updates, func(a, b Update) int {
+		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Environment, b.Environment), strings.Compare(a.From, b.From))
+	})
+	slices.SortFunc(p.Notices, func(a, b Notice) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))
+	})
+	slices.SortFunc(p.Problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
+	})
 }
 
 // Notice accounts for one reference the plan does not update, and says why:
@@ -50,7 +72,10 @@ const (
 // Update is one image moving from one tag to another. Every place in the
 // repository that holds that image at that tag is one of its locations.
 type Update struct {
-	Image     string          `json:"image"`
+	Image string `json:"image"`
+	// Repo is Image as the scan parsed it: what the registry is asked
+	// about the new image with (a PR body's details).
+	Repo      name.Repository `json:"-"`
 	From      string          `json:"from"`
 	To        string          `json:"to"`
 	Type      string          `json:"type"` // major, minor, patch, build, digest, pin or rollback

@@ -33,10 +33,10 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 		}),
 	)
 	for _, repo := range []string{"ghcr.io/acme/api", "quay.io/acme/api", "docker.io/acme/api"} {
-		if _, err := c.Tags(t.Context(), repo); err != nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Digest(t.Context(), repo, "v1.0.0"); err != nil {
+		if _, err := c.Digest(t.Context(), registrytest.Tag(t, repo, "v1.0.0")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestCredentialsNeverInErrorsOrLogs(t *testing.T) {
 		registry.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 		registry.WithCredentials(map[string]registry.Credentials{srv.Host(): {Username: "alice", Password: "hunter2"}}),
 	)
-	_, err := c.Tags(t.Context(), "ghcr.io/acme/api")
+	_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
 	if err == nil {
 		t.Fatal("Tags with a wrong password succeeded")
 	}

@@ -28,7 +28,7 @@ func TestBudget(t *testing.T) {
 
 		var failed []string
 		for _, r := range repos("ghcr.io", 10) {
-			_, err := c.Tags(t.Context(), r)
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, r))
 			switch {
 			case err == nil:
 			case errors.Is(err, registry.ErrBudget) && strings.Contains(err.Error(), "not looked up: budget"):
@@ -45,7 +45,7 @@ func TestBudget(t *testing.T) {
 			t.Errorf("host received %d requests, want the 5 of its budget", n)
 		}
 		for _, r := range repos("quay.io", 3) {
-			if _, err := c.Tags(t.Context(), r); err != nil {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, r)); err != nil {
 				t.Errorf("other host: %v", err)
 			}
 		}
@@ -68,7 +68,7 @@ func TestBudgetPerHost(t *testing.T) {
 			registry.WithHostMaxRequests(map[string]int{"ghcr.io": 3}), registry.WithMaxRequests(100))
 		var spent []string
 		for _, r := range append(repos("ghcr.io", 6), repos("quay.io", 6)...) {
-			if _, err := c.Tags(t.Context(), r); errors.Is(err, registry.ErrBudget) {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, r)); errors.Is(err, registry.ErrBudget) {
 				spent = append(spent, r)
 			} else if err != nil {
 				t.Errorf("%s: %v", r, err)
@@ -139,10 +139,10 @@ func TestStatsByKind(t *testing.T) {
 		pushTags(t, srv, "acme/api", "1.0.0", "1.1.0", "1.2.0")
 		srv.Fail("/acme/missing/tags/list", http.StatusNotFound, 0, nil)
 		c := memClient([]*registrytest.Server{srv})
-		c.Tags(t.Context(), "ghcr.io/acme/api")     // 2 pages
-		c.Tags(t.Context(), "ghcr.io/acme/missing") // 404: an error
-		c.Digest(t.Context(), "ghcr.io/acme/api", "1.0.0")
-		c.Info(t.Context(), "ghcr.io/acme/api", "1.1.0") // manifest and config
+		c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))     // 2 pages
+		c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/missing")) // 404: an error
+		c.Digest(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"))
+		c.Info(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.1.0")) // manifest and config
 		got := c.Stats()
 		want := registry.HostStats{Host: srv.Host(), Requests: 7, Errors: 1,
 			Ping: 1, Tags: 3, ManifestHead: 1, ManifestGet: 1, Blob: 1}

@@ -44,12 +44,12 @@ func (w *cacheWorld) run() (seen map[string]any, stats registry.HostStats) {
 		w.t.Fatal(err)
 	}
 	c := memClient([]*registrytest.Server{w.srv}, registry.WithCache(cc))
-	c.Expect("ghcr.io/acme/api", "ghcr.io/acme/web", "ghcr.io/acme/db")
+	c.Expect(registrytest.Repos(w.t, "ghcr.io/acme/api", "ghcr.io/acme/web", "ghcr.io/acme/db")...)
 	w.srv.Reset()
 	ctx := w.t.Context()
 	seen = map[string]any{}
 	for _, r := range []string{"acme/api", "acme/web", "acme/db"} {
-		tags, err := c.Tags(ctx, "ghcr.io/"+r)
+		tags, err := c.Tags(ctx, registrytest.Repo(w.t, "ghcr.io/"+r))
 		if err != nil {
 			w.t.Fatal(err)
 		}
@@ -57,19 +57,19 @@ func (w *cacheWorld) run() (seen map[string]any, stats registry.HostStats) {
 		seen[r] = tags
 	}
 	for _, ref := range [][2]string{{"acme/api", "1.2.0"}, {"acme/db", "15.4"}} {
-		d, err := c.Digest(ctx, "ghcr.io/"+ref[0], ref[1])
+		d, err := c.Digest(ctx, registrytest.Tag(w.t, "ghcr.io/"+ref[0], ref[1]))
 		if err != nil {
 			w.t.Fatal(err)
 		}
 		seen[ref[0]+":"+ref[1]] = d
 	}
-	info, err := c.Info(ctx, "ghcr.io/acme/db", "15.4")
+	info, err := c.Info(ctx, registrytest.Tag(w.t, "ghcr.io/acme/db", "15.4"))
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	seen["info"] = info
 	// A tag whose digest the run did not resolve first.
-	if info, err = c.Info(ctx, "ghcr.io/acme/api", "1.1.0"); err != nil {
+	if info, err = c.Info(ctx, registrytest.Tag(w.t, "ghcr.io/acme/api", "1.1.0")); err != nil {
 		w.t.Fatal(err)
 	}
 	seen["info 1.1.0"] = info

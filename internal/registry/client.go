@@ -133,11 +133,11 @@ func (c *Client) parseMirrors(in map[string]Mirror) error {
 // returns it too; callers check it to fail at start-up.
 func (c *Client) Err() error { return c.err }
 
-// Expect tells the Client which repositories ("docker.io/library/nginx")
-// it is about to be asked about, so that a registry with bearer tokens is
-// asked one token for many repositories instead of one each. It is a
-// hint: lookups of other repositories work as well.
-func (c *Client) Expect(repos ...string) {
+// Expect tells the Client which repositories it is about to be asked
+// about, so that a registry with bearer tokens is asked one token for many
+// repositories instead of one each. It is a hint: lookups of other
+// repositories work as well.
+func (c *Client) Expect(repos ...name.Repository) {
 	byHost := map[*host][]string{}
 	for _, repo := range repos {
 		if rt, err := c.route(repo); err == nil {
@@ -158,24 +158,25 @@ type route struct {
 
 func (r route) key() string { return r.h.name + "/" + r.path }
 
-// route maps a normalized repository name to the host and path actually
-// contacted: the mirror's when its registry is mirrored.
-func (c *Client) route(repo string) (route, error) {
+// route maps a parsed repository to the host and path actually
+// contacted: the mirror's when its registry is mirrored. The name was
+// parsed once, where it was read (internal/scan); route only looks it up.
+func (c *Client) route(repo name.Repository) (route, error) {
 	if c.err != nil {
 		return route{}, c.err
 	}
-	r, err := name.NewRepository(repo)
-	if err != nil {
-		return route{}, err
+	reg, p := repo.RegistryStr(), repo.RepositoryStr()
+	if reg == "" || p == "" {
+		return route{}, errors.New("no repository named")
 	}
-	m, ok := c.mirrors[r.RegistryStr()]
+	m, ok := c.mirrors[reg]
 	if !ok {
-		return route{h: c.host(r.RegistryStr()), path: r.RepositoryStr()}, nil
+		return route{h: c.host(reg), path: p}, nil
 	}
 	if m.err != nil {
 		return route{}, m.err
 	}
-	return route{h: c.host(m.host), path: path.Join(m.prefix, r.RepositoryStr())}, nil
+	return route{h: c.host(m.host), path: path.Join(m.prefix, p)}, nil
 }
 
 // host returns the one host object of a contacted host. Its scheme is the

@@ -48,7 +48,7 @@ func TestTagsFollowsEveryPage(t *testing.T) {
 	}
 	pushTags(t, srv, "acme/api", want...)
 
-	got, err := newClient().Tags(t.Context(), srv.Host()+"/acme/api")
+	got, err := newClient().Tags(t.Context(), registrytest.Repo(t, srv.Host()+"/acme/api"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestTagsAreListedOncePerClient(t *testing.T) {
 	t.Run("sequential", func(t *testing.T) {
 		c := newClient()
 		srv.Reset()
-		if _, err := c.Tags(t.Context(), repo); err != nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err != nil {
 			t.Fatal(err)
 		}
 		before := len(srv.Requests())
-		if _, err := c.Tags(t.Context(), repo); err != nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err != nil {
 			t.Fatal(err)
 		}
 		if after := len(srv.Requests()); after != before {
@@ -86,7 +86,7 @@ func TestTagsAreListedOncePerClient(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 20 {
 			wg.Go(func() {
-				if _, err := c.Tags(t.Context(), repo); err != nil {
+				if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err != nil {
 					t.Error(err)
 				}
 			})
@@ -100,8 +100,8 @@ func TestTagsAreListedOncePerClient(t *testing.T) {
 		c := newClient()
 		srv.Reset()
 		missing := srv.Host() + "/acme/missing"
-		_, err1 := c.Tags(t.Context(), missing)
-		_, err2 := c.Tags(t.Context(), missing)
+		_, err1 := c.Tags(t.Context(), registrytest.Repo(t, missing))
+		_, err2 := c.Tags(t.Context(), registrytest.Repo(t, missing))
 		if err1 == nil || err2 == nil {
 			t.Fatalf("Tags of a missing repository: %v, %v; want errors", err1, err2)
 		}
@@ -141,7 +141,7 @@ func TestDigest(t *testing.T) {
 			}
 			c := newClient()
 			for range 2 { // the second call is answered from the cache
-				got, err := c.Digest(t.Context(), srv.Host()+"/"+tc.repo, tc.tag)
+				got, err := c.Digest(t.Context(), registrytest.Tag(t, srv.Host()+"/"+tc.repo, tc.tag))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -74,17 +74,17 @@ func notFound(err error) error {
 	return err
 }
 
-// Facts reads what the gates need to know of repo at ref, a tag or a
-// digest ("sha256:..."): the manifest digest always, and what need asks
-// for. A 404 wraps gate.ErrNotFound.
-func (c *Client) Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error) {
-	rt, err := c.routeRef(repo, ref)
+// Facts reads what the gates need to know of ref, a tag or a digest: the
+// manifest digest always, and what need asks for. A 404 wraps
+// gate.ErrNotFound.
+func (c *Client) Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refName(repo, ref), err)
+		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
 	}
-	f, _, err := c.inspect(ctx, rt, ref, need)
+	f, _, err := c.inspect(ctx, rt, ref.Identifier(), need)
 	if err != nil {
-		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refName(repo, ref), err)
+		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
 	}
 	return f, nil
 }
@@ -93,14 +93,14 @@ func (c *Client) Facts(ctx context.Context, repo, ref string, need gate.Need) (g
 // created time and labels from its config (for an index, the first
 // platform's) and its platforms. It shares the gates' fetches, so an image
 // the gates inspected costs nothing more.
-func (c *Client) Info(ctx context.Context, repo, tag string) (*Info, error) {
-	rt, err := c.routeRef(repo, tag)
+func (c *Client) Info(ctx context.Context, ref name.Tag) (*Info, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("image info %s: %w", refName(repo, tag), err)
+		return nil, fmt.Errorf("image info %s: %w", refString(ref), err)
 	}
-	f, cfg, err := c.inspect(ctx, rt, tag, gate.NeedCreated|gate.NeedPlatforms)
+	f, cfg, err := c.inspect(ctx, rt, ref.TagStr(), gate.NeedCreated|gate.NeedPlatforms)
 	if err != nil {
-		return nil, fmt.Errorf("image info %s: %w", refName(repo, tag), err)
+		return nil, fmt.Errorf("image info %s: %w", refString(ref), err)
 	}
 	info := &Info{Digest: f.Digest, Created: f.Created, Platforms: f.Platforms}
 	if cfg != nil {
@@ -109,28 +109,7 @@ func (c *Client) Info(ctx context.Context, repo, tag string) (*Info, error) {
 	return info.clone(), nil
 }
 
-// routeRef routes repo and checks that ref is a tag or a digest of it.
-func (c *Client) routeRef(repo, ref string) (route, error) {
-	rt, err := c.route(repo)
-	if err != nil {
-		return rt, err
-	}
-	if isDigest(ref) {
-		_, err = name.NewDigest(repo + "@" + ref)
-	} else {
-		_, err = name.NewTag(repo + ":" + ref)
-	}
-	return rt, err
-}
-
 func isDigest(ref string) bool { return strings.Contains(ref, ":") }
-
-func refName(repo, ref string) string {
-	if isDigest(ref) {
-		return repo + "@" + ref
-	}
-	return repo + ":" + ref
-}
 
 // inspect gathers the facts of ref, and returns the config it read
 // created from (the first platform's for an index), if it read one.

@@ -77,7 +77,7 @@ func TestFacts(t *testing.T) {
 			c := newClient(viaMirror(srv))
 			tc.want.Digest = pushed[tc.name]
 			for range 2 {
-				got, err := c.Facts(t.Context(), "ghcr.io/acme/api", tc.tag, tc.need)
+				got, err := c.Facts(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", tc.tag), tc.need)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,10 +86,10 @@ func TestFacts(t *testing.T) {
 				}
 			}
 			// By digest, and the tag's digest: nothing more.
-			if _, err := c.Facts(t.Context(), "ghcr.io/acme/api", tc.want.Digest, tc.need); err != nil {
+			if _, err := c.Facts(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", tc.want.Digest), tc.need); err != nil {
 				t.Fatal(err)
 			}
-			if d, err := c.Digest(t.Context(), "ghcr.io/acme/api", tc.tag); err != nil || d != tc.want.Digest {
+			if d, err := c.Digest(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", tc.tag)); err != nil || d != tc.want.Digest {
 				t.Errorf("Digest = %s, %v; want %s", d, err, tc.want.Digest)
 			}
 			if got := countGets(srv); got != tc.cost {
@@ -105,20 +105,20 @@ func TestFactsShared(t *testing.T) {
 	srv := registrytest.NewServer(t)
 	d := srv.Push(t, "acme/api", "1.0.0", registrytest.Image(t, "api", created, map[string]string{"a": "b"}))
 	c := newClient(viaMirror(srv))
-	if _, err := c.Digest(t.Context(), "ghcr.io/acme/api", "1.0.0"); err != nil {
+	if _, err := c.Digest(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Facts(t.Context(), "ghcr.io/acme/api", "1.0.0", gate.NeedCreated); err != nil {
+	if _, err := c.Facts(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"), gate.NeedCreated); err != nil {
 		t.Fatal(err)
 	}
-	info, err := c.Info(t.Context(), "ghcr.io/acme/api", "1.0.0")
+	info, err := c.Info(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"))
 	if err != nil || info.Labels["a"] != "b" || info.Digest != d {
 		t.Fatalf("Info = %+v, %v", info, err)
 	}
-	if _, _, err := c.Manifest(t.Context(), "ghcr.io/acme/api", d); err != nil {
+	if _, _, err := c.Manifest(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", d)); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := c.Exists(t.Context(), "ghcr.io/acme/api", d); !ok || err != nil {
+	if ok, err := c.Exists(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", d)); !ok || err != nil {
 		t.Errorf("Exists = %v, %v", ok, err)
 	}
 	// The HEAD named the digest, so the manifest was read by digest.
@@ -140,13 +140,13 @@ func TestFactsNotFound(t *testing.T) {
 	pushTags(t, srv, "acme/api", "1.0.0")
 	c := newClient(viaMirror(srv))
 	for _, ref := range []string{"9.9.9", "sha256:0000000000000000000000000000000000000000000000000000000000000000"} {
-		_, err := c.Facts(t.Context(), "ghcr.io/acme/api", ref, gate.NeedCreated)
+		_, err := c.Facts(t.Context(), registrytest.Ref(t, "ghcr.io/acme/api", ref), gate.NeedCreated)
 		if !errors.Is(err, gate.ErrNotFound) {
 			t.Errorf("Facts(%s) = %v, want gate.ErrNotFound", ref, err)
 		}
 	}
 	srv.Fail("/manifests/", http.StatusForbidden, 0, nil)
-	if _, err := c.Facts(t.Context(), "ghcr.io/acme/api", "1.0.0", 0); err == nil || errors.Is(err, gate.ErrNotFound) {
+	if _, err := c.Facts(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"), 0); err == nil || errors.Is(err, gate.ErrNotFound) {
 		t.Errorf("Facts on a 403 = %v, want an error other than not found", err)
 	}
 }
@@ -158,10 +158,10 @@ func TestExists(t *testing.T) {
 	srv.Fail("/manifests/"+gone, http.StatusNotFound, 0, nil)
 	c := newClient(viaMirror(srv))
 	for range 2 {
-		if ok, err := c.Exists(t.Context(), "ghcr.io/acme/api", d); !ok || err != nil {
+		if ok, err := c.Exists(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", d)); !ok || err != nil {
 			t.Errorf("Exists(pushed) = %v, %v; want true", ok, err)
 		}
-		if ok, err := c.Exists(t.Context(), "ghcr.io/acme/api", gone); ok || err != nil {
+		if ok, err := c.Exists(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", gone)); ok || err != nil {
 			t.Errorf("Exists(deleted) = %v, %v; want false, no error", ok, err)
 		}
 	}
@@ -170,7 +170,7 @@ func TestExists(t *testing.T) {
 	}
 	srv.Fail("/manifests/", http.StatusInternalServerError, 0, nil)
 	c = newClient(viaMirror(srv), registry.WithRetry(0, time.Millisecond))
-	if _, err := c.Exists(t.Context(), "ghcr.io/acme/api", d); err == nil {
+	if _, err := c.Exists(t.Context(), registrytest.Digest(t, "ghcr.io/acme/api", d)); err == nil {
 		t.Error("Exists on a 500: no error, want one: the registry could not tell")
 	}
 }

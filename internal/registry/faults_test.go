@@ -30,7 +30,7 @@ func lookupAll(t *testing.T, c *registry.Client, repos []string) map[string]look
 	var wg sync.WaitGroup
 	for _, r := range repos {
 		wg.Go(func() {
-			_, err := c.Tags(t.Context(), r)
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, r))
 			mu.Lock()
 			out[r] = lookup{err, time.Since(start)}
 			mu.Unlock()
@@ -125,7 +125,7 @@ func TestBrokenBodies(t *testing.T) {
 				srv.Break("/tags/list", tc.fault, tc.times)
 				c := memClient([]*registrytest.Server{srv})
 				start := time.Now()
-				_, err := c.Tags(t.Context(), "ghcr.io/acme/api")
+				_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
 				switch {
 				case tc.wantErr == "" && err != nil:
 					t.Errorf("Tags: %v", err)
@@ -155,8 +155,8 @@ func TestHugeBodiesAreCapped(t *testing.T) {
 
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, errTags := c.Tags(t.Context(), "ghcr.io/acme/api")
-		_, errInfo := c.Info(t.Context(), "ghcr.io/acme/api", "v1.0.0")
+		_, errTags := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
+		_, errInfo := c.Info(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "v1.0.0"))
 		runtime.ReadMemStats(&after)
 		for what, err := range map[string]error{"tags": errTags, "manifest": errInfo} {
 			if err == nil || !strings.Contains(err.Error(), "over the 4 MiB allowed") {
@@ -166,7 +166,7 @@ func TestHugeBodiesAreCapped(t *testing.T) {
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
 			t.Errorf("reading two huge bodies allocated %d MiB, want about the cap", alloc>>20)
 		}
-		if _, err := c.Tags(t.Context(), "ghcr.io/acme/ok"); err != nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/ok")); err != nil {
 			t.Errorf("another repository: %v", err)
 		}
 	})
@@ -194,7 +194,7 @@ func TestPaginationLoops(t *testing.T) {
 					srv.Break("/tags/list", tc.fault, 0)
 				}
 				c := memClient([]*registrytest.Server{srv}, registry.WithLimits(tc.limits))
-				_, err := c.Tags(t.Context(), "ghcr.io/acme/api")
+				_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("Tags: %v, want it to say %q", err, tc.wantErr)
 				}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
@@ -21,51 +22,53 @@ import (
 // blob and referrers index at most once per run.
 var _ signature.Fetcher = (*Client)(nil)
 
-// Manifest returns the manifest ref (a tag or a digest) names in repo and
-// its media type. A 404 wraps signature.ErrNotFound.
-func (c *Client) Manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
-	rt, err := c.routeRef(repo, ref)
+// Manifest returns the manifest ref (a tag or a digest) names and its
+// media type. A 404 wraps signature.ErrNotFound.
+func (c *Client) Manifest(ctx context.Context, ref name.Reference) ([]byte, string, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return nil, "", fmt.Errorf("manifest %s: %w", refName(repo, ref), err)
+		return nil, "", fmt.Errorf("manifest %s: %w", refString(ref), err)
 	}
-	m, err := c.manifestOf(ctx, rt, ref)
+	m, err := c.manifestOf(ctx, rt, ref.Identifier())
 	if err != nil {
-		return nil, "", fmt.Errorf("manifest %s: %w", refName(repo, ref), err)
+		return nil, "", fmt.Errorf("manifest %s: %w", refString(ref), err)
 	}
 	return slices.Clone(m.body), string(m.mediaType), nil
 }
 
-// Blob returns the blob digest of repo, its digest verified. The caller
+// Blob returns the blob ref names, its digest verified. The caller
 // bounds what it asks for by the size in the descriptor; the Client caps
 // every blob at Limits.BlobBytes. A 404 wraps signature.ErrNotFound.
-func (c *Client) Blob(ctx context.Context, repo, digest string) ([]byte, error) {
-	rt, err := c.routeRef(repo, digest)
+func (c *Client) Blob(ctx context.Context, ref name.Digest) ([]byte, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", refName(repo, digest), err)
+		return nil, fmt.Errorf("blob %s: %w", refString(ref), err)
 	}
+	digest := ref.DigestStr()
 	b, err := c.blobs.get(ctx, rt.key()+"@"+digest, func(ctx context.Context) ([]byte, error) {
 		return c.fetchBlob(ctx, rt, digest)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", refName(repo, digest), err)
+		return nil, fmt.Errorf("blob %s: %w", refString(ref), err)
 	}
 	return slices.Clone(b), nil
 }
 
-// Referrers returns the OCI 1.1 referrers index of digest, filtered by
+// Referrers returns the OCI 1.1 referrers index of ref, filtered by
 // artifactType where the registry filters. A registry that answers the
 // endpoint with 404 has no referrers API (the distribution spec forbids a
 // 404 from one that has it): the error wraps signature.ErrNoReferrersAPI.
-func (c *Client) Referrers(ctx context.Context, repo, digest, artifactType string) ([]byte, error) {
-	rt, err := c.routeRef(repo, digest)
+func (c *Client) Referrers(ctx context.Context, ref name.Digest, artifactType string) ([]byte, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("referrers of %s: %w", refName(repo, digest), err)
+		return nil, fmt.Errorf("referrers of %s: %w", refString(ref), err)
 	}
+	digest := ref.DigestStr()
 	b, err := c.referrers.get(ctx, rt.key()+"@"+digest+"?"+artifactType, func(ctx context.Context) ([]byte, error) {
 		return c.fetchReferrers(ctx, rt, digest, artifactType)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("referrers of %s: %w", refName(repo, digest), err)
+		return nil, fmt.Errorf("referrers of %s: %w", refString(ref), err)
 	}
 	return slices.Clone(b), nil
 }
@@ -99,14 +102,15 @@ func (c *Client) fetchReferrers(ctx context.Context, rt route, digest, artifactT
 	return io.ReadAll(resp.Body)
 }
 
-// Exists reports whether the registry still has repo@digest, by HEAD
-// (not a pull): false for a 404, an error when the registry could not
-// tell. A digest whose manifest this Client fetched exists for free.
-func (c *Client) Exists(ctx context.Context, repo, digest string) (bool, error) {
-	rt, err := c.routeRef(repo, digest)
+// Exists reports whether the registry still has ref, by HEAD (not a
+// pull): false for a 404, an error when the registry could not tell. A
+// digest whose manifest this Client fetched exists for free.
+func (c *Client) Exists(ctx context.Context, ref name.Digest) (bool, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return false, fmt.Errorf("look up %s: %w", refName(repo, digest), err)
+		return false, fmt.Errorf("look up %s: %w", refString(ref), err)
 	}
+	digest := ref.DigestStr()
 	key := rt.key() + "@" + digest
 	if r, ok := c.manifests.lookup(key); ok && r.err == nil {
 		return true, nil
@@ -137,7 +141,7 @@ func (c *Client) Exists(ctx context.Context, repo, digest string) (bool, error) 
 		return true, nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("look up %s: %w", refName(repo, digest), err)
+		return false, fmt.Errorf("look up %s: %w", refString(ref), err)
 	}
 	return ok, nil
 }

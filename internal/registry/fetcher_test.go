@@ -52,24 +52,24 @@ func TestFetcherVerifies(t *testing.T) {
 		c := newClient(viaMirror(srv))
 		ctx := t.Context()
 
-		ev, err := v.Verify(ctx, c, "ghcr.io/acme/api", signed)
+		ev, err := v.Verify(ctx, c, registrytest.Digest(t, "ghcr.io/acme/api", signed))
 		if err != nil || ev.Method != signature.MethodSigTag {
 			t.Errorf("api %v: signed: %+v, %v", api, ev, err)
 		}
-		if _, err := v.Verify(ctx, c, "ghcr.io/acme/api", unsigned); !errors.Is(err, signature.ErrUnsigned) {
+		if _, err := v.Verify(ctx, c, registrytest.Digest(t, "ghcr.io/acme/api", unsigned)); !errors.Is(err, signature.ErrUnsigned) {
 			t.Errorf("api %v: unsigned: %v, want ErrUnsigned", api, err)
 		}
-		if _, err := v.Verify(ctx, c, "ghcr.io/acme/api", wrong); !errors.Is(err, signature.ErrRejected) {
+		if _, err := v.Verify(ctx, c, registrytest.Digest(t, "ghcr.io/acme/api", wrong)); !errors.Is(err, signature.ErrRejected) {
 			t.Errorf("api %v: another key: %v, want ErrRejected", api, err)
 		}
-		_, err = c.Referrers(ctx, "ghcr.io/acme/api", unsigned, "")
+		_, err = c.Referrers(ctx, registrytest.Digest(t, "ghcr.io/acme/api", unsigned), "")
 		if api == errors.Is(err, signature.ErrNoReferrersAPI) {
 			t.Errorf("api %v: Referrers = %v", api, err)
 		}
 
 		before := len(srv.Requests())
 		for _, d := range []string{signed, unsigned, wrong} {
-			v.Verify(ctx, c, "ghcr.io/acme/api", d)
+			v.Verify(ctx, c, registrytest.Digest(t, "ghcr.io/acme/api", d))
 		}
 		if n := len(srv.Requests()) - before; n != 0 {
 			t.Errorf("api %v: verifying again cost %d requests, want none", api, n)
@@ -88,7 +88,7 @@ func TestFetcherCaps(t *testing.T) {
 	d := srv.Push(t, "acme/api", "1.0.0", registrytest.Image(t, "api", created, nil))
 	srv.Break("/manifests/", registrytest.HugeBody, 0)
 	c := newClient(viaMirror(srv))
-	if _, _, err := c.Manifest(t.Context(), "ghcr.io/acme/api", registrytest.SigTag(d)); err == nil || errors.Is(err, signature.ErrNotFound) || !strings.Contains(err.Error(), "over the 4 MiB allowed") {
+	if _, _, err := c.Manifest(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", registrytest.SigTag(d))); err == nil || errors.Is(err, signature.ErrNotFound) || !strings.Contains(err.Error(), "over the 4 MiB allowed") {
 		t.Errorf("huge manifest: %v, want a cap error, not a missing signature", err)
 	}
 	if n := srv.Count(http.MethodGet, "/manifests/"); n != 1 {

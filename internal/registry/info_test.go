@@ -40,7 +40,7 @@ func TestInfo(t *testing.T) {
 			c := newClient()
 			ref := srv.Host() + "/" + tc.repo
 			for range 2 {
-				got, err := c.Info(t.Context(), ref, tc.tag)
+				got, err := c.Info(t.Context(), registrytest.Tag(t, ref, tc.tag))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -50,7 +50,7 @@ func TestInfo(t *testing.T) {
 				got.Labels["mutated"] = "by caller" // must not leak into the cache
 			}
 			// The manifest GET already named the digest.
-			if d, err := c.Digest(t.Context(), ref, tc.tag); err != nil || d != tc.want.Digest {
+			if d, err := c.Digest(t.Context(), registrytest.Tag(t, ref, tc.tag)); err != nil || d != tc.want.Digest {
 				t.Errorf("Digest after Info = %s, %v; want %s", d, err, tc.want.Digest)
 			}
 			gets := srv.Count(http.MethodGet, "/manifests/") + srv.Count(http.MethodGet, "/blobs/")

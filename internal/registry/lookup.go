@@ -17,14 +17,12 @@ import (
 // multi-platform image that is the index digest, which is what a manifest
 // pins. It asks by HEAD, which registries do not count as a pull, and falls
 // back to GET when HEAD is refused.
-func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
-	rt, err := c.route(repo)
-	if err == nil {
-		_, err = name.NewTag(repo + ":" + tag)
-	}
+func (c *Client) Digest(ctx context.Context, ref name.Tag) (string, error) {
+	rt, err := c.routeRef(ref)
 	if err != nil {
-		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
+		return "", fmt.Errorf("resolve digest %s: %w", refString(ref), err)
 	}
+	tag := ref.TagStr()
 	d, err := c.digests.get(ctx, rt.key()+":"+tag, func(ctx context.Context) (string, error) {
 		if d, ok := c.cachedDigest(rt, tag); ok {
 			return d, nil
@@ -36,7 +34,7 @@ func (c *Client) Digest(ctx context.Context, repo, tag string) (string, error) {
 		return d, err
 	})
 	if err != nil {
-		return "", fmt.Errorf("resolve digest %s:%s: %w", repo, tag, err)
+		return "", fmt.Errorf("resolve digest %s: %w", refString(ref), err)
 	}
 	// A digest a tag resolves to exists: Exists need not ask.
 	c.present.put(rt.key()+"@"+d, true, nil)

@@ -41,7 +41,7 @@ func TestMirrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv.Reset()
 			c := newClient(registry.WithMirrors(tc.mirrors))
-			got, err := c.Tags(t.Context(), tc.repo)
+			got, err := c.Tags(t.Context(), registrytest.Repo(t, tc.repo))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestMirrorSchemeIsWhatTheURLSays(t *testing.T) {
 	// a mirror written https must never be spoken to in plain text.
 	c := newClient(registry.WithMirrors(map[string]string{"docker.io": "https://" + srv.Host()}),
 		registry.WithRetry(0, 0))
-	if _, err := c.Tags(t.Context(), "docker.io/library/nginx"); err == nil {
+	if _, err := c.Tags(t.Context(), registrytest.Repo(t, "docker.io/library/nginx")); err == nil {
 		t.Fatal("Tags over https from a plain http server succeeded")
 	}
 	if n := len(srv.Requests()); n != 0 {
@@ -85,7 +85,7 @@ func TestMirrorURLErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(registry.WithMirrors(map[string]string{"docker.io": tc.url}))
-			_, err := c.Tags(t.Context(), "docker.io/library/nginx")
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, "docker.io/library/nginx"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to say %q", err, tc.want)
 			}

@@ -67,7 +67,7 @@ func TestRetries(t *testing.T) {
 				srv.Fail("/tags/list", tc.status, tc.times, tc.header)
 				c := memClient([]*registrytest.Server{srv}, registry.WithRetry(2, cmpOr(tc.maxWait, 20*time.Millisecond)))
 				start := time.Now()
-				_, err := c.Tags(t.Context(), "ghcr.io/acme/api")
+				_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
 				if took := time.Since(start); tc.took > 0 && took != tc.took {
 					t.Errorf("took %s, want %s", took, tc.took)
 				}
@@ -111,10 +111,10 @@ func TestRetryAfterBeyondTheCapRestsTheHost(t *testing.T) {
 		limited.Fail("/tags/list", http.StatusTooManyRequests, 0, http.Header{"Retry-After": {"3600"}})
 		c := memClient([]*registrytest.Server{limited, other},
 			registry.WithMirrors(map[string]string{"ghcr.io": limited.URL(), "quay.io": other.URL()}))
-		if _, err := c.Tags(t.Context(), "ghcr.io/acme/a"); err == nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/a")); err == nil {
 			t.Fatal("Tags on a rate-limited registry succeeded")
 		}
-		_, err := c.Tags(t.Context(), "ghcr.io/acme/b")
+		_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/b"))
 		if err == nil || !strings.Contains(err.Error(), "not asked again before then") {
 			t.Errorf("second lookup: %v, want the rest asked for", err)
 		}
@@ -122,14 +122,14 @@ func TestRetryAfterBeyondTheCapRestsTheHost(t *testing.T) {
 			t.Errorf("rate-limited registry got %d listings, want 1", n)
 		}
 		for _, repo := range []string{"quay.io/acme/a", "quay.io/acme/b"} {
-			if _, err := c.Tags(t.Context(), repo); err != nil {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err != nil {
 				t.Errorf("other host: %v", err)
 			}
 		}
 		// After the hour, the host is asked again.
 		time.Sleep(time.Hour)
 		limited.Reset()
-		if _, err := c.Tags(t.Context(), "ghcr.io/acme/missing"); err == nil || strings.Contains(err.Error(), "not asked again") {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/missing")); err == nil || strings.Contains(err.Error(), "not asked again") {
 			t.Errorf("after the rest: %v, want the registry's own answer", err)
 		}
 	})
@@ -163,7 +163,7 @@ func TestTimeoutsAreRetried(t *testing.T) {
 			registry.WithTransport(&hangFirst{next: registrytest.Transport(srv), seen: map[string]bool{}}),
 			registry.WithRetry(1, 10*time.Millisecond))
 		start := time.Now()
-		tags, err := c.Tags(t.Context(), "ghcr.io/acme/api")
+		tags, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,11 +199,11 @@ func TestGarbledListFailsClearly(t *testing.T) {
 		pushTags(t, srv, "acme/api", "v1")
 		c := memClient([]*registrytest.Server{srv}, registry.WithTransport(garbage{registrytest.Transport(srv)}),
 			registry.WithConcurrency(1))
-		_, err := c.Tags(t.Context(), "ghcr.io/acme/broken")
+		_, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/broken"))
 		if err == nil || !strings.Contains(err.Error(), "tags page") {
 			t.Fatalf("Tags of a garbled list: %v, want an error naming the page", err)
 		}
-		if _, err := c.Tags(t.Context(), "ghcr.io/acme/api"); err != nil {
+		if _, err := c.Tags(t.Context(), registrytest.Repo(t, "ghcr.io/acme/api")); err != nil {
 			t.Fatalf("Tags after a garbled list: %v (the only slot was never freed)", err)
 		}
 	})

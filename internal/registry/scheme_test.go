@@ -34,7 +34,7 @@ func TestOneHostOneScheme(t *testing.T) {
 			t.Fatalf("Err = %v, want the conflict named with both registries", err)
 		}
 		for _, repo := range []string{"docker.io/library/nginx", "ghcr.io/acme/api"} {
-			if _, err := c.Tags(t.Context(), repo); err == nil || !strings.Contains(err.Error(), "two schemes") {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, repo)); err == nil || !strings.Contains(err.Error(), "two schemes") {
 				t.Errorf("Tags %s: %v, want the configuration error", repo, err)
 			}
 		}
@@ -64,7 +64,7 @@ func TestHTTPSNeverDowngraded(t *testing.T) {
 	// connect, and go-containerregistry on its own would then try http.
 	c := newClient(registry.WithTimeout(5*time.Second), registry.WithRetry(0, 0),
 		registry.WithTransport(redirectTo(srv.Listener.Addr().String())))
-	_, err := c.Tags(t.Context(), "10.255.255.1"+port+"/acme/api")
+	_, err := c.Tags(t.Context(), registrytest.Repo(t, "10.255.255.1"+port+"/acme/api"))
 	if err == nil {
 		t.Fatal("Tags over http on a private address succeeded without a mirror saying http://")
 	}
@@ -91,7 +91,7 @@ func TestPlainHTTPBehindHTTPSMirror(t *testing.T) {
 	pushTags(t, srv, "docker.io/library/nginx", "1.26.1")
 	c := newClient(registry.WithRetry(0, 0),
 		registry.WithMirrors(map[string]string{"docker.io": "https://" + srv.Host() + "/docker.io"}))
-	_, err := c.Tags(t.Context(), "docker.io/library/nginx")
+	_, err := c.Tags(t.Context(), registrytest.Repo(t, "docker.io/library/nginx"))
 	want := srv.Host() + " answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "mirror: http://"+srv.Host()) {
 		t.Errorf("Tags = %v, want an error with %q", err, want)

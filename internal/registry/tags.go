@@ -11,31 +11,32 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
-// Tags lists every tag of a repository ("docker.io/library/nginx"),
-// following the registry's pagination to the end. A listing that loops
-// (a page linking to one already read, or a page of tags all listed
-// before) or runs past Limits.Pages fails rather than decide on a partial
-// list.
-func (c *Client) Tags(ctx context.Context, repo string) ([]string, error) {
+// Tags lists every tag of a repository, following the registry's
+// pagination to the end. A listing that loops (a page linking to one
+// already read, or a page of tags all listed before) or runs past
+// Limits.Pages fails rather than decide on a partial list.
+func (c *Client) Tags(ctx context.Context, repo name.Repository) ([]string, error) {
 	rt, err := c.route(repo)
 	if err != nil {
-		return nil, fmt.Errorf("list tags %s: %w", repo, err)
+		return nil, fmt.Errorf("list tags %s: %w", imagename.String(repo), err)
 	}
 	tags, err := c.tags.get(ctx, rt.key(), func(ctx context.Context) ([]string, error) {
 		if c.o.cache != nil {
 			return c.cachedTags(ctx, rt)
 		}
 		tags, _, _, err := c.listTags(ctx, rt, nil)
-		c.log.Debug("listed tags", "repo", repo, "from", rt.key(), "tags", len(tags), "error", err)
+		c.log.Debug("listed tags", "repo", imagename.String(repo), "from", rt.key(), "tags", len(tags), "error", err)
 		return tags, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list tags %s: %w", repo, err)
+		return nil, fmt.Errorf("list tags %s: %w", imagename.String(repo), err)
 	}
 	return slices.Clone(tags), nil
 }

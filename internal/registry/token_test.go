@@ -40,10 +40,10 @@ func lookupEach(t *testing.T, c *registry.Client, repos []string) {
 	var wg sync.WaitGroup
 	for _, r := range repos {
 		wg.Go(func() {
-			if _, err := c.Tags(t.Context(), r); err != nil {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, r)); err != nil {
 				t.Error(err)
 			}
-			if _, err := c.Digest(t.Context(), r, "1.0.0"); err != nil {
+			if _, err := c.Digest(t.Context(), registrytest.Tag(t, r, "1.0.0")); err != nil {
 				t.Error(err)
 			}
 		})
@@ -79,7 +79,7 @@ func TestOneProbeAndSharedTokens(t *testing.T) {
 				srv, repos := tokenServer(t, 100, appName)
 				c := memClient([]*registrytest.Server{srv})
 				if tc.expect {
-					c.Expect(repos...)
+					c.Expect(registrytest.Repos(t, repos...)...)
 				}
 				lookupEach(t, c, repos)
 
@@ -119,15 +119,15 @@ func TestExpiredTokenRefreshedForItsGroup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, repos := tokenServer(t, 40, appName)
 		c := memClient([]*registrytest.Server{srv})
-		c.Expect(repos...)
+		c.Expect(registrytest.Repos(t, repos...)...)
 		for _, r := range repos {
-			if _, err := c.Tags(t.Context(), r); err != nil {
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, r)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		time.Sleep(6 * time.Minute) // the tokens live 5
 		for _, r := range repos {
-			if _, err := c.Digest(t.Context(), r, "1.0.0"); err != nil {
+			if _, err := c.Digest(t.Context(), registrytest.Tag(t, r, "1.0.0")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -155,7 +155,7 @@ func TestTokenURLsStayShort(t *testing.T) {
 		}
 		srv, repos := tokenServer(t, 64, long)
 		c := memClient([]*registrytest.Server{srv})
-		c.Expect(repos...)
+		c.Expect(registrytest.Repos(t, repos...)...)
 		lookupEach(t, c, repos)
 		n := 0
 		for _, r := range srv.Requests() {
@@ -181,9 +181,9 @@ func TestDeniedRepositoryFailsAlone(t *testing.T) {
 		srv, repos := tokenServer(t, 10, appName)
 		srv.DenyScope(appName(3))
 		c := memClient([]*registrytest.Server{srv})
-		c.Expect(repos...)
+		c.Expect(registrytest.Repos(t, repos...)...)
 		for i, r := range repos {
-			_, err := c.Tags(t.Context(), r)
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, r))
 			if i == 3 {
 				if err == nil || !strings.Contains(err.Error(), "denied") {
 					t.Errorf("%s: %v, want it denied", r, err)

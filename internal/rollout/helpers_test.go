@@ -11,7 +11,10 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/rollout"
@@ -122,8 +125,9 @@ func (s statuses) Statuses(_ context.Context, commit string) (map[string]string,
 // registry answers digests.
 type registry struct{}
 
-func (registry) Tags(context.Context, string) ([]string, error) { return nil, nil }
-func (registry) Digest(_ context.Context, repo, tag string) (string, error) {
+func (registry) Tags(context.Context, name.Repository) ([]string, error) { return nil, nil }
+func (registry) Digest(_ context.Context, ref name.Tag) (string, error) {
+	repo, tag := imagename.String(ref.Context()), ref.TagStr()
 	return "sha256:" + strings.Repeat(fmt.Sprintf("%x", len(repo+tag)%16), 64), nil
 }
 
@@ -180,7 +184,11 @@ func updateLines(p *plan.Plan) []string {
 		for _, l := range u.Locations {
 			locs = append(locs, fmt.Sprintf("%s:%d", l.File, l.Line))
 		}
-		s := fmt.Sprintf("%s %s %s -> %s env=%s group=%s %v", u.Kind, u.Image, u.From, u.To, u.Environment, u.Group, locs)
+		img := u.Image
+		if got := imagename.String(u.Repo); got != img {
+			img += " (Repo " + got + ")" // the name a PR body's details are looked up with
+		}
+		s := fmt.Sprintf("%s %s %s -> %s env=%s group=%s %v", u.Kind, img, u.From, u.To, u.Environment, u.Group, locs)
 		for _, e := range u.Grounds {
 			s += "\n  " + e
 		}

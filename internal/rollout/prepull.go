@@ -152,7 +152,7 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 			needed[s.entry] = true
 		}
 	}
-	drop := map[int]bool{}
+	var drop []*staged
 	var add []plan.Update
 	for _, s := range stages {
 		u := &a.p.Updates[s.i]
@@ -160,15 +160,15 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 		case phasePrepull:
 			e := s.entry
 			add = append(add, plan.Update{
-				Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest,
+				Image: u.Image, Repo: u.Repo, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest,
 				Kind: plan.KindPrepull, Environment: u.Environment, Locations: u.Locations,
 				Grounds: []string{fmt.Sprintf("Each rollout pull request opens once its image has been in the DaemonSet on the default branch for %s (prepull.lead).", span(lead))},
 				Files:   []plan.FileEdit{{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry { return append(es, e) })}},
 			})
-			drop[s.i] = true
+			drop = append(drop, s)
 		case phaseLead:
 			a.hold([]*staged{s}, a.leadNote(s, lead))
-			drop[s.i] = true
+			drop = append(drop, s)
 		case phaseReady:
 			img := s.entry.Image
 			u.Grounds = append(slices.Clip(u.Grounds), fmt.Sprintf("`%s` has been pre-pulled on the nodes since %s (commit `%s`), longer than the lead of %s; this also removes it from the pre-pull DaemonSet.",
@@ -178,13 +178,8 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 			})})
 		}
 	}
-	var keep []plan.Update
-	for i, u := range a.p.Updates {
-		if !drop[i] {
-			keep = append(keep, u)
-		}
-	}
-	a.p.Updates = append(keep, add...)
+	a.remove(drop)
+	a.p.Updates = append(a.p.Updates, add...)
 }
 
 // leadNote says since when an image is pre-pulled and when it rolls out.

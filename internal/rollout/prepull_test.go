@@ -47,7 +47,7 @@ func updates(refs []scan.Ref) []plan.Update {
 	to := map[string]string{"ghcr.io/acme/api": "v2.0.0", "ghcr.io/acme/worker": "build-11", "ghcr.io/acme/builder": "build-100", "docker.io/library/nginx": "1.26.1"}
 	var ups []plan.Update
 	for _, r := range refs {
-		u := plan.Update{Image: r.Image, From: r.Tag, To: to[r.Image], Type: "major",
+		u := plan.Update{Image: r.Image, Repo: r.Repo, From: r.Tag, To: to[r.Image], Type: "major",
 			Changes: []plan.Change{{Ref: r, Tag: to[r.Image]}}, Locations: []scan.Location{r.Location}}
 		if strings.HasPrefix(r.Image, "ghcr.io/acme/w") || strings.HasPrefix(r.Image, "ghcr.io/acme/b") {
 			u.Group = "acme"

@@ -242,7 +242,7 @@ func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl 
 		if slices.ContainsFunc(rs, func(r scan.Ref) bool { return r.Digest != "" }) {
 			digest = v.Digest
 			if digest == "" {
-				d, err := a.o.Registry.Digest(ctx, tl.key.img, v.Tag)
+				d, err := a.o.Registry.Digest(ctx, rs[0].Repo.Tag(v.Tag))
 				if err != nil {
 					a.problem(rs, "promotion of %s: digest of %s: %v", tl.key.img, v.Tag, err)
 					continue
@@ -251,7 +251,7 @@ func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl 
 			}
 		}
 		up := plan.Update{
-			Image: tl.key.img, From: from, To: v.Tag, Type: policy.Type(from, v.Tag),
+			Image: tl.key.img, Repo: rs[0].Repo, From: from, To: v.Tag, Type: policy.Type(from, v.Tag),
 			Kind: plan.KindPromotion, Environment: env.Name, Grounds: tl.proposal.evidence,
 		}
 		if g := a.cfg.GroupFor(tl.key.img); g != nil {

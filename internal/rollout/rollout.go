@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -79,7 +78,7 @@ func Apply(ctx context.Context, p *plan.Plan, refs []scan.Ref, o Options) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	a.sort()
+	a.p.Sort()
 	return nil
 }
 
@@ -155,8 +154,7 @@ func (a *applier) newer(img, from, to string) (newer, known bool) {
 // noticeFor finds the plan's notice of a reference.
 func (a *applier) noticeFor(r scan.Ref) *plan.Notice {
 	for i := range a.p.Notices {
-		n := &a.p.Notices[i]
-		if n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag {
+		if n := &a.p.Notices[i]; isNoticeOf(*n, r) {
 			return n
 		}
 	}
@@ -166,29 +164,19 @@ func (a *applier) noticeFor(r scan.Ref) *plan.Notice {
 // dropNotices removes the notices of references that became locations.
 func (a *applier) dropNotices(refs []scan.Ref) {
 	a.p.Notices = slices.DeleteFunc(a.p.Notices, func(n plan.Notice) bool {
-		return slices.ContainsFunc(refs, func(r scan.Ref) bool {
-			return n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag
-		})
+		return slices.ContainsFunc(refs, func(r scan.Ref) bool { return isNoticeOf(n, r) })
 	})
+}
+
+// isNoticeOf reports whether n is the notice the plan left on r.
+func isNoticeOf(n plan.Notice, r scan.Ref) bool {
+	return n.File == r.File && n.Line == r.Line && n.Image == r.Image && n.Tag == r.Tag
 }
 
 // problem reports a lookup that failed for refs.
 func (a *applier) problem(refs []scan.Ref, format string, args ...any) {
 	r := refs[0]
 	a.p.Problems = append(a.p.Problems, plan.Problem{File: r.File, Line: r.Line, Message: fmt.Sprintf(format, args...), Failed: true, Image: r.Image})
-}
-
-// sort keeps the plan in the order plan.Build gives it.
-func (a *applier) sort() {
-	slices.SortFunc(a.p.Updates, func(x, y plan.Update) int {
-		return cmp.Or(strings.Compare(x.Image, y.Image), strings.Compare(x.Kind, y.Kind), strings.Compare(x.Environment, y.Environment), strings.Compare(x.From, y.From))
-	})
-	slices.SortFunc(a.p.Notices, func(x, y plan.Notice) int {
-		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), strings.Compare(x.Image, y.Image), strings.Compare(x.Tag, y.Tag))
-	})
-	slices.SortFunc(a.p.Problems, func(x, y plan.Problem) int {
-		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), strings.Compare(x.Message, y.Message))
-	})
 }
 
 // span writes a duration as a person would: "24h", "30m", "3d", "1h30m".

@@ -51,9 +51,9 @@ func (w *walker) helm(m *kyaml.Node) {
 		img = strings.TrimSuffix(reg.Value, "/") + "/" + img
 	}
 	// Some charts write `tag: 1.2.3@sha256:...`: parse it as a reference tail.
-	p, err := parseRef("x:" + tag.Value)
+	p, err := splitRef("x:" + tag.Value)
 	if err == nil {
-		err = checkName(img)
+		p.repo, err = parseName(img)
 	}
 	d := mapValue(m, "digest")
 	if err == nil && p.digest == "" && d != nil && hasValue(d) {
@@ -72,6 +72,7 @@ func (w *walker) helm(m *kyaml.Node) {
 		Location: w.at(tag),
 		Kind:     KindHelm,
 		Name:     img,
+		Repo:     p.repo,
 		Tag:      p.tag,
 		Digest:   p.digest,
 	}

@@ -3,6 +3,7 @@ package scan
 import (
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -44,11 +45,12 @@ func (w *walker) kustomizeEntry(e *kyaml.Node) {
 		return
 	}
 	w.seen[at] = true
-	if err := checkEntry(img, tag, dig); err != nil {
+	repo, err := checkEntry(img, tag, dig)
+	if err != nil {
 		w.skip(w.at(at), KindKustomize, entryValue(img, tag, dig), err.Error())
 		return
 	}
-	ref := Ref{Location: w.at(at), Kind: KindKustomize, Name: img}
+	ref := Ref{Location: w.at(at), Kind: KindKustomize, Name: img, Repo: repo}
 	if tag != nil {
 		span, ok := w.span(tag)
 		if !ok {
@@ -67,23 +69,25 @@ func (w *walker) kustomizeEntry(e *kyaml.Node) {
 	w.add(ref)
 }
 
-// checkEntry validates each part of a kustomize entry on its own terms.
-func checkEntry(img string, tag, dig *kyaml.Node) error {
-	if err := checkName(img); err != nil {
-		return err
+// checkEntry validates each part of a kustomize entry on its own terms,
+// and returns the name parsed.
+func checkEntry(img string, tag, dig *kyaml.Node) (name.Repository, error) {
+	repo, err := parseName(img)
+	if err != nil {
+		return repo, err
 	}
 	if tag != nil {
 		if strings.ContainsAny(tag.Value, "\n\r") {
-			return errSeveralLines
+			return repo, errSeveralLines
 		}
 		if err := checkTag(tag.Value); err != nil {
-			return err
+			return repo, err
 		}
 	}
 	if dig != nil {
-		return checkDigest(dig.Value)
+		return repo, checkDigest(dig.Value)
 	}
-	return nil
+	return repo, nil
 }
 
 // entryValue spells a kustomize entry as one reference, for a notice.

@@ -32,7 +32,8 @@ func (w *walker) marker(n *kyaml.Node) {
 		w.problem(n, "marker %s names no image (want `# imagebot: tag <image>`)", quote(n.LineComment))
 		return
 	}
-	if err := checkName(m[2]); err != nil {
+	repo, err := parseName(m[2])
+	if err != nil {
 		w.problem(n, "marker: %v (want `# imagebot: tag <image>`)", err)
 		return
 	}
@@ -53,6 +54,7 @@ func (w *walker) marker(n *kyaml.Node) {
 		Location: w.at(n),
 		Kind:     KindMarker,
 		Name:     m[2],
+		Repo:     repo,
 		Tag:      n.Value,
 		TagField: Field{Span: span, OK: true, Scalar: n.Style == 0},
 	})

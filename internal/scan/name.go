@@ -7,20 +7,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
-func normalize(repo string) (string, error) {
-	r, err := name.NewRepository(repo)
-	if err != nil {
-		return "", err
-	}
-	return trimDockerIO(r.Name()), nil
-}
-
 // parsed is a reference string split into its parts, with byte offsets
-// relative to the start of the string.
+// relative to the start of the string, and its name parsed.
 type parsed struct {
 	name, tag, digest     string
+	repo                  name.Repository
 	tagStart, digestStart int // -1 when absent
 }
 
@@ -29,6 +24,18 @@ type parsed struct {
 // reference (variables, templates, prose) is an error, which says why in a
 // sentence short enough for a message whatever the value's length.
 func parseRef(s string) (parsed, error) {
+	p, err := splitRef(s)
+	if err != nil {
+		return p, err
+	}
+	p.repo, err = parseName(p.name)
+	return p, err
+}
+
+// splitRef is parseRef but for the name, which it splits off unchecked: a
+// Helm map's tag is parsed as the tail of a reference whose name is
+// elsewhere.
+func splitRef(s string) (parsed, error) {
 	p := parsed{tagStart: -1, digestStart: -1}
 	if strings.ContainsAny(s, "\n\r") {
 		return p, errSeveralLines
@@ -46,9 +53,6 @@ func parseRef(s string) (parsed, error) {
 		if err := checkTag(p.tag); err != nil {
 			return p, err
 		}
-	}
-	if err := checkName(p.name); err != nil {
-		return p, err
 	}
 	return p, nil
 }
@@ -76,15 +80,18 @@ func checkDigest(d string) error {
 	return nil
 }
 
-func checkName(n string) error {
+// parseName parses an image name, once for the whole pipeline: the
+// reference carries the result (Ref.Repo).
+func parseName(n string) (name.Repository, error) {
 	if n == "" {
-		return errors.New("no image name before the tag")
+		return name.Repository{}, errors.New("no image name before the tag")
 	}
-	if _, err := name.NewRepository(n); err != nil {
+	r, err := imagename.Parse(n)
+	if err != nil {
 		if len(n) > 255 {
-			return fmt.Errorf("image name is %d characters long, more than 255", len(n))
+			return r, fmt.Errorf("image name is %d characters long, more than 255", len(n))
 		}
-		return fmt.Errorf("image name %s is not [registry[:port]/]path with lowercase letters, digits, '.', '_', '-' and '/'", quote(n))
+		return r, fmt.Errorf("image name %s is not [registry[:port]/]path with lowercase letters, digits, '.', '_', '-' and '/'", quote(n))
 	}
-	return nil
+	return r, nil
 }

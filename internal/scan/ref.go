@@ -2,7 +2,8 @@ package scan
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // Kind says which construct an image reference was found in.
@@ -55,9 +56,14 @@ type Ref struct {
 	Kind Kind
 	// Name is the repository as written, with its registry when one was
 	// written ("nginx", "ghcr.io/acme/api"); for kustomize it is newName when
-	// set. Image is the same name normalized as Docker does
-	// ("docker.io/library/nginx").
-	Name  string
+	// set. The rewriter keeps it as it is.
+	Name string
+	// Repo is Name parsed, here and only here, and normalized: every
+	// spelling of one repository is one value, which the plan groups by
+	// and asks the registry with.
+	Repo name.Repository
+	// Image is Repo as imagebot prints it, keys policies by, and names
+	// branches and markers with ("docker.io/library/nginx").
 	Image string
 	// Tag and Digest are the current values as written; either may be "".
 	Tag    string
@@ -88,16 +94,3 @@ type Problem struct {
 func (p Problem) Error() string { return p.Location.String() + ": " + p.Err.Error() }
 
 func (p Problem) Unwrap() error { return p.Err }
-
-// NormalizeName returns a repository name in Docker's canonical spelling:
-// "nginx" -> "docker.io/library/nginx", "index.docker.io/x/y" -> "docker.io/x/y".
-func NormalizeName(repo string) (string, error) {
-	return normalize(repo)
-}
-
-func trimDockerIO(s string) string {
-	if rest, ok := strings.CutPrefix(s, "index.docker.io/"); ok {
-		return "docker.io/" + rest
-	}
-	return s
-}

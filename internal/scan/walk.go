@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 type walker struct {
@@ -90,6 +92,7 @@ func (w *walker) refString(v *kyaml.Node, kind Kind) {
 		Location: w.at(v),
 		Kind:     kind,
 		Name:     p.name,
+		Repo:     p.repo,
 		Tag:      p.tag,
 		Digest:   p.digest,
 	}
@@ -113,17 +116,9 @@ func stringFields(span Span, p parsed) (tag, digest Field) {
 	return tag, digest
 }
 
+// add keeps a reference whose name was parsed (r.Repo).
 func (w *walker) add(r Ref) {
-	img, err := normalize(r.Name)
-	if err != nil {
-		why := "not a valid image name"
-		if err := checkName(r.Name); err != nil {
-			why = err.Error()
-		}
-		w.skip(r.Location, r.Kind, r.String(), why)
-		return
-	}
-	r.Image = img
+	r.Image = imagename.String(r.Repo)
 	w.refs = append(w.refs, r)
 }
 

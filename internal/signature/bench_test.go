@@ -3,6 +3,7 @@ package signature_test
 import (
 	"testing"
 
+	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkVerify(b *testing.B) {
 			f := newFetcher()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := v.Verify(b.Context(), f, w.name, w.digest); err != nil {
+				if _, err := v.Verify(b.Context(), f, registrytest.Digest(b, w.name, w.digest)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -79,7 +79,7 @@ func TestVerifyCost(t *testing.T) {
 			w := newWorld(t, tc.referrersAPI)
 			tc.sign(t, w)
 			w.srv.Reset()
-			_, _ = v.Verify(context.Background(), newFetcher(), w.name, w.digest)
+			_, _ = v.Verify(context.Background(), newFetcher(), registrytest.Digest(t, w.name, w.digest))
 			if diff := cmp.Diff(tc.want, count(w.srv)); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
@@ -91,13 +91,13 @@ func TestVerifyCost(t *testing.T) {
 func sigTagLayers(t testing.TB, w *world, digest string) []registrytest.CosignSignature {
 	t.Helper()
 	f := newFetcher()
-	body, _, err := f.Manifest(context.Background(), w.name, registrytest.SigTag(digest))
+	body, _, err := f.Manifest(context.Background(), registrytest.Tag(t, w.name, registrytest.SigTag(digest)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sigs []registrytest.CosignSignature
 	for _, l := range mustManifest(t, body).Layers {
-		payload, err := f.Blob(context.Background(), w.name, l.Digest.String())
+		payload, err := f.Blob(context.Background(), registrytest.Digest(t, w.name, l.Digest.String()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,28 +3,30 @@ package signature
 import (
 	"context"
 	"errors"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // Fetcher is what verification needs from a registry. internal/registry's
 // client implements it with its caching, request counting, size caps and
 // credentials; tests implement it over go-containerregistry's remote.
 //
-// repo is a normalized repository name ("ghcr.io/acme/api"). An answer the
+// Names come parsed (internal/scan parsed them once). An answer the
 // registry does not have (404, MANIFEST_UNKNOWN, BLOB_UNKNOWN) must wrap
 // ErrNotFound: a missing signature then reads as "unsigned", while any
 // other error (registry down, denied) leaves the digest unverified.
 type Fetcher interface {
 	// Manifest returns the manifest ref (a tag or a digest) names and its
 	// media type.
-	Manifest(ctx context.Context, repo, ref string) (body []byte, mediaType string, err error)
-	// Blob returns the content of the blob digest.
-	Blob(ctx context.Context, repo, digest string) ([]byte, error)
+	Manifest(ctx context.Context, ref name.Reference) (body []byte, mediaType string, err error)
+	// Blob returns the content of the blob ref names.
+	Blob(ctx context.Context, ref name.Digest) ([]byte, error)
 	// Referrers returns the OCI 1.1 referrers index of digest (GET
 	// /v2/<name>/referrers/<digest>?artifactType=...). The registry may
 	// ignore the filter. It wraps ErrNoReferrersAPI when the registry lacks
 	// the API (a 404 from the endpoint), never ErrNotFound: a registry with
 	// the API answers an empty index for a digest without referrers.
-	Referrers(ctx context.Context, repo, digest, artifactType string) ([]byte, error)
+	Referrers(ctx context.Context, ref name.Digest, artifactType string) ([]byte, error)
 }
 
 var (

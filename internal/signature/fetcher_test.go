@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -36,28 +35,16 @@ func newFetcher() remoteFetcher {
 	return remoteFetcher{puller: p}
 }
 
-func (f remoteFetcher) Manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
-	sep := ":"
-	if strings.Contains(ref, ":") {
-		sep = "@"
-	}
-	r, err := name.ParseReference(repo + sep + ref)
-	if err != nil {
-		return nil, "", err
-	}
-	d, err := f.puller.Get(ctx, r)
+func (f remoteFetcher) Manifest(ctx context.Context, ref name.Reference) ([]byte, string, error) {
+	d, err := f.puller.Get(ctx, ref)
 	if err != nil {
 		return nil, "", notFound(err)
 	}
 	return d.Manifest, string(d.MediaType), nil
 }
 
-func (f remoteFetcher) Blob(ctx context.Context, repo, digest string) ([]byte, error) {
-	d, err := name.NewDigest(repo + "@" + digest)
-	if err != nil {
-		return nil, err
-	}
-	l, err := f.puller.Layer(ctx, d)
+func (f remoteFetcher) Blob(ctx context.Context, ref name.Digest) ([]byte, error) {
+	l, err := f.puller.Layer(ctx, ref)
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -69,12 +56,9 @@ func (f remoteFetcher) Blob(ctx context.Context, repo, digest string) ([]byte, e
 	return io.ReadAll(rc)
 }
 
-func (f remoteFetcher) Referrers(ctx context.Context, repo, digest, artifactType string) ([]byte, error) {
-	r, err := name.NewRepository(repo)
-	if err != nil {
-		return nil, err
-	}
-	u := fmt.Sprintf("%s://%s/v2/%s/referrers/%s?artifactType=%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), digest, url.QueryEscape(artifactType))
+func (f remoteFetcher) Referrers(ctx context.Context, ref name.Digest, artifactType string) ([]byte, error) {
+	r := ref.Context()
+	u := fmt.Sprintf("%s://%s/v2/%s/referrers/%s?artifactType=%s", r.Scheme(), r.RegistryStr(), r.RepositoryStr(), ref.DigestStr(), url.QueryEscape(artifactType))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -30,11 +31,11 @@ func referrersTag(digest v1.Hash) string { return digest.Algorithm + "-" + diges
 // referrers of digest: one referrers GET (plus the fallback tag's manifest
 // GET without the API), then a manifest and a blob GET per bundle
 // examined.
-func (v *Verifier) fromReferrers(ctx context.Context, f Fetcher, repo string, digest v1.Hash, rs *results) error {
-	body, err := f.Referrers(ctx, repo, digest.String(), bundleArtifactType)
+func (v *Verifier) fromReferrers(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, rs *results) error {
+	body, err := f.Referrers(ctx, repo.Digest(digest.String()), bundleArtifactType)
 	if errors.Is(err, ErrNoReferrersAPI) {
 		tag := referrersTag(digest)
-		body, _, err = f.Manifest(ctx, repo, tag)
+		body, _, err = f.Manifest(ctx, repo.Tag(tag))
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -83,8 +84,8 @@ func isSignatureReferrer(d v1.Descriptor) bool {
 }
 
 // checkReferrer checks the Sigstore bundle in one referrer manifest.
-func (v *Verifier) checkReferrer(ctx context.Context, f Fetcher, repo string, digest v1.Hash, d v1.Descriptor, rs *results) error {
-	body, _, err := f.Manifest(ctx, repo, d.Digest.String())
+func (v *Verifier) checkReferrer(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, d v1.Descriptor, rs *results) error {
+	body, _, err := f.Manifest(ctx, repo.Digest(d.Digest.String()))
 	if errors.Is(err, ErrNotFound) {
 		return nil // listed but deleted since: as if not listed
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
@@ -19,9 +20,9 @@ func sigTag(digest v1.Hash) string { return digest.Algorithm + "-" + digest.Hex 
 // fromSigTag looks for an acceptable signature in the classic .sig
 // manifest: one manifest GET, then one blob GET per layer examined. No
 // such manifest adds nothing to rs.
-func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo string, digest v1.Hash, rs *results) error {
+func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, rs *results) error {
 	tag := sigTag(digest)
-	body, _, err := f.Manifest(ctx, repo, tag)
+	body, _, err := f.Manifest(ctx, repo.Tag(tag))
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -57,7 +58,7 @@ func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo string, diges
 }
 
 // checkLayer checks one signature layer of the .sig manifest.
-func (v *Verifier) checkLayer(ctx context.Context, f Fetcher, repo string, digest v1.Hash, l v1.Descriptor, rs *results) error {
+func (v *Verifier) checkLayer(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, l v1.Descriptor, rs *results) error {
 	payload, err := fetchBlob(ctx, f, repo, l, maxPayload)
 	if errors.Is(err, ErrNotFound) {
 		rs.reject(MethodSigTag, "payload blob %s is missing", l.Digest)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
@@ -52,7 +53,7 @@ func TestKeylessNeedsSCTWhenTrustRootHasCTLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = v.Verify(t.Context(), newFetcher(), w.name, w.digest)
+	_, err = v.Verify(t.Context(), newFetcher(), registrytest.Digest(t, w.name, w.digest))
 	if !errors.Is(err, signature.ErrRejected) || !strings.Contains(err.Error(), "signed certificate timestamp") {
 		t.Fatalf("Verify error = %v; want a rejection for the missing SCT", err)
 	}

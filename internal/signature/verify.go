@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // Bounds on what one digest's check reads, whatever the registry holds.
@@ -17,17 +20,18 @@ const (
 	maxPayload = 256 << 10
 )
 
-// Verify checks that digest ("sha256:<hex>") in repo carries a signature
-// the policy accepts, first in the classic .sig tag, then among the
+// Verify checks that the image ref names ("...@sha256:<hex>") carries a
+// signature the policy accepts, first in the classic .sig tag, then among the
 // digest's OCI 1.1 referrers. The error wraps ErrUnsigned when there is no
 // signature at all, is a *RejectedError (errors.Is ErrRejected) when
 // there are signatures but none acceptable, and is any other error when
 // the registry could not be read: then the digest is neither known to be
 // signed nor unsigned.
-func (v *Verifier) Verify(ctx context.Context, f Fetcher, repo, digest string) (Evidence, error) {
+func (v *Verifier) Verify(ctx context.Context, f Fetcher, ref name.Digest) (Evidence, error) {
+	repo, digest := ref.Context(), ref.DigestStr()
 	h, err := v1.NewHash(digest)
 	if err != nil {
-		return Evidence{}, fmt.Errorf("verify signature of %s@%s: %w", repo, digest, err)
+		return Evidence{}, fmt.Errorf("verify signature of %s@%s: %w", imagename.String(repo), digest, err)
 	}
 	var rs results
 	var errs []error
@@ -45,7 +49,7 @@ func (v *Verifier) Verify(ctx context.Context, f Fetcher, repo, digest string) (
 	case rs.accepted != nil:
 		return *rs.accepted, nil
 	case len(errs) > 0:
-		return Evidence{}, fmt.Errorf("verify signature of %s@%s: %w", repo, digest, errors.Join(errs...))
+		return Evidence{}, fmt.Errorf("verify signature of %s@%s: %w", imagename.String(repo), digest, errors.Join(errs...))
 	case len(rs.rejected) > 0:
 		return Evidence{}, &RejectedError{Want: v.want, Rejections: rs.rejected}
 	}
@@ -79,11 +83,11 @@ func (e *badBlobError) Error() string { return e.reason }
 // fetchBlob fetches the blob d describes, unless it is larger than limit:
 // a signature never is, and the size in the manifest is known before any
 // byte is read.
-func fetchBlob(ctx context.Context, f Fetcher, repo string, d v1.Descriptor, limit int64) ([]byte, error) {
+func fetchBlob(ctx context.Context, f Fetcher, repo name.Repository, d v1.Descriptor, limit int64) ([]byte, error) {
 	if d.Size > limit {
 		return nil, &badBlobError{fmt.Sprintf("blob %s is %d bytes, more than the %d a signature may take", d.Digest, d.Size, limit)}
 	}
-	b, err := f.Blob(ctx, repo, d.Digest.String())
+	b, err := f.Blob(ctx, repo.Digest(d.Digest.String()))
 	if err != nil {
 		return nil, fmt.Errorf("fetch blob %s: %w", d.Digest, err)
 	}

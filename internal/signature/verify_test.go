@@ -286,7 +286,7 @@ func TestVerify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := v.Verify(context.Background(), newFetcher(), w.name, w.digest)
+			got, err := v.Verify(context.Background(), newFetcher(), registrytest.Digest(t, w.name, w.digest))
 			if tc.wantErr == nil {
 				if err != nil {
 					t.Fatalf("Verify: %v", err)
@@ -327,7 +327,7 @@ func TestVerifyRegistryErrors(t *testing.T) {
 		w := newWorld(t, true)
 		pushBundle(t, w.srv, repo, w.digest, keyBundle(t, priv, statement(w.name, w.digest, signPredicate)), signPredicate)
 		w.srv.Fail(".sig", http.StatusServiceUnavailable, 0, nil)
-		got, err := v.Verify(context.Background(), newFetcher(), w.name, w.digest)
+		got, err := v.Verify(context.Background(), newFetcher(), registrytest.Digest(t, w.name, w.digest))
 		if err != nil || got.Method != "referrer" {
 			t.Fatalf("Verify = %+v, %v; want the referrer's evidence", got, err)
 		}
@@ -336,7 +336,7 @@ func TestVerifyRegistryErrors(t *testing.T) {
 	t.Run("a registry error is neither unsigned nor rejected", func(t *testing.T) {
 		w := newWorld(t, true)
 		w.srv.Fail("/referrers/", http.StatusServiceUnavailable, 0, nil)
-		_, err := v.Verify(context.Background(), newFetcher(), w.name, w.digest)
+		_, err := v.Verify(context.Background(), newFetcher(), registrytest.Digest(t, w.name, w.digest))
 		if err == nil || errors.Is(err, signature.ErrUnsigned) || errors.Is(err, signature.ErrRejected) {
 			t.Fatalf("Verify error = %v; want a registry error", err)
 		}

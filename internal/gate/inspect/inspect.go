@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/sigstore/sigstore-go/pkg/root"
 
 	"github.com/imagebot/imagebot/internal/gate"
@@ -21,8 +22,8 @@ import (
 // (internal/registry's Client).
 type Registry interface {
 	signature.Fetcher
-	Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error)
-	Exists(ctx context.Context, repo, digest string) (bool, error)
+	Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error)
+	Exists(ctx context.Context, ref name.Digest) (bool, error)
 }
 
 // Inspector answers the plan's gates. It is safe for concurrent use; make
@@ -86,25 +87,25 @@ func defaultCacheDir() string {
 }
 
 // Facts is the registry's Facts.
-func (i *Inspector) Facts(ctx context.Context, repo, ref string, need gate.Need) (gate.Facts, error) {
-	return i.reg.Facts(ctx, repo, ref, need)
+func (i *Inspector) Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error) {
+	return i.reg.Facts(ctx, ref, need)
 }
 
 // Exists is the registry's Exists.
-func (i *Inspector) Exists(ctx context.Context, repo, digest string) (bool, error) {
-	return i.reg.Exists(ctx, repo, digest)
+func (i *Inspector) Exists(ctx context.Context, ref name.Digest) (bool, error) {
+	return i.reg.Exists(ctx, ref)
 }
 
-// Verify checks that repo@digest carries a signature sig accepts. The
+// Verify checks that the image ref names carries a signature sig accepts. The
 // error wraps gate.ErrUnsigned when there is none, gate.ErrRejected when
 // none is acceptable (saying whose were found and what was wanted), and is
 // any other error when the policy or the registry failed.
-func (i *Inspector) Verify(ctx context.Context, repo, digest string, sig gate.Signature) (gate.Signer, error) {
+func (i *Inspector) Verify(ctx context.Context, ref name.Digest, sig gate.Signature) (gate.Signer, error) {
 	v, err := i.verifier(ctx, sig)
 	if err != nil {
 		return gate.Signer{}, err
 	}
-	ev, err := v.Verify(ctx, i.reg, repo, digest)
+	ev, err := v.Verify(ctx, i.reg, ref)
 	var rej *signature.RejectedError
 	switch {
 	case err == nil:

@@ -92,7 +92,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ins.Verify(t.Context(), repo, tc.digest, tc.sig)
+			got, err := ins.Verify(t.Context(), registrytest.Digest(t, repo, tc.digest), tc.sig)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
 				t.Fatalf("Verify = %v, want %v", err, tc.wantErr)
 			}

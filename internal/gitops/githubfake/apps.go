@@ -40,7 +40,7 @@ type installation struct {
 }
 
 func (i *installation) covers(owner, name string) bool {
-	return slices.Contains(i.repos, strings.ToLower(owner+"/"+name))
+	return slices.Contains(i.repos, repoKey(owner, name))
 }
 
 // issued is an installation token and when it stops working.
@@ -129,7 +129,7 @@ func (s *Server) repoInstallation(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, inst := range s.installations {
-		if inst.app == a && inst.covers(owner, name) && s.repos[strings.ToLower(owner+"/"+name)] != nil {
+		if inst.app == a && inst.covers(owner, name) && s.repos[repoKey(owner, name)] != nil {
 			account := user(owner)
 			account.Type = "Organization"
 			writeJSON(w, http.StatusOK, installationJSON{

@@ -18,19 +18,22 @@ import (
 // author, committer or signature is authored by the bot and signed with
 // the fake's web-flow key, as GitHub signs them, and shows as verified.
 
-// gitData resolves the repository and its GitData; the caller holds s.mu.
-func (s *Server) gitData(w http.ResponseWriter, req *http.Request) (*repo, GitData, storer.EncodedObjectStorer) {
-	r := s.repoOf(w, req)
+// lockGit is lockRepo for the Git Data API: it resolves the repository's
+// GitData and object store too.
+func (s *Server) lockGit(w http.ResponseWriter, req *http.Request, in any) (*repo, GitData, storer.EncodedObjectStorer) {
+	r := s.lockRepo(w, req, in)
 	if r == nil {
 		return nil, nil, nil
 	}
 	gd, ok := r.git.(GitData)
 	if !ok {
+		s.mu.Unlock()
 		notFound(w, req)
 		return nil, nil, nil
 	}
 	st, err := gd.Objects(r.owner, r.name)
 	if err != nil {
+		s.mu.Unlock()
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return nil, nil, nil
 	}
@@ -42,15 +45,11 @@ func (s *Server) createBlob(w http.ResponseWriter, req *http.Request) {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, _, st := s.gitData(w, req)
+	r, _, st := s.lockGit(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	if in.Content == nil {
 		writeInvalid(w, fieldError{Resource: "Blob", Field: "content", Code: "missing_field"})
 		return
@@ -92,15 +91,11 @@ func (s *Server) createTree(w http.ResponseWriter, req *http.Request) {
 		BaseTree string          `json:"base_tree"`
 		Tree     []treeEntryJSON `json:"tree"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, _, st := s.gitData(w, req)
+	r, _, st := s.lockGit(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	var edits []treeEdit
 	for _, e := range in.Tree {
 		ed, err := s.edit(st, e)
@@ -215,16 +210,12 @@ func (s *Server) createCommit(w http.ResponseWriter, req *http.Request) {
 		Committer *gitUserJSON `json:"committer"`
 		Signature *string      `json:"signature"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	who := actorOf(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, _, st := s.gitData(w, req)
+	r, _, st := s.lockGit(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
+	who := actorOf(req)
 	if in.Message == nil {
 		writeInvalid(w, fieldError{Resource: "Commit", Field: "message", Code: "missing_field"})
 		return
@@ -284,12 +275,11 @@ func signature(in *gitUserJSON, def object.Signature) object.Signature {
 }
 
 func (s *Server) getCommit(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, _, st := s.gitData(w, req)
+	r, _, st := s.lockGit(w, req, nil)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	c, err := object.GetCommit(st, plumbing.NewHash(req.PathValue("sha")))
 	if err != nil {
 		notFound(w, req)

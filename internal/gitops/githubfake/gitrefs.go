@@ -13,15 +13,11 @@ import (
 // createRef is POST /git/refs; only branches are modelled.
 func (s *Server) createRef(w http.ResponseWriter, req *http.Request) {
 	var in struct{ Ref, SHA string }
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, gd, st := s.gitData(w, req)
+	r, gd, st := s.lockGit(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	branch, ok := strings.CutPrefix(in.Ref, "refs/heads/")
 	if !ok || branch == "" {
 		writeError(w, http.StatusUnprocessableEntity, "Reference name must start with 'refs/' and have at least two slashes.")
@@ -47,15 +43,11 @@ func (s *Server) updateRef(w http.ResponseWriter, req *http.Request) {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, gd, st := s.gitData(w, req)
+	r, gd, st := s.lockGit(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	branch, ok := strings.CutPrefix(req.PathValue("ref"), "heads/")
 	old, exists := r.git.BranchSHA(r.owner, r.name, branch)
 	if !ok || !exists {

@@ -39,12 +39,11 @@ func (s *Server) commentJSON(r *repo, p *pull, c comment) commentJSON {
 
 // listComments pages the comments oldest first, GitHub's order.
 func (s *Server) listComments(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, nil)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	lo, hi := s.page(w, req, len(p.comments))
 	out := []commentJSON{}
 	for _, c := range p.comments[lo:hi] {
@@ -55,15 +54,11 @@ func (s *Server) listComments(w http.ResponseWriter, req *http.Request) {
 
 func (s *Server) createComment(w http.ResponseWriter, req *http.Request) {
 	var in struct{ Body string }
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, &in)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	if in.Body == "" {
 		writeInvalid(w, fieldError{Resource: "IssueComment", Field: "body", Code: "missing_field"})
 		return
@@ -77,12 +72,11 @@ func (s *Server) createComment(w http.ResponseWriter, req *http.Request) {
 }
 
 func (s *Server) listLabels(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, nil)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	lo, hi := s.page(w, req, len(p.labels))
 	s.writeLabels(w, r, p.labels[lo:hi])
 }
@@ -119,12 +113,11 @@ func (s *Server) addLabels(w http.ResponseWriter, req *http.Request) {
 		}
 		names = obj.Labels
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, nil)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	for _, n := range names {
 		if strings.TrimSpace(string(n)) == "" {
 			writeInvalid(w, fieldError{Resource: "Label", Field: "name", Code: "invalid"})
@@ -143,12 +136,11 @@ func (s *Server) addLabels(w http.ResponseWriter, req *http.Request) {
 }
 
 func (s *Server) removeLabel(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, nil)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	i := slices.IndexFunc(p.labels, func(l string) bool { return strings.EqualFold(l, req.PathValue("name")) })
 	if i < 0 {
 		writeError(w, http.StatusNotFound, "Label does not exist")
@@ -179,32 +171,27 @@ type refJSON struct {
 
 // getRef answers for branches only; tags are not modelled.
 func (s *Server) getRef(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, nil)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	branch, ok := strings.CutPrefix(req.PathValue("ref"), "heads/")
 	sha, exists := r.git.BranchSHA(r.owner, r.name, branch)
 	if !ok || !exists {
 		notFound(w, req)
 		return
 	}
-	j := refJSON{Ref: "refs/heads/" + branch, NodeID: nodeID("REF", r.owner+"/"+r.name+":"+branch),
-		URL: fmt.Sprintf("%s/repos/%s/%s/git/refs/heads/%s", s.URL(), r.owner, r.name, branch)}
-	j.Object.Type, j.Object.SHA = "commit", sha
-	writeJSON(w, http.StatusOK, j)
+	s.writeRef(w, http.StatusOK, r, branch, sha)
 }
 
 // deleteRef deletes a branch; open PRs from it close, as on GitHub.
 func (s *Server) deleteRef(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, nil)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	branch, ok := strings.CutPrefix(req.PathValue("ref"), "heads/")
 	if !ok {
 		writeError(w, http.StatusUnprocessableEntity, "Reference does not exist")

@@ -6,50 +6,24 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// repoOf resolves {owner}/{repo}; the caller holds s.mu.
-func (s *Server) repoOf(w http.ResponseWriter, req *http.Request) *repo {
-	r := s.repos[strings.ToLower(req.PathValue("owner")+"/"+req.PathValue("repo"))]
-	if r == nil {
-		notFound(w, req)
-	}
-	return r
-}
-
-// pullOf resolves {owner}/{repo} and {number}; the caller holds s.mu.
-func (s *Server) pullOf(w http.ResponseWriter, req *http.Request) (*repo, *pull) {
-	r := s.repoOf(w, req)
-	if r == nil {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(req.PathValue("number"))
-	if err != nil || n < 1 || n > len(r.pulls) {
-		notFound(w, req)
-		return nil, nil
-	}
-	return r, r.pulls[n-1]
-}
-
 func (s *Server) getRepo(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := s.repoOf(w, req); r != nil {
+	if r := s.lockRepo(w, req, nil); r != nil {
+		defer s.mu.Unlock()
 		writeJSON(w, http.StatusOK, s.repoJSON(r))
 	}
 }
 
 // listPulls filters, sorts (newest first unless asked otherwise) and pages.
 func (s *Server) listPulls(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, nil)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	q := req.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -93,15 +67,11 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 		Title, Head, Base, Body string
 		Draft                   bool
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	head := in.Head
 	if owner, ref, ok := strings.Cut(head, ":"); ok {
 		if !strings.EqualFold(owner, r.owner) { // forks are not modelled
@@ -159,9 +129,8 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 }
 
 func (s *Server) getPull(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, p := s.pullOf(w, req); p != nil {
+	if r, p := s.lockPull(w, req, nil); p != nil {
+		defer s.mu.Unlock()
 		s.sync(r, p, true)
 		writeJSON(w, http.StatusOK, s.fullPullJSON(r, p))
 	}
@@ -172,15 +141,11 @@ func (s *Server) getPull(w http.ResponseWriter, req *http.Request) {
 // force-pushed or recreated, not beside another open PR for the branch.
 func (s *Server) editPull(w http.ResponseWriter, req *http.Request) {
 	var in struct{ Title, Body, State, Base *string }
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, &in)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	s.sync(r, p, false)
 	if in.State != nil && *in.State != "open" && *in.State != "closed" {
 		writeInvalid(w, fieldError{Resource: "PullRequest", Field: "state", Code: "invalid"})
@@ -238,9 +203,8 @@ func (s *Server) reopenBlocked(r *repo, p *pull) string {
 
 // isMerged is GitHub's "check if merged": 204 or 404.
 func (s *Server) isMerged(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, p := s.pullOf(w, req); p != nil {
+	if _, p := s.lockPull(w, req, nil); p != nil {
+		defer s.mu.Unlock()
 		if !p.merged {
 			notFound(w, req)
 			return
@@ -256,15 +220,11 @@ func (s *Server) mergePull(w http.ResponseWriter, req *http.Request) {
 		SHA           string  `json:"sha"`
 		MergeMethod   string  `json:"merge_method"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, &in)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	method := in.MergeMethod
 	if method == "" {
 		method = "merge"
@@ -311,15 +271,11 @@ func (s *Server) requestReviewers(w http.ResponseWriter, req *http.Request) {
 		Reviewers     []string `json:"reviewers"`
 		TeamReviewers []string `json:"team_reviewers"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, p := s.pullOf(w, req)
+	r, p := s.lockPull(w, req, &in)
 	if p == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	if slices.ContainsFunc(in.Reviewers, func(u string) bool { return strings.EqualFold(u, botLogin) }) {
 		writeInvalid(w, custom("Review cannot be requested from pull request author."))
 		return

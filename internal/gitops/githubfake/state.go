@@ -104,7 +104,7 @@ func (s *Server) AddRepo(owner, name, defaultBranch string, git GitBackend, opts
 	for _, o := range opts {
 		o(r)
 	}
-	s.repos[strings.ToLower(owner+"/"+name)] = r
+	s.repos[repoKey(owner, name)] = r
 }
 
 // PRs returns every pull request of owner/name in number order, brought up
@@ -112,7 +112,7 @@ func (s *Server) AddRepo(owner, name, defaultBranch string, git GitBackend, opts
 func (s *Server) PRs(owner, name string) []PR {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.repos[strings.ToLower(owner+"/"+name)]
+	r := s.repos[repoKey(owner, name)]
 	if r == nil {
 		return nil
 	}
@@ -138,11 +138,10 @@ func (s *Server) PRs(owner, name string) []PR {
 func (s *Server) ClosePR(owner, name string, number int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, p, err := s.find(owner, name, number)
+	_, p, err := s.find(owner, name, number)
 	if err != nil {
 		return err
 	}
-	s.sync(r, p, false)
 	if p.state != "open" {
 		return fmt.Errorf("close %s/%s#%d: already closed", owner, name, number)
 	}
@@ -160,7 +159,6 @@ func (s *Server) MergePR(owner, name string, number int) error {
 	if err != nil {
 		return err
 	}
-	s.sync(r, p, false)
 	method := p.autoMerge
 	if method == "" {
 		method = "merge"
@@ -174,16 +172,35 @@ func (s *Server) MergePR(owner, name string, number int) error {
 
 var errClosed = errors.New("pull request is closed")
 
+// find resolves a pull request for the methods tests call, and brings it
+// up to date with its branches as a person's page load would; the caller
+// holds s.mu.
 func (s *Server) find(owner, name string, number int) (*repo, *pull, error) {
-	r := s.repos[strings.ToLower(owner+"/"+name)]
-	if r == nil {
-		return nil, nil, fmt.Errorf("%s/%s: no such repository", owner, name)
+	r, err := s.named(owner, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	if number < 1 || number > len(r.pulls) {
 		return nil, nil, fmt.Errorf("%s/%s#%d: no such pull request", owner, name, number)
 	}
-	return r, r.pulls[number-1], nil
+	p := r.pulls[number-1]
+	s.sync(r, p, false)
+	return r, p, nil
 }
+
+// named is the repository owner/name, for the methods tests call; the
+// caller holds s.mu.
+func (s *Server) named(owner, name string) (*repo, error) {
+	r := s.repos[repoKey(owner, name)]
+	if r == nil {
+		return nil, fmt.Errorf("%s/%s: no such repository", owner, name)
+	}
+	return r, nil
+}
+
+// repoKey keys the repositories: GitHub's owner and repository names are
+// case-insensitive.
+func repoKey(owner, name string) string { return strings.ToLower(owner + "/" + name) }
 
 // sync brings an open PR up to date with its branches, as GitHub does on
 // every push: the head SHA follows the branch, deleting the head branch

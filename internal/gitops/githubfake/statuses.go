@@ -75,48 +75,47 @@ func (s *Server) createStatus(w http.ResponseWriter, req *http.Request) {
 		State, Context, Description string
 		TargetURL                   string `json:"target_url"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	sha, ok := s.commitSHA(r, req.PathValue("sha"))
 	if !ok {
 		writeInvalid(w, fieldError{Resource: "Status", Field: "sha", Code: "invalid"})
 		return
 	}
-	if !slices.Contains([]string{"error", "failure", "pending", "success"}, in.State) {
+	if !slices.Contains(statusStates, in.State) {
 		writeInvalid(w, fieldError{Resource: "Status", Field: "state", Code: "invalid"})
 		return
 	}
 	if in.Context == "" {
 		in.Context = "default"
 	}
-	t := s.now()
-	st := &commitStatus{id: s.id(), state: in.State, context: in.Context, description: in.Description, url: in.TargetURL, created: t, updated: t}
-	cs := r.checkState()
-	cs.statuses[sha] = append(cs.statuses[sha], st)
+	st := s.addStatus(r, sha, commitStatus{state: in.State, context: in.Context, description: in.Description, url: in.TargetURL})
 	writeJSON(w, http.StatusCreated, statusOf(st))
+}
+
+// statusStates are the states a commit status may have.
+var statusStates = []string{"error", "failure", "pending", "success"}
+
+// addStatus records st on sha, newest; the caller holds s.mu.
+func (s *Server) addStatus(r *repo, sha string, st commitStatus) *commitStatus {
+	st.id, st.created = s.id(), s.now()
+	st.updated = st.created
+	cs := r.checkState()
+	cs.statuses[sha] = append(cs.statuses[sha], &st)
+	return &st
 }
 
 // combinedStatus is GET /repos/{owner}/{repo}/commits/{ref}/status: the
 // newest status of each context, newest first, and their combined state.
 func (s *Server) combinedStatus(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r, sha := s.lockCommit(w, req)
 	if r == nil {
 		return
 	}
-	sha, ok := s.commitSHA(r, req.PathValue("ref"))
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.PathValue("ref"))
-		return
-	}
+	defer s.mu.Unlock()
 	all := r.checkState().statuses[sha]
 	var latest []*commitStatus
 	seen := map[string]bool{}
@@ -178,15 +177,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, req *http.Request) {
 		ExternalID               string `json:"external_id"`
 		DetailsURL               string `json:"details_url"`
 	}
-	if !decode(w, req, &in) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r := s.lockRepo(w, req, &in)
 	if r == nil {
 		return
 	}
+	defer s.mu.Unlock()
 	sha, ok := s.commitSHA(r, in.HeadSHA)
 	switch {
 	case in.Name == "":
@@ -215,17 +210,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, req *http.Request) {
 // listCheckRuns is GET /repos/{owner}/{repo}/commits/{ref}/check-runs,
 // newest first; filter=latest (the default) keeps each name's newest run.
 func (s *Server) listCheckRuns(w http.ResponseWriter, req *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoOf(w, req)
+	r, sha := s.lockCommit(w, req)
 	if r == nil {
 		return
 	}
-	sha, ok := s.commitSHA(r, req.PathValue("ref"))
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.PathValue("ref"))
-		return
-	}
+	defer s.mu.Unlock()
 	all := r.checkState().runs[sha]
 	latestOnly := req.URL.Query().Get("filter") != "all"
 	var runs []*checkRun
@@ -253,15 +242,13 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, req *http.Request) {
 func (s *Server) PostStatus(owner, name, sha, context, state string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.repos[strings.ToLower(owner+"/"+name)]
-	if r == nil {
-		return fmt.Errorf("%s/%s: no such repository", owner, name)
+	r, err := s.named(owner, name)
+	if err != nil {
+		return err
 	}
-	if !slices.Contains([]string{"error", "failure", "pending", "success"}, state) {
+	if !slices.Contains(statusStates, state) {
 		return fmt.Errorf("status state %q", state)
 	}
-	t := s.now()
-	cs := r.checkState()
-	cs.statuses[sha] = append(cs.statuses[sha], &commitStatus{id: s.id(), state: state, context: context, created: t, updated: t})
+	s.addStatus(r, sha, commitStatus{state: state, context: context})
 	return nil
 }
