@@ -16,7 +16,7 @@ func BenchmarkVerify(b *testing.B) {
 		sign func(b *testing.B, w *world)
 	}{
 		{"keyless sig tag", func(b *testing.B, w *world) {
-			w.srv.PushSignatures(b, repo, w.digest, keylessSignature(b, w.vs, w.name, w.digest, acmeID, ghIssuer))
+			w.srv.PushSignatures(b, repo, w.digest, registrytest.KeylessSignature(b, w.vs, w.name, w.digest, acmeID, ghIssuer))
 		}},
 		{"keyless referrer", func(b *testing.B, w *world) {
 			pushBundle(b, w.srv, repo, w.digest, keylessBundle(b, w.vs, statement(w.name, w.digest, signPredicate), acmeID, ghIssuer), signPredicate)

@@ -60,53 +60,6 @@ func newSigstore(t testing.TB) *ca.VirtualSigstore {
 	return vs
 }
 
-// keylessSignature makes the classic .sig layer `cosign sign` writes for
-// a keyless signature of digest: the signature, the Fulcio certificate,
-// and the Rekor bundle (entry and SET) in annotations.
-func keylessSignature(t testing.TB, vs *ca.VirtualSigstore, dockerRef, digest, identity, issuer string) registrytest.CosignSignature {
-	t.Helper()
-	payload := registrytest.SimpleSigningPayload(dockerRef, digest)
-	ent, err := vs.Sign(identity, issuer, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := ent.SignatureContent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vc, err := ent.VerificationContent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM, err := cryptoutils.MarshalCertificateToPEM(vc.Certificate())
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := ent.TlogEntries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tle := entries[0].TransparencyLogEntry()
-	rb := map[string]any{
-		"SignedEntryTimestamp": setFor(t, vs, tle),
-		"Payload": tlog.RekorPayload{
-			Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
-			IntegratedTime: tle.IntegratedTime,
-			LogIndex:       tle.LogIndex,
-			LogID:          hex.EncodeToString(tle.LogId.KeyId),
-		},
-	}
-	rbJSON, err := json.Marshal(rb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registrytest.CosignSignature{Payload: payload, Annotations: map[string]string{
-		"dev.cosignproject.cosign/signature": base64.StdEncoding.EncodeToString(sc.Signature()),
-		"dev.sigstore.cosign/certificate":    string(certPEM),
-		"dev.sigstore.cosign/bundle":         string(rbJSON),
-	}}
-}
-
 // setFor is the Rekor signed entry timestamp of tle; VirtualSigstore
 // makes one for each entry but keeps it to itself.
 func setFor(t testing.TB, vs *ca.VirtualSigstore, tle *protorekor.TransparencyLogEntry) []byte {

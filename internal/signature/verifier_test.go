@@ -48,7 +48,7 @@ func TestNewVerifierRejectsBadPolicies(t *testing.T) {
 // log but issues certificates without SCTs.
 func TestKeylessNeedsSCTWhenTrustRootHasCTLogs(t *testing.T) {
 	w := newWorld(t, false)
-	w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
+	w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
 	v, err := signature.NewVerifier(keylessPolicy(), w.vs)
 	if err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func TestVerify(t *testing.T) {
 			name:   "keyless, sig tag",
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
-				w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
+				w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
 			},
 			want: signature.Evidence{Method: "sig-tag", Signer: acmeID, Issuer: ghIssuer},
 		},
@@ -142,7 +142,7 @@ func TestVerify(t *testing.T) {
 			name:   "keyless, sig tag, another identity",
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
-				w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer))
+				w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer))
 			},
 			wantErr: signature.ErrRejected,
 			wantMsg: []string{"sig-tag signed by " + otherID + " (issuer " + ghIssuer + "): not the identity and issuer wanted; want identity ^https://github\\.com/acme/ issuer " + ghIssuer},
@@ -151,7 +151,7 @@ func TestVerify(t *testing.T) {
 			name:   "keyless, sig tag, another issuer",
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
-				w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, w.vs, w.name, w.digest, acmeID, "https://accounts.google.com"))
+				w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, w.vs, w.name, w.digest, acmeID, "https://accounts.google.com"))
 			},
 			wantErr: signature.ErrRejected,
 			wantMsg: []string{"signed by " + acmeID + " (issuer https://accounts.google.com)"},
@@ -160,7 +160,7 @@ func TestVerify(t *testing.T) {
 			name:   "keyless, sig tag, made in another Sigstore",
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
-				w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, newSigstore(t), w.name, w.digest, acmeID, ghIssuer))
+				w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, newSigstore(t), w.name, w.digest, acmeID, ghIssuer))
 			},
 			wantErr: signature.ErrRejected,
 			// A name that did not verify is quoted, never reported as the signer.
@@ -170,7 +170,7 @@ func TestVerify(t *testing.T) {
 			name:   "keyless, sig tag, no Rekor entry",
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
-				sig := keylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer)
+				sig := registrytest.KeylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer)
 				delete(sig.Annotations, "dev.sigstore.cosign/bundle")
 				w.srv.PushSignatures(t, repo, w.digest, sig)
 			},
@@ -245,7 +245,7 @@ func TestVerify(t *testing.T) {
 			name:   "key policy, keyless signature",
 			policy: keyPolicy,
 			sign: func(t *testing.T, w *world) {
-				w.srv.PushSignatures(t, repo, w.digest, keylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer))
+				w.srv.PushSignatures(t, repo, w.digest, registrytest.KeylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer))
 			},
 			wantErr: signature.ErrRejected,
 			wantMsg: []string{"sig-tag: signed with a certificate for " + otherID + " (issuer " + ghIssuer + "), not with a key"},
@@ -272,8 +272,8 @@ func TestVerify(t *testing.T) {
 			policy: keylessPolicy(),
 			sign: func(t *testing.T, w *world) {
 				w.srv.PushSignatures(t, repo, w.digest,
-					keylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer),
-					keylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
+					registrytest.KeylessSignature(t, w.vs, w.name, w.digest, otherID, ghIssuer),
+					registrytest.KeylessSignature(t, w.vs, w.name, w.digest, acmeID, ghIssuer))
 			},
 			want: signature.Evidence{Method: "sig-tag", Signer: acmeID, Issuer: ghIssuer},
 		},
