@@ -74,6 +74,11 @@ func runInit(ctx context.Context, o *initOptions) error {
 	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
 		return fmt.Errorf("repository %s: not a readable directory", o.Repo)
 	}
+	if !o.Stdout && !o.Force {
+		if err := adopt.Unwritten(o.Repo); err != nil {
+			return err
+		}
+	}
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef}
 	fsys := os.DirFS(o.Repo)
 	var res *adopt.Result

@@ -86,6 +86,15 @@ func setupRegistry(env *testscript.Env) error {
 	// The bot must never annotate for GitHub Actions in these scripts, even
 	// when the tests themselves run there.
 	env.Setenv("GITHUB_ACTIONS", "")
+	// Every registry a script names has a mirror here; a request that
+	// would leave the machine (a --mirror forgotten) is refused at once
+	// instead of waiting on DNS, which a machine without network can make
+	// take seconds, and no script passes by reaching the internet.
+	for _, v := range []string{"HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"} {
+		env.Setenv(v, "http://127.0.0.1:1")
+	}
+	env.Setenv("NO_PROXY", "127.0.0.1,localhost")
+	env.Setenv("no_proxy", "127.0.0.1,localhost")
 	return nil
 }
 

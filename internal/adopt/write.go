@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/config"
@@ -33,21 +34,16 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names, exist []string
-	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", WorkflowPath} {
-		if _, ok := files[n]; !ok {
-			continue
-		}
-		names = append(names, n)
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n))); err == nil {
-			exist = append(exist, n)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("init: %w", err)
+	if !force {
+		if err := Unwritten(root); err != nil {
+			return nil, err
 		}
 	}
-	if len(exist) > 0 && !force {
-		return nil, fmt.Errorf("%s already %s: nothing was written; edit %s, move %s away, run with --stdout to see what init would write, or with --force to replace %s",
-			strings.Join(exist, " and "), plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"))
+	var names []string
+	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", WorkflowPath} {
+		if _, ok := files[n]; ok {
+			names = append(names, n)
+		}
 	}
 	for _, n := range names {
 		path := filepath.Join(root, filepath.FromSlash(n))
@@ -59,4 +55,23 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// Unwritten is nil when root has neither a configuration nor the workflow
+// init writes, else the error Write without force returns. init asks it
+// before listing any tags, so that a run that cannot write costs nothing.
+func Unwritten(root string) error {
+	var exist []string
+	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath) {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n))); err == nil {
+			exist = append(exist, n)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("init: %w", err)
+		}
+	}
+	if len(exist) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s already %s: nothing was written; edit %s, move %s away, run with --stdout to see what init would write, or with --force to replace %s",
+		strings.Join(exist, " and "), plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"), plural(len(exist), "it", "them"))
 }
