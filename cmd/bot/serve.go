@@ -125,6 +125,20 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone")
 	}
+	// The flags first, then the environment: a mistake on the command
+	// line is heard about whatever the credentials.
+	shard, err := o.Shard.shard.Resolve(o.Env.JobIndex)
+	if err != nil {
+		return nil, usagef("--shard %w", err)
+	}
+	var sched cron.Schedule
+	if o.Schedule != "" || !o.Once {
+		// Parsed even with --once: a schedule that cannot fire is a
+		// mistake to hear about now, not when the CronJob becomes a Deployment.
+		if sched, err = o.schedule(); err != nil {
+			return nil, err
+		}
+	}
 	_, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
 		return nil, err
@@ -144,18 +158,6 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 				return "", err
 			}
 			return app.Token(ctx, o.Env.GitHubAPIURL, repo)
-		}
-	}
-	shard, err := o.Shard.shard.Resolve(o.Env.JobIndex)
-	if err != nil {
-		return nil, usagef("--shard %w", err)
-	}
-	var sched cron.Schedule
-	if o.Schedule != "" || !o.Once {
-		// Parsed even with --once: a schedule that cannot fire is a
-		// mistake to hear about now, not when the CronJob becomes a Deployment.
-		if sched, err = o.schedule(); err != nil {
-			return nil, err
 		}
 	}
 	log := o.logger()
