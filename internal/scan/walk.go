@@ -2,7 +2,6 @@ package scan
 
 import (
 	"fmt"
-	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -170,10 +169,4 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // `image: null`), which say "no image here" rather than a bad one.
 func hasValue(n *kyaml.Node) bool {
 	return n.Kind == kyaml.ScalarNode && n.Value != "" && n.ShortTag() != kyaml.NodeTagNull
-}
-
-// isString reports whether a scalar is a one-line value that may hold part
-// of a reference (plain, quoted, or a number-looking tag such as 1.25).
-func isString(n *kyaml.Node) bool {
-	return hasValue(n) && !strings.ContainsAny(n.Value, "\n\r")
 }

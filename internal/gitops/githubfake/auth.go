@@ -128,6 +128,7 @@ func (s *Server) verifyJWT(raw string) (*actor, string) {
 			return nil, errors.New(jwtBadIssuer)
 		}
 		if found = s.apps[id]; found == nil {
+			//lint:ignore ST1005 GitHub's own words
 			return nil, errors.New(appNotFound)
 		}
 		return found.key, nil

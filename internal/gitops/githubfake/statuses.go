@@ -26,11 +26,11 @@ type commitStatus struct {
 }
 
 type checkRun struct {
-	id                          int64
-	name, status, conclusion    string
-	headSHA                     string
-	started, completed          time.Time
-	externalID, detailsURL, app string
+	id                       int64
+	name, status, conclusion string
+	headSHA                  string
+	started, completed       time.Time
+	externalID, detailsURL   string
 }
 
 func (r *repo) checkState() *checkState {
