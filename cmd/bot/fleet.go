@@ -130,7 +130,7 @@ func (r *repoOutput) flush() {
 // when it is done, and once all are done the run's cost is logged and the
 // cache brought back under its bound.
 func serveRun(o *serveOptions, run func(context.Context, *runOptions) (serve.Summary, error), log *slog.Logger) func() serve.Run {
-	out, errOut := &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
+	out, errOut := o.IO.Out, o.IO.ErrOut // lockedWriters (newServer)
 	return func() serve.Run {
 		pool := newRegistryPool()
 		return serve.Run{

@@ -160,6 +160,9 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			return app.Token(ctx, o.Env.GitHubAPIURL, repo)
 		}
 	}
+	// The server's own lines and every repository's run share stdout and
+	// stderr, from several goroutines at once.
+	o.IO.Out, o.IO.ErrOut = &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
 	log := o.logger()
 	return serve.New(serve.Options{
 		Dir: o.Repo, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken, TokenFor: tokenFor,
