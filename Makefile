@@ -19,7 +19,7 @@ PLATFORMS         ?= linux/amd64,linux/arm64
 # whose dependencies the proxy serves in full (v2.17's go-msix is refused).
 GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.16.0
 
-.PHONY: build image release-snapshot release demo test vet fuzz bench lint clean
+.PHONY: build image release-snapshot release demo test race vet fuzz bench lint clean
 
 ## build: bin/imagebot for this machine.
 build:
@@ -48,6 +48,12 @@ demo: build
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+## race: the whole suite under the race detector. Several minutes on two
+## cores, so not part of `make test`; run it after touching anything that
+## runs concurrently (registry lookups, serve's fleets, gitops runs).
+race:
+	$(GO) test -race -count=1 ./...
 
 ## fuzz: run the rewriter's fuzz target for a while (FUZZTIME=1m).
 FUZZTIME ?= 30s
