@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -219,39 +218,17 @@ func (b BareRepos) resolve(owner, repo, rev string) (string, error) {
 // mergeTree computes the tree of merging head into base without touching
 // any ref; exit status 1 means conflicts.
 func (b BareRepos) mergeTree(owner, repo, base, head string) (string, error) {
-	// Every PR read asks for its mergeability. Commits are immutable, so
-	// the verdict for one pair in one repository never changes: remember
-	// it rather than start a git process for each read.
-	key := mergeKey{dir: b(owner, repo), base: base, head: head}
-	if v, ok := merges.Load(key); ok {
-		m := v.(mergeResult)
-		return m.tree, m.err
-	}
 	out, err := b.git(owner, repo, nil, "merge-tree", "--write-tree", "--no-messages", "--name-only", base, head)
 	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == 1:
-		err = fmt.Errorf("merge %s into %s: %w", head, base, ErrMergeConflict)
-	case err != nil:
-		return "", err // not a verdict: maybe a commit not there yet
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return "", fmt.Errorf("merge %s into %s: %w", head, base, ErrMergeConflict)
+	}
+	if err != nil {
+		return "", err
 	}
 	tree, _, _ := strings.Cut(out, "\n")
-	if err != nil {
-		tree = ""
-	}
-	merges.Store(key, mergeResult{tree: tree, err: err})
-	return tree, err
+	return tree, nil
 }
-
-type mergeKey struct{ dir, base, head string }
-
-type mergeResult struct {
-	tree string
-	err  error
-}
-
-// merges holds mergeTree's verdicts for the life of the test process.
-var merges sync.Map
 
 func (b BareRepos) git(owner, repo string, env []string, args ...string) (string, error) {
 	return gitIn("", append(env, "GIT_DIR="+b(owner, repo)), args...)
