@@ -53,6 +53,14 @@ func newFakeRelease(t *testing.T) *fakeRelease {
 	return f
 }
 
+// edit changes what path serves: a body and a status (0: serve the body).
+func (f *fakeRelease) edit(path string, body func([]byte) []byte, status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = body(f.files[path])
+	f.status[path] = status
+}
+
 func (f *fakeRelease) requests() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -63,6 +71,10 @@ func (f *fakeRelease) requests() []string {
 // names them, holding a stand-in imagebot that prints its version, and a
 // checksums.txt in sha256sum's format.
 func (f *fakeRelease) publish(t *testing.T, g goreleaser, tag string) {
+	// The handler reads under mu; the tests' requests come from other
+	// processes (curl), which the race detector cannot see order anything.
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	version := strings.TrimPrefix(tag, "v")
 	var sums strings.Builder
 	for _, goos := range []string{"linux", "darwin", "windows"} {
@@ -290,12 +302,13 @@ func TestInstallActionRefuses(t *testing.T) {
 		return "/download/" + tag + "/" + g.archiveName(t, strings.TrimPrefix(tag, "v"), "linux", "amd64")
 	}
 	f.publish(t, g, "v2.0.0")
-	f.files[archive("v2.0.0")] = tarGzOf(t, "imagebot", "#!/bin/sh\necho pwned\n")
+	pwned := tarGzOf(t, "imagebot", "#!/bin/sh\necho pwned\n")
+	f.edit(archive("v2.0.0"), func([]byte) []byte { return pwned }, 0)
 	f.publish(t, g, "v2.0.1")
 	sums := "/download/v2.0.1/checksums.txt"
-	f.files[sums] = []byte(strings.ReplaceAll(string(f.files[sums]), "linux_amd64", "linux_amd64.old"))
+	f.edit(sums, func(b []byte) []byte { return []byte(strings.ReplaceAll(string(b), "linux_amd64", "linux_amd64.old")) }, 0)
 	f.publish(t, g, "v2.0.2")
-	f.status[archive("v2.0.2")] = http.StatusForbidden
+	f.edit(archive("v2.0.2"), func(b []byte) []byte { return b }, http.StatusForbidden)
 	repo := newTagRepo(t)
 
 	tests := []struct{ ref, want string }{
