@@ -262,14 +262,14 @@ func TestAppNoOpRerunCost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, withRepo(fleet(t, 17)))
+			w := newWorld(t, withRepo(fleet(t, 5)))
 			w.installApp(t, false)
 			inst := w.gh.Install(appID, owner+"/"+name)
 			if !tc.inst {
 				inst = 0
 			}
 			o := w.appOptions(t, appKey(), appID, inst)
-			if res := w.runAs(t, o, tc.edit); len(res.Opened) != 17 || len(res.Failed) > 0 {
+			if res := w.runAs(t, o, tc.edit); len(res.Opened) != 5 || len(res.Failed) > 0 {
 				t.Fatalf("first run opened %d, failed %v", len(res.Opened), res.Failed)
 			}
 			before, requests := w.counters(), w.gh.Requests()

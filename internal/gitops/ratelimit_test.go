@@ -18,11 +18,14 @@ func TestSecondaryLimitWaitedOut(t *testing.T) {
 	for _, status := range []int{http.StatusForbidden, http.StatusTooManyRequests} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, withGitHub(githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 5, Per: time.Minute, Status: status})))
+			const n = 7
+			w := newWorld(t, withRepo(fleet(t, n)), withGitHub(githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 2, Per: time.Minute, Status: status})))
 			res := w.runClean(t)
-			diffSets(t, "opened", res.Opened, allBranches())
+			if len(res.Opened) != n {
+				t.Errorf("opened %d PRs, want %d", len(res.Opened), n)
+			}
 			waits := w.clock.Slept()
-			// 17 PRs at 5 a minute: three full windows waited out.
+			// 7 PRs at 2 a minute: three full windows waited out.
 			if len(waits) != 3 {
 				t.Errorf("waited %v, want three waits for the window to turn", waits)
 			}
@@ -31,7 +34,7 @@ func TestSecondaryLimitWaitedOut(t *testing.T) {
 					t.Errorf("waited %v, want within the minute GitHub asked", d)
 				}
 			}
-			if got, want := w.gh.Writes(), len(streams)+len(waits); got != want {
+			if got, want := w.gh.Writes(), n+len(waits); got != want {
 				t.Errorf("%d API writes, want %d: one per PR and one refused per wait", got, want)
 			}
 		})
