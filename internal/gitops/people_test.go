@@ -19,7 +19,7 @@ import (
 // name) and pushes; it returns the new commit.
 func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
 	t.Helper()
-	h, err := w.tryHumanPush(t.TempDir(), branch, msg, edits)
+	h, err := w.tryHumanPush(tempDir(t), branch, msg, edits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (w *world) advance(d time.Duration) {
 // would, dated ago before the world's now, and returns the commit.
 func (w *world) commitAt(t *testing.T, ago time.Duration, msg string, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := tempDir(t)
 	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
 		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
 		ReferenceName: plumbing.NewBranchReferenceName(main_), SingleBranch: true,
