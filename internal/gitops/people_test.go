@@ -11,6 +11,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
 )
 
 // What people and registries do to the world between runs.
@@ -19,7 +21,7 @@ import (
 // name) and pushes; it returns the new commit.
 func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
 	t.Helper()
-	h, err := w.tryHumanPush(tempDir(t), branch, msg, edits)
+	h, err := w.tryHumanPush(gitserver.TempDir(t), branch, msg, edits)
 	if err != nil {
 		t.Fatal(err)
 	}

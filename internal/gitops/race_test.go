@@ -36,7 +36,7 @@ func TestPersonPushesDuringRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// A newer version makes the run push to the branch.
 			w.pushTag(t, tc.image, tc.tag)
-			dir := tempDir(t)
+			dir := gitserver.TempDir(t)
 			var herr error
 			w.gs.OnNextPush(tc.stage, func() {
 				theirs[tc.branch], herr = w.tryHumanPush(dir, tc.branch, "pin the patch release", map[string]func(string) string{

@@ -17,6 +17,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/rollout"
@@ -48,7 +49,7 @@ func (w *world) advance(d time.Duration) {
 // would, dated ago before the world's now, and returns the commit.
 func (w *world) commitAt(t *testing.T, ago time.Duration, msg string, files map[string]string) string {
 	t.Helper()
-	dir := tempDir(t)
+	dir := gitserver.TempDir(t)
 	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
 		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
 		ReferenceName: plumbing.NewBranchReferenceName(main_), SingleBranch: true,

@@ -182,7 +182,7 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		}
 	}
 
-	gs, err := gitserver.New(tempDir(t), token)
+	gs, err := gitserver.New(gitserver.TempDir(t), token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	// token is only handed to the transport. Runs only read its origin:
 	// it is never pulled, and goes stale as PRs merge, as a checkout that
 	// is not refreshed would.
-	w.clone = filepath.Join(tempDir(t), "checkout")
+	w.clone = filepath.Join(gitserver.TempDir(t), "checkout")
 	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ type env struct {
 
 func setup(t *testing.T, opts []Option, repoOpts ...RepoOption) *env {
 	t.Helper()
-	gs, err := gitserver.New(t.TempDir(), "git-token")
+	gs, err := gitserver.New(gitserver.TempDir(t), "git-token")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ var auth = &githttp.BasicAuth{Username: "x-access-token", Password: token}
 
 func newServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := New(t.TempDir(), token)
+	s, err := New(TempDir(t), token)
 	if err != nil {
 		t.Fatal(err)
 	}
