@@ -16,9 +16,6 @@ var (
 	_ rollout.Statuses = (*Session)(nil)
 )
 
-// Tip implements rollout.History: the commit FS holds.
-func (s *Session) Tip() rollout.Commit { return historyCommit(s.tip) }
-
 func historyCommit(c *object.Commit) rollout.Commit {
 	return rollout.Commit{Hash: c.Hash.String(), Time: c.Committer.When}
 }

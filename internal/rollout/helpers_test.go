@@ -61,8 +61,6 @@ func (h *history) commitOf(i int) rollout.Commit {
 	return rollout.Commit{Hash: c.hash, Time: now.Add(-c.ago)}
 }
 
-func (h *history) Tip() rollout.Commit { return h.commitOf(len(h.commits) - 1) }
-
 func (h *history) Changes(ctx context.Context, want func(string) bool, each func(rollout.Change) bool) error {
 	h.walks++
 	for i, n := len(h.commits)-1, 0; i >= 0; i, n = i-1, n+1 {

@@ -33,8 +33,6 @@ type Change struct {
 
 // History is the default branch's first-parent history, newest first.
 type History interface {
-	// Tip is the commit the plan was made from.
-	Tip() Commit
 	// Changes walks back from the tip along first parents and calls each
 	// for every commit that changed a file for which want is true, the
 	// root commit included (its files were all added), until each returns
