@@ -34,9 +34,10 @@ type segment struct {
 // until the version to promote is known.
 type timeline struct {
 	key      streamKey
-	cur      value     // the value before the segments found so far
-	end      time.Time // when cur was replaced
-	segs     []segment // newest first
+	refs     []scan.Ref // the references in the environment promoted into
+	cur      value      // the value before the segments found so far
+	end      time.Time  // when cur was replaced
+	segs     []segment  // newest first
 	done     bool
 	proposal *proposal
 	why      string // why the newest version is not (yet) promoted
@@ -69,10 +70,11 @@ func (a *applier) promote(ctx context.Context, env config.Environment, refs []sc
 	byKey := map[streamKey]*timeline{}
 	for _, r := range eRefs {
 		k := streamKey{r.Image, family(r.Tag)}
-		if byKey[k] != nil {
+		if tl := byKey[k]; tl != nil {
+			tl.refs = append(tl.refs, r)
 			continue
 		}
-		tl := &timeline{key: k, cur: valueOf(st, k.img, k.fam), end: a.o.Now}
+		tl := &timeline{key: k, refs: []scan.Ref{r}, cur: valueOf(st, k.img, k.fam), end: a.o.Now}
 		switch {
 		case len(tl.cur) == 0:
 			tl.done, tl.why = true, fmt.Sprintf("%s has no reference to %s%s to promote", src, k.img, famNote(k.fam))
@@ -85,13 +87,7 @@ func (a *applier) promote(ctx context.Context, env config.Environment, refs []sc
 	a.walk(ctx, env, st, want, tls)
 	var made []plan.Update
 	for _, tl := range tls {
-		var krefs []scan.Ref
-		for _, r := range eRefs {
-			if (streamKey{r.Image, family(r.Tag)}) == tl.key {
-				krefs = append(krefs, r)
-			}
-		}
-		made = append(made, a.promoteStream(ctx, env, tl, krefs)...)
+		made = append(made, a.promoteStream(ctx, env, tl)...)
 	}
 	a.holdLockstep(env, eRefs, made)
 }
@@ -205,7 +201,8 @@ func (a *applier) judge(ctx context.Context, env config.Environment, tl *timelin
 }
 
 // promoteStream makes the updates of one stream's references in env.
-func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl *timeline, krefs []scan.Ref) []plan.Update {
+func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl *timeline) []plan.Update {
+	krefs := tl.refs
 	if tl.problem != nil {
 		a.problem(krefs, "promotion of %s from %s: %v", tl.key.img, env.PromoteFrom, tl.problem)
 		return nil
