@@ -134,10 +134,7 @@ func parse(src []byte) (*yaml.RNode, error) {
 	if len(docs) != 1 {
 		return nil, fmt.Errorf("%w: it holds %d documents, want one", ErrNotOurs, len(docs))
 	}
-	doc, err := yaml.Parse(string(src))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotOurs, err)
-	}
+	doc := yaml.NewRNode(docs[0])
 	if doc.YNode().Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%w: it holds no mapping", ErrNotOurs)
 	}
