@@ -14,6 +14,7 @@ import (
 // goreleaser is the part of .goreleaser.yaml that others depend on: the
 // Action's install script finds archives by this name and checksum file.
 type goreleaser struct {
+	cfg          map[string]any // the whole file
 	nameTemplate *template.Template
 	checksums    string
 	zipOn        []string // GOOS values whose archive is a zip
@@ -59,7 +60,7 @@ func loadGoreleaser(t *testing.T) goreleaser {
 	if err != nil {
 		t.Fatalf(".goreleaser.yaml name_template %q: %v", name, err)
 	}
-	g := goreleaser{nameTemplate: tmpl}
+	g := goreleaser{cfg: cfg, nameTemplate: tmpl}
 	g.checksums, _ = dig(cfg, "checksum", "name_template").(string)
 	if formats := dig(a, "formats"); !equalAny(formats, []any{"tar.gz"}) {
 		t.Errorf("archives.formats = %v; scripts/install-action.sh extracts tar.gz", formats)
@@ -92,9 +93,7 @@ func TestGoreleaserConfig(t *testing.T) {
 		}
 	}
 
-	raw, _ := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
-	node, _ := yaml.Parse(string(raw))
-	cfg, _ := node.Map()
+	cfg := g.cfg
 	if v := cfg["version"]; v != 2 {
 		t.Errorf("version = %v, want 2 (GoReleaser v2 schema)", v)
 	}
