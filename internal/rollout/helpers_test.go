@@ -36,7 +36,6 @@ type commit struct {
 type history struct {
 	commits []commit
 	limit   int // commits a walk looks at; 0: all
-	walks   int
 }
 
 var _ rollout.History = (*history)(nil)
@@ -62,7 +61,6 @@ func (h *history) commitOf(i int) rollout.Commit {
 }
 
 func (h *history) Changes(ctx context.Context, want func(string) bool, each func(rollout.Change) bool) error {
-	h.walks++
 	for i, n := len(h.commits)-1, 0; i >= 0; i, n = i-1, n+1 {
 		if h.limit > 0 && n == h.limit {
 			return &rollout.TruncatedError{Oldest: h.commitOf(i + 1)}
