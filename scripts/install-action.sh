@@ -112,15 +112,21 @@ release_tag() {
 	[ -n "$tag" ] || source_build "no release tag points at commit $commit of $ref"
 }
 
-# fetch URL FILE prints the HTTP status. curl retries transient failures
-# (timeouts, 408, 429, 5xx); a status it gives up on is the caller's to judge.
+# fetch URL FILE MISSING downloads URL to FILE. curl retries transient
+# failures (timeouts, 408, 429, 5xx); a 404 means the release has nothing
+# for this runner (MISSING says what), so the Action builds from source;
+# any other status is an error.
 fetch() {
 	local code
 	if ! code="$(curl --silent --show-error --location --retry 3 --connect-timeout 10 --max-time 300 \
 		--output "$2" --write-out '%{http_code}' "$1")"; then
 		die "downloading $1 failed (network error; curl exit status above)"
 	fi
-	echo "$code"
+	case "$code" in
+	200) ;;
+	404) source_build "$3 ($1: 404)" ;;
+	*) die "downloading $1: HTTP $code" ;;
+	esac
 }
 
 sha256() {
@@ -147,21 +153,9 @@ install_release() {
 	tmp="$(mktemp -d "$dest/.download.XXXXXX")"
 	trap 'rm -rf "$tmp"' EXIT
 
-	local url="$base/$tag/checksums.txt" code
-	code="$(fetch "$url" "$tmp/checksums.txt")"
-	case "$code" in
-	200) ;;
-	404) source_build "no release $tag ($url: 404)" ;;
-	*) die "downloading $url: HTTP $code" ;;
-	esac
-
-	url="$base/$tag/$archive"
-	code="$(fetch "$url" "$tmp/$archive")"
-	case "$code" in
-	200) ;;
-	404) source_build "release $tag has no $archive for this runner ($url: 404)" ;;
-	*) die "downloading $url: HTTP $code" ;;
-	esac
+	fetch "$base/$tag/checksums.txt" "$tmp/checksums.txt" "no release $tag"
+	local url="$base/$tag/$archive"
+	fetch "$url" "$tmp/$archive" "release $tag has no $archive for this runner"
 
 	# sha256sum's format: "<hex>  <name>", or "<hex> *<name>" in binary mode.
 	local want got
