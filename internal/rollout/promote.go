@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -175,7 +176,7 @@ func (a *applier) judge(ctx context.Context, env config.Environment, tl *timelin
 	}
 	if seg.beyond && len(env.RequireStatus) > 0 {
 		tl.done = true
-		tl.why = first(tl.why, in+": the commit that brought it is further back, so its statuses cannot be checked")
+		tl.why = cmp.Or(tl.why, in+": the commit that brought it is further back, so its statuses cannot be checked")
 		return
 	}
 	ok, detail, err := a.statuses(ctx, seg.start, env.RequireStatus)
@@ -184,7 +185,7 @@ func (a *applier) judge(ctx context.Context, env config.Environment, tl *timelin
 		return
 	}
 	if !ok {
-		tl.why = first(tl.why, in+", but "+detail)
+		tl.why = cmp.Or(tl.why, in+", but "+detail)
 		return
 	}
 	tl.done = true
@@ -208,7 +209,7 @@ func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl 
 		return nil
 	}
 	if tl.proposal == nil {
-		why := first(tl.why, fmt.Sprintf("no version of %s has soaked in %s", tl.key.img, env.PromoteFrom))
+		why := cmp.Or(tl.why, fmt.Sprintf("no version of %s has soaked in %s", tl.key.img, env.PromoteFrom))
 		for _, r := range krefs {
 			a.setDetail(r, why)
 		}
@@ -219,7 +220,7 @@ func (a *applier) promoteStream(ctx context.Context, env config.Environment, tl 
 	var froms []string
 	for _, r := range krefs {
 		if r.Tag == v.Tag && (r.Digest == "" || v.Digest == "" || r.Digest == v.Digest) {
-			a.setDetail(r, first(tl.why, fmt.Sprintf("at %s, the version that soaked in %s", v, env.PromoteFrom)))
+			a.setDetail(r, cmp.Or(tl.why, fmt.Sprintf("at %s, the version that soaked in %s", v, env.PromoteFrom)))
 			continue
 		}
 		if up, known := a.newer(r.Image, r.Tag, v.Tag); r.Tag != v.Tag && known && !up {
@@ -332,11 +333,4 @@ func famNote(fam string) string {
 		return ""
 	}
 	return " (" + fam + ")"
-}
-
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
