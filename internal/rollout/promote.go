@@ -55,9 +55,12 @@ type proposal struct {
 func (a *applier) promote(ctx context.Context, env config.Environment, refs []scan.Ref) {
 	var eRefs []scan.Ref
 	for _, r := range refs {
+		if r.Tag == "" || a.envOf(r.File) != env.Name {
+			continue
+		}
 		// The plan left these for the promotion; a skipped image, or a
 		// reference the plan could not read, keeps its own notice.
-		if n := a.noticeFor(r); r.Tag != "" && a.envOf(r.File) == env.Name && n != nil && n.Reason == plan.ReasonPromoted {
+		if n := a.noticeFor(r); n != nil && n.Reason == plan.ReasonPromoted {
 			eRefs = append(eRefs, r)
 		}
 	}
