@@ -131,7 +131,7 @@ func (a *applier) statuses(ctx context.Context, c Commit, required []string) (ok
 	return ok, strings.Join(parts, ", "), nil
 }
 
-// newer reports whether b is a newer version of img than a, by img's
+// newer reports whether to is a newer version of img than from, by img's
 // policy; known is false when the policy cannot order them.
 func (a *applier) newer(img, from, to string) (newer, known bool) {
 	if from == to {
