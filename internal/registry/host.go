@@ -179,7 +179,7 @@ func (h *host) pingScheme(ctx context.Context, scheme string) (*pingAnswer, erro
 		return nil, err
 	}
 	resp, err := h.inner.RoundTrip(req)
-	if err != nil && scheme == "https" && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+	if errors.Is(err, http.ErrSchemeMismatch) {
 		// net/http's words name neither the host nor the cure.
 		return nil, fmt.Errorf("GET %s: %s answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL that names it "+
 			"(registries.HOST.mirror or --mirror; for a registry without a mirror, mirror: http://%s); imagebot never falls back to http by itself (%w)",
