@@ -205,11 +205,7 @@ type replay struct {
 func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.URL.Scheme = r.h.scheme
-	return &http.Response{
-		Status: http.StatusText(r.ans.status), StatusCode: r.ans.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: r.ans.header.Clone(), Body: http.NoBody, Request: out,
-	}, nil
+	return answer(out, r.ans.status, r.ans.header.Clone(), nil), nil
 }
 
 // permanent marks errors that retrying cannot heal.
