@@ -179,7 +179,7 @@ func (h *host) pingScheme(ctx context.Context, scheme string) (*pingAnswer, erro
 		return nil, err
 	}
 	resp, err := h.inner.RoundTrip(req)
-	if err != nil && scheme == "https" && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+	if errors.Is(err, http.ErrSchemeMismatch) {
 		// net/http's words name neither the host nor the cure.
 		return nil, fmt.Errorf("GET %s: %s answers in plain http, not https: if that is intended, write http:// explicitly in the mirror URL that names it "+
 			"(registries.HOST.mirror or --mirror; for a registry without a mirror, mirror: http://%s); imagebot never falls back to http by itself (%w)",
@@ -205,11 +205,7 @@ type replay struct {
 func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.URL.Scheme = r.h.scheme
-	return &http.Response{
-		Status: http.StatusText(r.ans.status), StatusCode: r.ans.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: r.ans.header.Clone(), Body: http.NoBody, Request: out,
-	}, nil
+	return answer(out, r.ans.status, r.ans.header.Clone(), nil), nil
 }
 
 // permanent marks errors that retrying cannot heal.

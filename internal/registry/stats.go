@@ -47,9 +47,9 @@ func (s HostStats) ByKind() map[string]int {
 	return out
 }
 
-// Plus returns s with the counts of t added: two Clients' requests to one
+// plus returns s with the counts of t added: two Clients' requests to one
 // host, or two runs'.
-func (s HostStats) Plus(t HostStats) HostStats {
+func (s HostStats) plus(t HostStats) HostStats {
 	s.Requests += t.Requests
 	s.Errors += t.Errors
 	s.NotModified += t.NotModified
@@ -74,7 +74,7 @@ func Sum(lists ...[]HostStats) []HostStats {
 			if !ok {
 				t = HostStats{Host: s.Host}
 			}
-			by[s.Host] = t.Plus(s)
+			by[s.Host] = t.plus(s)
 		}
 	}
 	out := make([]HostStats, 0, len(by))

@@ -94,12 +94,6 @@ func Open(dir string, opts ...Option) (*Cache, error) {
 	return c, nil
 }
 
-// Dir is the directory the cache lives in.
-func (c *Cache) Dir() string { return c.root }
-
-// TTL is how long a listing is used without asking the registry.
-func (c *Cache) TTL() time.Duration { return c.ttl }
-
 // Now is the cache's clock, by which Fresh judges Listing.Checked.
 func (c *Cache) Now() time.Time { return c.now() }
 

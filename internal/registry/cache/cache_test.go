@@ -135,7 +135,8 @@ func listing(host, repo string, checked time.Time, tags ...string) *cache.Listin
 // answers for the TTL after the registry confirmed it, and only then.
 func TestListingFreshness(t *testing.T) {
 	clk := newClock()
-	c := open(t, t.TempDir(), cache.WithTTL(time.Hour), cache.WithClock(clk.now))
+	dir := t.TempDir()
+	c := open(t, dir, cache.WithTTL(time.Hour), cache.WithClock(clk.now))
 	d1 := digestOf([]byte("1"))
 
 	// A digest without a listing is not kept: it would outlive nothing.
@@ -192,7 +193,7 @@ func TestListingFreshness(t *testing.T) {
 	}
 
 	// TTL 0: never fresh, always revalidated.
-	c0 := open(t, c.Dir(), cache.WithTTL(0), cache.WithClock(clk.now))
+	c0 := open(t, dir, cache.WithTTL(0), cache.WithClock(clk.now))
 	c0.PutListing(listing("ghcr.io", "acme/api", clk.now(), "1.0.0"))
 	if l, _ := c0.Listing("ghcr.io", "acme/api"); c0.Fresh(l) {
 		t.Error("TTL 0: fresh")

@@ -25,9 +25,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, last, link st
 	rec := httptest.NewRecorder()
 	s.reg.ServeHTTP(rec, all)
 	if rec.Code != http.StatusOK {
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
+		copyHeader(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
 		return

@@ -70,7 +70,7 @@ func digest(t testing.TB, d interface{ Digest() (v1.Hash, error) }) string {
 // so different seeds make different digests.
 func Image(t testing.TB, seed string, created time.Time, labels map[string]string) v1.Image {
 	t.Helper()
-	return platformImage(t, seed, "linux/amd64", created, labels)
+	return PlatformImage(t, seed, "linux/amd64", created, labels)
 }
 
 // Index builds a multi-platform image, one Image per platform
@@ -83,7 +83,7 @@ func Index(t testing.TB, seed string, created time.Time, labels map[string]strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		img := platformImage(t, seed, p, created, labels)
+		img := PlatformImage(t, seed, p, created, labels)
 		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
 			Add:        img,
 			Descriptor: v1.Descriptor{Platform: plat},
@@ -92,7 +92,9 @@ func Index(t testing.TB, seed string, created time.Time, labels map[string]strin
 	return idx
 }
 
-func platformImage(t testing.TB, seed, platform string, created time.Time, labels map[string]string) v1.Image {
+// PlatformImage builds one small image for platform ("linux/arm64"), as
+// Image does for linux/amd64.
+func PlatformImage(t testing.TB, seed, platform string, created time.Time, labels map[string]string) v1.Image {
 	t.Helper()
 	plat, err := v1.ParsePlatform(platform)
 	if err != nil {
@@ -118,13 +120,6 @@ func platformImage(t testing.TB, seed, platform string, created time.Time, label
 		t.Fatal(err)
 	}
 	return img
-}
-
-// PlatformImage builds one small image for platform ("linux/arm64"), as
-// Image does for linux/amd64.
-func PlatformImage(t testing.TB, seed, platform string, created time.Time, labels map[string]string) v1.Image {
-	t.Helper()
-	return platformImage(t, seed, platform, created, labels)
 }
 
 // IndexOf builds a multi-platform image of images, each listed under the
