@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -114,19 +115,11 @@ func merge(ups []Update, up Update) []Update {
 		if ups[i].Image == up.Image && ups[i].From == up.From && ups[i].To == up.To {
 			ups[i].Changes = append(ups[i].Changes, up.Changes...)
 			ups[i].Locations = append(ups[i].Locations, up.Locations...)
-			ups[i].Notice = firstSet(ups[i].Notice, up.Notice)
+			ups[i].Notice = cmp.Or(ups[i].Notice, up.Notice)
 			return ups
 		}
 	}
 	return append(ups, up)
-}
-
-// firstSet returns the first of a and b that is set.
-func firstSet(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 type decider struct {
@@ -150,10 +143,7 @@ type decider struct {
 // references; the references it leaves alone get notices, and those the
 // registry can no longer serve are problems.
 func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Problem) {
-	current := from
-	if current == "" {
-		current = "latest"
-	}
+	current := cmp.Or(from, "latest")
 	fail := func(format string, args ...any) (*Update, []Notice, []Problem) {
 		return nil, nil, []Problem{problem(refs[0], true, format, args...)}
 	}
