@@ -101,10 +101,6 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 	slices.Sort(tags)
 	// The listing is read once for every tag of the image.
 	d.idx = pol.Index(listing)
-	d.listed = make(map[string]bool, len(listing))
-	for _, t := range listing {
-		d.listed[t] = true
-	}
 	return &image{d: d, byTag: byTag, tags: tags, digestOnly: digestOnly}, out
 }
 
@@ -126,14 +122,13 @@ type decider struct {
 	ctx context.Context
 	img string // repo as printed and as policies know it
 	// repo is what the registry is asked with: the name the scan parsed.
-	repo   name.Repository
-	pol    *policy.Policy
-	idx    *policy.Index
-	listed map[string]bool // the tags of the listing
-	reg    Registry
-	insp   Inspector // nil: no gates, no digest checks
-	spec   gate.Spec
-	now    time.Time
+	repo name.Repository
+	pol  *policy.Policy
+	idx  *policy.Index
+	reg  Registry
+	insp Inspector // nil: no gates, no digest checks
+	spec gate.Spec
+	now  time.Time
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string
@@ -294,7 +289,7 @@ func (d decider) wantsDigest(r scan.Ref) bool {
 // of plain tags costs no manifest request. A tag gone from the listing is
 // not looked up: the dangling check reports it.
 func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
-	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.listed[to] {
+	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.idx.Listed(to) {
 		return "", nil
 	}
 	digest, err := d.reg.Digest(d.ctx, d.repo.Tag(to))

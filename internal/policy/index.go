@@ -13,6 +13,7 @@ type Index struct {
 	p       *Policy
 	strat   strategy
 	windows bool
+	listed  map[string]bool // every tag of the listing
 	float   tagSet
 	entries []entry // one per distinct tag, in listing order
 }
@@ -42,11 +43,11 @@ func (p *Policy) Index(tags []string) *Index {
 	if _, ok := p.strat.(stream); ok {
 		x.strat = stream{windows: x.windows}
 	}
-	seen := make(map[string]bool, len(tags))
+	x.listed = make(map[string]bool, len(tags))
 	parsed := make([]*tag, 0, len(tags))
 	for _, s := range tags {
-		if !seen[s] {
-			seen[s] = true
+		if !x.listed[s] {
+			x.listed[s] = true
 			parsed = append(parsed, parseTag(s, x.windows))
 		}
 	}
@@ -57,6 +58,9 @@ func (p *Policy) Index(tags []string) *Index {
 	}
 	return x
 }
+
+// Listed reports whether tag is in the listing x was read from.
+func (x *Index) Listed(tag string) bool { return x.listed[tag] }
 
 func (x *Index) entry(t *tag) entry {
 	e := entry{t: t}
