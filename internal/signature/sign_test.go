@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	sigsig "github.com/sigstore/sigstore/pkg/signature"
 	sigdsse "github.com/sigstore/sigstore/pkg/signature/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -35,19 +32,6 @@ const (
 	signPredicate = "https://sigstore.dev/cosign/sign/v1"
 	slsaPredicate = "https://slsa.dev/provenance/v1"
 )
-
-func newKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
-}
 
 func newSigstore(t testing.TB) *ca.VirtualSigstore {
 	t.Helper()
