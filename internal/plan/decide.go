@@ -110,7 +110,6 @@ func merge(ups []Update, up Update) []Update {
 	for i := range ups {
 		if ups[i].Image == up.Image && ups[i].From == up.From && ups[i].To == up.To {
 			ups[i].Changes = append(ups[i].Changes, up.Changes...)
-			ups[i].Locations = append(ups[i].Locations, up.Locations...)
 			ups[i].Notice = cmp.Or(ups[i].Notice, up.Notice)
 			return ups
 		}
@@ -224,9 +223,6 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	up := &Update{Image: d.img, Repo: d.repo, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes}
 	if from == "" {
 		up.From = current
-	}
-	for _, c := range changes {
-		up.Locations = append(up.Locations, c.Ref.Location)
 	}
 	if to == current {
 		up.Type = "digest"
