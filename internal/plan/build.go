@@ -201,7 +201,8 @@ type expecter interface {
 }
 
 // sortLocations orders an update's changes by file and position, whichever
-// decision (an untagged reference, one tagged latest) contributed them.
+// decision (an untagged reference, one tagged latest) contributed them,
+// and derives its Locations from them: the deciding steps set only Changes.
 func sortLocations(u *Update) {
 	slices.SortStableFunc(u.Changes, func(a, b Change) int {
 		return cmp.Or(strings.Compare(a.Ref.File, b.Ref.File), cmp.Compare(a.Ref.Line, b.Ref.Line), cmp.Compare(a.Ref.Col, b.Ref.Col))

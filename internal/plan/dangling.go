@@ -24,7 +24,7 @@ const danglingAdvice = "nodes without the image cached can no longer start this 
 // maps a reference to the tag and digest the plan writes into it.
 func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.Location]Change) []Problem {
 	var out []Problem
-	listed := tag == "" || d.listed[tag]
+	listed := tag == "" || d.idx.Listed(tag) // no tag to lose; digest-only references read no listing
 	for _, r := range refs {
 		c, changed := moved[r.Location]
 		digestGone := false

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -100,10 +101,6 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 	slices.Sort(tags)
 	// The listing is read once for every tag of the image.
 	d.idx = pol.Index(listing)
-	d.listed = make(map[string]bool, len(listing))
-	for _, t := range listing {
-		d.listed[t] = true
-	}
 	return &image{d: d, byTag: byTag, tags: tags, digestOnly: digestOnly}, out
 }
 
@@ -113,34 +110,24 @@ func merge(ups []Update, up Update) []Update {
 	for i := range ups {
 		if ups[i].Image == up.Image && ups[i].From == up.From && ups[i].To == up.To {
 			ups[i].Changes = append(ups[i].Changes, up.Changes...)
-			ups[i].Locations = append(ups[i].Locations, up.Locations...)
-			ups[i].Notice = firstSet(ups[i].Notice, up.Notice)
+			ups[i].Notice = cmp.Or(ups[i].Notice, up.Notice)
 			return ups
 		}
 	}
 	return append(ups, up)
 }
 
-// firstSet returns the first of a and b that is set.
-func firstSet(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 type decider struct {
 	ctx context.Context
 	img string // repo as printed and as policies know it
 	// repo is what the registry is asked with: the name the scan parsed.
-	repo   name.Repository
-	pol    *policy.Policy
-	idx    *policy.Index
-	listed map[string]bool // the tags of the listing
-	reg    Registry
-	insp   Inspector // nil: no gates, no digest checks
-	spec   gate.Spec
-	now    time.Time
+	repo name.Repository
+	pol  *policy.Policy
+	idx  *policy.Index
+	reg  Registry
+	insp Inspector // nil: no gates, no digest checks
+	spec gate.Spec
+	now  time.Time
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string
@@ -150,10 +137,7 @@ type decider struct {
 // references; the references it leaves alone get notices, and those the
 // registry can no longer serve are problems.
 func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Problem) {
-	current := from
-	if current == "" {
-		current = "latest"
-	}
+	current := cmp.Or(from, "latest")
 	fail := func(format string, args ...any) (*Update, []Notice, []Problem) {
 		return nil, nil, []Problem{problem(refs[0], true, format, args...)}
 	}
@@ -240,9 +224,6 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	if from == "" {
 		up.From = current
 	}
-	for _, c := range changes {
-		up.Locations = append(up.Locations, c.Ref.Location)
-	}
 	if to == current {
 		up.Type = "digest"
 	}
@@ -304,7 +285,7 @@ func (d decider) wantsDigest(r scan.Ref) bool {
 // of plain tags costs no manifest request. A tag gone from the listing is
 // not looked up: the dangling check reports it.
 func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
-	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.listed[to] {
+	if !slices.ContainsFunc(refs, d.wantsDigest) || !d.idx.Listed(to) {
 		return "", nil
 	}
 	digest, err := d.reg.Digest(d.ctx, d.repo.Tag(to))

@@ -149,18 +149,12 @@ func (g *gating) wanted() error {
 		g.want = spec.List
 		return nil
 	}
-	var refs []name.Reference
+	f, err := gate.Facts{}, gate.ErrNotFound
 	if g.pinned != "" {
-		refs = append(refs, g.d.repo.Digest(g.pinned))
+		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Digest(g.pinned), gate.NeedPlatforms)
 	}
-	refs = append(refs, g.d.repo.Tag(g.current))
-	var f gate.Facts
-	err := gate.ErrNotFound
-	for _, ref := range refs {
-		if !errors.Is(err, gate.ErrNotFound) {
-			break
-		}
-		f, err = g.d.insp.Facts(g.d.ctx, ref, gate.NeedPlatforms)
+	if errors.Is(err, gate.ErrNotFound) { // no pin, or the pinned image is gone
+		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Tag(g.current), gate.NeedPlatforms)
 	}
 	switch {
 	case errors.Is(err, gate.ErrNotFound):

@@ -2,8 +2,6 @@ package plan_test
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
@@ -44,23 +41,10 @@ func newGateWorld(t testing.TB) *gateWorld {
 	t.Helper()
 	w := &gateWorld{srv: registrytest.NewServer(t)}
 	var pub []byte
-	w.key, pub = ecKey(t)
-	w.rogue, _ = ecKey(t)
+	w.key, pub = registrytest.NewKey(t)
+	w.rogue, _ = registrytest.NewKey(t)
 	w.keys = fstest.MapFS{"keys/cosign.pub": {Data: pub}}
 	return w
-}
-
-func ecKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
 }
 
 // push pushes repo:tag ("acme/web") built at created, for platforms (an

@@ -46,7 +46,7 @@ func (x *Index) Decide(current string) (Decision, error) {
 		// No versioning reads a version from `latest`.
 		return x.floating(ct), nil
 	}
-	cur, err := x.parseCurrent(current, s)
+	cur, err := x.parseCurrent(ct, s)
 	if err != nil {
 		return Decision{}, err
 	}

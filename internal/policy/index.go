@@ -13,6 +13,7 @@ type Index struct {
 	p       *Policy
 	strat   strategy
 	windows bool
+	listed  map[string]bool // every tag of the listing
 	float   tagSet
 	entries []entry // one per distinct tag, in listing order
 }
@@ -42,11 +43,11 @@ func (p *Policy) Index(tags []string) *Index {
 	if _, ok := p.strat.(stream); ok {
 		x.strat = stream{windows: x.windows}
 	}
-	seen := make(map[string]bool, len(tags))
+	x.listed = make(map[string]bool, len(tags))
 	parsed := make([]*tag, 0, len(tags))
 	for _, s := range tags {
-		if !seen[s] {
-			seen[s] = true
+		if !x.listed[s] {
+			x.listed[s] = true
 			parsed = append(parsed, parseTag(s, x.windows))
 		}
 	}
@@ -58,6 +59,9 @@ func (p *Policy) Index(tags []string) *Index {
 	return x
 }
 
+// Listed reports whether tag is in the listing x was read from.
+func (x *Index) Listed(tag string) bool { return x.listed[tag] }
+
 func (x *Index) entry(t *tag) entry {
 	e := entry{t: t}
 	if x.float.has(t) || x.p.ignored(t.raw) {
@@ -67,12 +71,9 @@ func (x *Index) entry(t *tag) entry {
 	if !ok {
 		return e
 	}
-	var v version = t
-	if _, isStream := x.strat.(stream); !isStream || s != t.raw {
-		var err error
-		if v, err = x.strat.parse(s); err != nil {
-			return e
-		}
+	v, err := x.read(t, s)
+	if err != nil {
+		return e
 	}
 	e.ok = true
 	e.c = candidate{tag: t.raw, v: v, nonDigits: nonDigits(t.raw), nums: digitRuns(t.raw)}
@@ -133,8 +134,18 @@ func (x *Index) readCurrent(current string) (s string, err error) {
 	return s, nil
 }
 
-func (x *Index) parseCurrent(current, s string) (version, error) {
-	v, err := x.strat.parse(s)
+// read is the version the strategy reads from s, the compared part of t:
+// the stream rule's reading of a whole tag is t itself, parsed already.
+func (x *Index) read(t *tag, s string) (version, error) {
+	if _, ok := x.strat.(stream); ok && s == t.raw {
+		return t, nil
+	}
+	return x.strat.parse(s)
+}
+
+func (x *Index) parseCurrent(ct *tag, s string) (version, error) {
+	current := ct.raw
+	v, err := x.read(ct, s)
 	if err != nil {
 		if s != current {
 			return nil, fmt.Errorf("tag %q: version %q does not match versioning %s: %w", current, s, x.strat.name(), err)

@@ -17,8 +17,7 @@ const maxLabels = 4
 func (x *Index) floating(cur *tag) Decision {
 	var now *tag
 	for _, e := range x.entries {
-		if extends(e.t, cur) && !x.float.has(e.t) && (now == nil || e.t.compare(now) > 0 ||
-			(e.t.compare(now) == 0 && e.t.raw < now.raw)) {
+		if extends(e.t, cur) && !x.float.has(e.t) && outranks(e.t, now) {
 			now = e.t
 		}
 	}
@@ -55,6 +54,17 @@ func (x *Index) otherVariants(cur *tag, curV version, newest *tag) string {
 		}
 	}
 	return top.verText + " only as " + strings.Join(closest(cur.variant, labels), ", ")
+}
+
+// outranks reports whether t is above top (nil: none yet), the tag a
+// notice names: the higher version, and of equal ones the lesser string,
+// so that the listing's order never chooses.
+func outranks(t, top *tag) bool {
+	if top == nil {
+		return true
+	}
+	c := t.compare(top)
+	return c > 0 || (c == 0 && t.raw < top.raw)
 }
 
 // higherVersion reports whether t's version is above top's. Equal versions
@@ -127,7 +137,7 @@ func (x *Index) lessPrecise(cur *tag) string {
 	for _, e := range x.entries {
 		t := e.t
 		if e.ok && t.versioned() && t.pre.word == "" && t.stream() == cur.stream() && !t.preciseFor(cur) &&
-			compareTuple(t.version, cur.version) > 0 && (top == nil || t.compare(top) > 0 || (t.compare(top) == 0 && t.raw < top.raw)) {
+			compareTuple(t.version, cur.version) > 0 && outranks(t, top) {
 			top = t
 		}
 	}
@@ -157,7 +167,7 @@ func (x *Index) otherPrefix(cur *tag) string {
 		t := e.t
 		if e.ok && t.versioned() && t.pre.word == "" && t.prefix != cur.prefix && strings.TrimSuffix(t.prefix, "v") == bare &&
 			t.skel == cur.skel && t.winOS == cur.winOS && t.preciseFor(cur) && compareTuple(t.version, cur.version) > 0 &&
-			(top == nil || t.compare(top) > 0 || (t.compare(top) == 0 && t.raw < top.raw)) {
+			outranks(t, top) {
 			top = t
 		}
 	}

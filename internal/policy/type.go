@@ -17,11 +17,11 @@ func Type(from, to string) string {
 	if from == to {
 		return "digest"
 	}
-	if Mutable(from, []string{to}) {
-		return "pin"
-	}
 	win := isWindowsTag(from) || isWindowsTag(to)
 	a, b := parseTag(from, win), parseTag(to, win)
+	if a.floats() || extends(b, a) { // Mutable(from, []string{to})
+		return "pin"
+	}
 	va, vb := a.version, b.version
 	if !a.versioned() || !b.versioned() {
 		va, vb = digitRuns(from), digitRuns(to)

@@ -24,7 +24,7 @@ func count(srv *registrytest.Server) requests {
 // TestVerifyCost pins the requests per verified digest that the package
 // documentation promises.
 func TestVerifyCost(t *testing.T) {
-	priv, pub := newKey(t)
+	priv, pub := registrytest.NewKey(t)
 	v, err := signature.NewVerifier(signature.Policy{Key: pub}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestVerifyCost(t *testing.T) {
 		{
 			name: "at most 5 signatures examined",
 			sign: func(t *testing.T, w *world) {
-				rogue, _ := newKey(t)
+				rogue, _ := registrytest.NewKey(t)
 				var sigs []registrytest.CosignSignature
 				for range 8 {
 					w.srv.SignWithKey(t, repo, w.digest, rogue)

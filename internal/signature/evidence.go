@@ -65,12 +65,16 @@ type RejectedError struct {
 	Rejections []Rejection
 }
 
-func (e *RejectedError) Error() string {
+func (e *RejectedError) Error() string { return ErrRejected.Error() + ": " + e.Reasons() }
+
+// Reasons is the error without ErrRejected's words: each signature found
+// and why it was refused, then what the policy wants.
+func (e *RejectedError) Reasons() string {
 	parts := make([]string, len(e.Rejections))
 	for i, r := range e.Rejections {
 		parts[i] = r.String()
 	}
-	return fmt.Sprintf("%s: %s; want %s", ErrRejected, strings.Join(parts, "; "), e.Want)
+	return fmt.Sprintf("%s; want %s", strings.Join(parts, "; "), e.Want)
 }
 
 // Is makes errors.Is(err, ErrRejected) hold.

@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -19,8 +16,6 @@ import (
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
-	"github.com/sigstore/sigstore-go/pkg/tlog"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	sigsig "github.com/sigstore/sigstore/pkg/signature"
 	sigdsse "github.com/sigstore/sigstore/pkg/signature/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -38,19 +33,6 @@ const (
 	slsaPredicate = "https://slsa.dev/provenance/v1"
 )
 
-func newKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
-}
-
 func newSigstore(t testing.TB) *ca.VirtualSigstore {
 	t.Helper()
 	vs, err := ca.NewVirtualSigstore()
@@ -64,12 +46,7 @@ func newSigstore(t testing.TB) *ca.VirtualSigstore {
 // makes one for each entry but keeps it to itself.
 func setFor(t testing.TB, vs *ca.VirtualSigstore, tle *protorekor.TransparencyLogEntry) []byte {
 	t.Helper()
-	set, err := vs.RekorSignPayload(tlog.RekorPayload{
-		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
-		IntegratedTime: tle.IntegratedTime,
-		LogIndex:       tle.LogIndex,
-		LogID:          hex.EncodeToString(tle.LogId.KeyId),
-	})
+	set, err := vs.RekorSignPayload(registrytest.RekorPayload(tle))
 	if err != nil {
 		t.Fatal(err)
 	}

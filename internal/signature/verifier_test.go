@@ -11,7 +11,7 @@ import (
 )
 
 func TestNewVerifierRejectsBadPolicies(t *testing.T) {
-	_, pub := newKey(t)
+	_, pub := registrytest.NewKey(t)
 	vs := newSigstore(t)
 	id := regexp.MustCompile(`^https://github\\.com/acme/`)
 	tests := []struct {

@@ -79,8 +79,8 @@ func fingerprint(t testing.TB, pemKey []byte) string {
 }
 
 func TestVerify(t *testing.T) {
-	priv, pub := newKey(t)
-	rogue, _ := newKey(t)
+	priv, pub := registrytest.NewKey(t)
+	rogue, _ := registrytest.NewKey(t)
 	keyPolicy := signature.Policy{Key: pub}
 	keyID := fingerprint(t, pub)
 
@@ -317,7 +317,7 @@ func copySigTag(t testing.TB, w *world, from, to string) {
 }
 
 func TestVerifyRegistryErrors(t *testing.T) {
-	priv, pub := newKey(t)
+	priv, pub := registrytest.NewKey(t)
 	v, err := signature.NewVerifier(signature.Policy{Key: pub}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -113,11 +112,7 @@ func (i *Inspector) Verify(ctx context.Context, ref name.Digest, sig gate.Signat
 	case errors.Is(err, signature.ErrUnsigned):
 		return gate.Signer{}, fmt.Errorf("%w: %v", gate.ErrUnsigned, err)
 	case errors.As(err, &rej):
-		parts := make([]string, len(rej.Rejections))
-		for n, r := range rej.Rejections {
-			parts[n] = r.String()
-		}
-		return gate.Signer{}, fmt.Errorf("%w: %s; want %s", gate.ErrRejected, strings.Join(parts, "; "), rej.Want)
+		return gate.Signer{}, fmt.Errorf("%w: %s", gate.ErrRejected, rej.Reasons())
 	}
 	return gate.Signer{}, err
 }

@@ -1,9 +1,6 @@
 package inspect_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"errors"
 	"regexp"
 	"strings"
@@ -14,7 +11,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
@@ -35,19 +31,6 @@ func client(srv *registrytest.Server) *registry.Client {
 	)
 }
 
-func newKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
-}
-
 // noCTLog is a VirtualSigstore as trusted material without its CT log:
 // its certificates carry no SCT, which Fulcio's always do.
 type noCTLog struct{ root.TrustedMaterial }
@@ -60,8 +43,8 @@ func TestVerify(t *testing.T) {
 	push := func(tag string) string {
 		return srv.Push(t, "acme/api", tag, registrytest.Image(t, tag, created, nil))
 	}
-	key, pub := newKey(t)
-	other, _ := newKey(t)
+	key, pub := registrytest.NewKey(t)
+	other, _ := registrytest.NewKey(t)
 	vs, err := ca.NewVirtualSigstore()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +93,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestCheckKey(t *testing.T) {
-	_, pub := newKey(t)
+	_, pub := registrytest.NewKey(t)
 	srv := registrytest.NewServer(t)
 	keys := fstest.MapFS{"keys/cosign.pub": {Data: pub}, "keys/garbage.pub": {Data: []byte("not a key")}}
 	ins := inspect.New(client(srv), inspect.WithKeys(keys))

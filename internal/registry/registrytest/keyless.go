@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
@@ -52,13 +53,7 @@ func KeylessSignature(t testing.TB, vs *ca.VirtualSigstore, dockerRef, digest, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	tle := entries[0].TransparencyLogEntry()
-	payloadOf := tlog.RekorPayload{
-		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
-		IntegratedTime: tle.IntegratedTime,
-		LogIndex:       tle.LogIndex,
-		LogID:          hex.EncodeToString(tle.LogId.KeyId),
-	}
+	payloadOf := RekorPayload(entries[0].TransparencyLogEntry())
 	// VirtualSigstore makes a signed entry timestamp for each entry but
 	// keeps it to itself: sign the same payload again.
 	set, err := vs.RekorSignPayload(payloadOf)
@@ -74,4 +69,15 @@ func KeylessSignature(t testing.TB, vs *ca.VirtualSigstore, dockerRef, digest, i
 		CertificateAnnotation: string(certPEM),
 		BundleAnnotation:      string(rb),
 	}}
+}
+
+// RekorPayload is what Rekor's signed entry timestamp of tle signs, and
+// what a cosign bundle annotation carries beside it.
+func RekorPayload(tle *protorekor.TransparencyLogEntry) tlog.RekorPayload {
+	return tlog.RekorPayload{
+		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
+		IntegratedTime: tle.IntegratedTime,
+		LogIndex:       tle.LogIndex,
+		LogID:          hex.EncodeToString(tle.LogId.KeyId),
+	}
 }

@@ -2,6 +2,8 @@ package registrytest
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -19,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
 // Media types and annotations of cosign's storage formats, as cosign
@@ -94,6 +97,21 @@ func (s *Server) PushSignatures(t testing.TB, repo, digest string, sigs ...Cosig
 		}
 	}
 	return s.Push(t, repo, SigTag(digest), img)
+}
+
+// NewKey makes a cosign key pair: the ECDSA P-256 private key for
+// SignWithKey and the PEM public key a policy names (cosign.pub).
+func NewKey(t testing.TB) (*ecdsa.PrivateKey, []byte) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return priv, pub
 }
 
 // SignWithKey signs digest in repo with key as `cosign sign --key
