@@ -2,7 +2,6 @@ package gitops
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
@@ -65,10 +64,7 @@ func kindTitle(g group) string {
 func moves(g group) string {
 	var parts []string
 	for _, u := range g.Updates {
-		s := shortName(u.Image) + " " + u.To
-		if !slices.Contains(parts, s) {
-			parts = append(parts, s)
-		}
+		parts = appendNew(parts, shortName(u.Image)+" "+u.To)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -107,20 +103,15 @@ func kindIntro(g group) string {
 		}
 		b.WriteString(".\n\n")
 	}
-	var notes []string
+	var notes, ev []string
 	for _, u := range g.Updates {
-		if u.Notice != "" && !slices.Contains(notes, u.Notice) {
-			notes = append(notes, u.Notice)
-			fmt.Fprintf(&b, "Note: %s.\n\n", u.Notice)
+		if u.Notice != "" {
+			notes = appendNew(notes, u.Notice)
 		}
+		ev = appendNew(ev, u.Grounds...)
 	}
-	var ev []string
-	for _, u := range g.Updates {
-		for _, e := range u.Grounds {
-			if !slices.Contains(ev, e) {
-				ev = append(ev, e)
-			}
-		}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "Note: %s.\n\n", n)
 	}
 	for _, e := range ev {
 		fmt.Fprintf(&b, "- %s\n", e)
@@ -154,9 +145,7 @@ func kindOutro(g group) string {
 func (g group) images() []string {
 	var out []string
 	for _, u := range g.Updates {
-		if !slices.Contains(out, u.Image) {
-			out = append(out, u.Image)
-		}
+		out = appendNew(out, u.Image)
 	}
 	return out
 }
