@@ -122,9 +122,14 @@ func kindIntro(g group) string {
 	return b.String()
 }
 
-// kindOutro says what merging and closing the PR do.
-func kindOutro(g group) string {
+// humanGate opens the outro of every PR that rolls something out.
+const humanGate = "Merging is the human gate: once merged, your GitOps controller rolls it out. "
+
+// outro says what merging and closing the PR do.
+func outro(g group) string {
 	switch g.Kind {
+	case "":
+		return humanGate + "Closing this pull request without merging tells imagebot not to propose this version again."
 	case plan.KindRollback:
 		return fmt.Sprintf("Once this is merged, imagebot does not propose `%s` again; a newer version is proposed as usual. "+
 			"Closing it without merging changes nothing.", g.Updates[0].From)
@@ -133,12 +138,10 @@ func kindOutro(g group) string {
 			"for the configured lead, and removes it from the DaemonSet again. " +
 			"Closing this pull request without merging declines these versions: they are neither pre-pulled nor proposed."
 	case plan.KindPromotion:
-		return "Merging is the human gate: once merged, your GitOps controller rolls it out. " +
-			"Closing this pull request without merging tells imagebot not to promote this version again; " +
+		return humanGate + "Closing this pull request without merging tells imagebot not to promote this version again; " +
 			"a newer version is proposed once it has soaked in its turn."
 	}
-	return "Merging is the human gate: once merged, your GitOps controller rolls it out. " +
-		"Closing this pull request without merging tells imagebot not to propose these versions again."
+	return humanGate + "Closing this pull request without merging tells imagebot not to propose these versions again."
 }
 
 // images are the group's images, in update order, once each.
