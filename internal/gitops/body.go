@@ -83,12 +83,7 @@ func body(g group) string {
 		b.WriteString("\n" + n + "\n")
 	}
 	b.WriteString(checks(g))
-	if g.plain() {
-		b.WriteString("\nMerging is the human gate: once merged, your GitOps controller rolls it out. " +
-			"Closing this pull request without merging tells imagebot not to propose this version again.\n\n")
-	} else {
-		b.WriteString("\n" + kindOutro(g) + "\n\n")
-	}
+	b.WriteString("\n" + outro(g) + "\n\n")
 	b.WriteString(markerOf(g).text() + "\n")
 	return b.String()
 }

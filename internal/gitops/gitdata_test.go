@@ -2,12 +2,9 @@ package gitops_test
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/google/go-github/v60/github"
 
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/gitops/githubfake"
@@ -39,7 +36,7 @@ func TestSignedCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := apiClient(t, viaAPI)
+	api := viaAPI.client()
 	if pushed.sha(t, main_) != viaAPI.sha(t, main_) {
 		t.Fatal("the two worlds start from different commits; trees cannot be compared")
 	}
@@ -149,16 +146,4 @@ func (o *onRequest) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	o.mu.Unlock()
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// apiClient is a go-github client on the world's fake, as a reader.
-func apiClient(t *testing.T, w *world) *github.Client {
-	t.Helper()
-	gh := github.NewClient(nil).WithAuthToken(token)
-	u, err := url.Parse(w.gh.URL() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh.BaseURL = u
-	return gh
 }

@@ -2,7 +2,6 @@ package gitops
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
@@ -65,10 +64,7 @@ func kindTitle(g group) string {
 func moves(g group) string {
 	var parts []string
 	for _, u := range g.Updates {
-		s := shortName(u.Image) + " " + u.To
-		if !slices.Contains(parts, s) {
-			parts = append(parts, s)
-		}
+		parts = appendNew(parts, shortName(u.Image)+" "+u.To)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -107,20 +103,15 @@ func kindIntro(g group) string {
 		}
 		b.WriteString(".\n\n")
 	}
-	var notes []string
+	var notes, ev []string
 	for _, u := range g.Updates {
-		if u.Notice != "" && !slices.Contains(notes, u.Notice) {
-			notes = append(notes, u.Notice)
-			fmt.Fprintf(&b, "Note: %s.\n\n", u.Notice)
+		if u.Notice != "" {
+			notes = appendNew(notes, u.Notice)
 		}
+		ev = appendNew(ev, u.Grounds...)
 	}
-	var ev []string
-	for _, u := range g.Updates {
-		for _, e := range u.Grounds {
-			if !slices.Contains(ev, e) {
-				ev = append(ev, e)
-			}
-		}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "Note: %s.\n\n", n)
 	}
 	for _, e := range ev {
 		fmt.Fprintf(&b, "- %s\n", e)
@@ -131,9 +122,14 @@ func kindIntro(g group) string {
 	return b.String()
 }
 
-// kindOutro says what merging and closing the PR do.
-func kindOutro(g group) string {
+// humanGate opens the outro of every PR that rolls something out.
+const humanGate = "Merging is the human gate: once merged, your GitOps controller rolls it out. "
+
+// outro says what merging and closing the PR do.
+func outro(g group) string {
 	switch g.Kind {
+	case "":
+		return humanGate + "Closing this pull request without merging tells imagebot not to propose this version again."
 	case plan.KindRollback:
 		return fmt.Sprintf("Once this is merged, imagebot does not propose `%s` again; a newer version is proposed as usual. "+
 			"Closing it without merging changes nothing.", g.Updates[0].From)
@@ -142,21 +138,17 @@ func kindOutro(g group) string {
 			"for the configured lead, and removes it from the DaemonSet again. " +
 			"Closing this pull request without merging declines these versions: they are neither pre-pulled nor proposed."
 	case plan.KindPromotion:
-		return "Merging is the human gate: once merged, your GitOps controller rolls it out. " +
-			"Closing this pull request without merging tells imagebot not to promote this version again; " +
+		return humanGate + "Closing this pull request without merging tells imagebot not to promote this version again; " +
 			"a newer version is proposed once it has soaked in its turn."
 	}
-	return "Merging is the human gate: once merged, your GitOps controller rolls it out. " +
-		"Closing this pull request without merging tells imagebot not to propose these versions again."
+	return humanGate + "Closing this pull request without merging tells imagebot not to propose these versions again."
 }
 
 // images are the group's images, in update order, once each.
 func (g group) images() []string {
 	var out []string
 	for _, u := range g.Updates {
-		if !slices.Contains(out, u.Image) {
-			out = append(out, u.Image)
-		}
+		out = appendNew(out, u.Image)
 	}
 	return out
 }

@@ -161,12 +161,8 @@ func (m marker) rollsBack(u plan.Update) bool {
 // images are the images the PR moves, in marker order, once each.
 func (m marker) images() []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, mv := range m.Moves {
-		if !seen[mv.Image] {
-			seen[mv.Image] = true
-			out = append(out, mv.Image)
-		}
+		out = appendNew(out, mv.Image)
 	}
 	return out
 }

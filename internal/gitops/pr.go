@@ -196,8 +196,11 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 	}
 	held := heldImages(p)
 	for branch, pr := range r.open {
+		if handled[branch] {
+			continue
+		}
 		m, ok := parseMarker(pr.GetBody())
-		if handled[branch] || !ok || m.Kind == plan.KindRollback || slices.ContainsFunc(m.images(), func(img string) bool {
+		if !ok || m.Kind == plan.KindRollback || slices.ContainsFunc(m.images(), func(img string) bool {
 			return failing[img] || (held[img] && m.Kind != plan.KindPrepull)
 		}) {
 			// A rollback is a person's request, which no plan repeats;

@@ -90,15 +90,16 @@ func (r *runner) openFor(ctx context.Context, branch string) (*github.PullReques
 // that version. A newer version is proposed anew. In a config group, a
 // declined tag is declined for every member: the group moves together.
 func (r *runner) withoutDeclined(g group) group {
+	declined := make([]bool, len(g.Updates))
 	declinedTo := map[string]bool{}
-	for _, u := range g.Updates {
-		if r.declined(g, u) {
+	for i, u := range g.Updates {
+		if declined[i] = r.declined(g, u); declined[i] {
 			declinedTo[u.To] = true
 		}
 	}
 	var keep []plan.Update
-	for _, u := range g.Updates {
-		if !declinedTo[u.To] || (g.Kind != kindGroup && !r.declined(g, u)) {
+	for i, u := range g.Updates {
+		if !declined[i] && (g.Kind != kindGroup || !declinedTo[u.To]) {
 			keep = append(keep, u)
 		}
 	}

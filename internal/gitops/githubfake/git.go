@@ -137,14 +137,14 @@ func (b BareRepos) Merge(owner, repo string, m MergeRequest) (string, error) {
 		if m.Message != "" {
 			args = append(args, "-m", m.Message)
 		}
-		out, err := b.git(owner, repo, dated(m.When), args...)
+		out, err := b.git(owner, repo, dated(m.When, true), args...)
 		if err != nil {
 			return "", err
 		}
 		sha = strings.TrimSpace(out)
 	case "rebase":
 		// A rebase keeps each commit's author date, as GitHub's does.
-		if sha, err = b.rebase(owner, repo, baseSHA, headSHA, dated(m.When)[:min(1, len(dated(m.When)))]); err != nil {
+		if sha, err = b.rebase(owner, repo, baseSHA, headSHA, dated(m.When, false)); err != nil {
 			return "", err
 		}
 	default:
@@ -176,14 +176,18 @@ func (b BareRepos) rebase(owner, repo, baseSHA, headSHA string, env []string) (s
 	return strings.TrimSpace(out), err
 }
 
-// dated sets the committer (and, for a merge, author) date of what git
-// commits, when one is given.
-func dated(t time.Time) []string {
+// dated sets the committer date of what git commits, and the author date
+// too when author, when a time is given.
+func dated(t time.Time, author bool) []string {
 	if t.IsZero() {
 		return nil
 	}
 	d := t.UTC().Format(time.RFC3339)
-	return []string{"GIT_COMMITTER_DATE=" + d, "GIT_AUTHOR_DATE=" + d}
+	env := []string{"GIT_COMMITTER_DATE=" + d}
+	if author {
+		env = append(env, "GIT_AUTHOR_DATE="+d)
+	}
+	return env
 }
 
 // DeleteBranch implements GitBackend.
