@@ -53,12 +53,7 @@ func body(g group) string {
 		} else {
 			fmt.Fprintf(&b, "to a newer tag in %d places.\n\n", len(g.Updates))
 		}
-		for _, e := range g.Updates[0].Grounds {
-			fmt.Fprintf(&b, "- %s\n", e)
-		}
-		if len(g.Updates[0].Grounds) > 0 {
-			b.WriteString("\n")
-		}
+		writeNotes(&b, g)
 	} else {
 		b.WriteString(kindIntro(g))
 	}

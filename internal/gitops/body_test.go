@@ -289,3 +289,21 @@ func TestBodyChecks(t *testing.T) {
 		t.Errorf("a policy without gates has no checks:\n%s", b)
 	}
 }
+
+// TestBodyNotice: a plain PR says what the plan noticed along its update
+// (a newer tag held back by a gate, a version only in another variant),
+// once, as a group's PR does.
+func TestBodyNotice(t *testing.T) {
+	u := update("docker.io/library/nginx", "1.25.3", "1.26.1", "minor", "",
+		change("apps/web/deployment.yaml", 20, "1.25.3", "", "1.26.1", ""))
+	u.Notice = "held back 1.27.0: 5h old, minAge 3d"
+	w := u
+	w.From = "1.25.2"
+	b := body(groupOf("imagebot/docker.io-library-nginx", u, w))
+	if n := strings.Count(b, "Note: held back 1.27.0: 5h old, minAge 3d.\n"); n != 1 {
+		t.Errorf("the notice is said %d times, want once:\n%s", n, b)
+	}
+	if strings.Contains(markerOf(groupOf("imagebot/docker.io-library-nginx", u)).text(), "held back") {
+		t.Error("a plain PR's marker carries its notice")
+	}
+}

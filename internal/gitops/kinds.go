@@ -103,6 +103,14 @@ func kindIntro(g group) string {
 		}
 		b.WriteString(".\n\n")
 	}
+	writeNotes(&b, g)
+	return b.String()
+}
+
+// writeNotes says what the plan noticed along the PR's updates ("held back
+// 1.27.4: 5h old, minAge 3d") and the grounds it proposes them on, each
+// once.
+func writeNotes(b *strings.Builder, g group) {
 	var notes, ev []string
 	for _, u := range g.Updates {
 		if u.Notice != "" {
@@ -111,15 +119,14 @@ func kindIntro(g group) string {
 		ev = appendNew(ev, u.Grounds...)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(&b, "Note: %s.\n\n", n)
+		fmt.Fprintf(b, "Note: %s.\n\n", n)
 	}
 	for _, e := range ev {
-		fmt.Fprintf(&b, "- %s\n", e)
+		fmt.Fprintf(b, "- %s\n", e)
 	}
 	if len(ev) > 0 {
 		b.WriteString("\n")
 	}
-	return b.String()
 }
 
 // humanGate opens the outro of every PR that rolls something out.

@@ -66,8 +66,8 @@ func markerOf(g group) marker {
 	for _, u := range g.Updates {
 		mv := markedMove{Image: u.Image, From: u.From, To: u.To, Digest: u.Digest, Evidence: u.Grounds}
 		if !g.plain() {
-			// A plain PR's notice is said in its body, but changes no
-			// marker: its PRs read the same as before groups.
+			// A plain PR's notice is said in its body (writeNotes), but
+			// changes no marker: its PRs read the same as before groups.
 			mv.Notice = u.Notice
 		}
 		for _, l := range u.Locations {
