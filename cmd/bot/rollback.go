@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
@@ -109,9 +108,8 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		return nil
 	}
 	p := &plan.Plan{Updates: []plan.Update{*u}}
-	ro := pullRequestOptions(&runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}, cfg)
-	ro.Details, ro.Partial = e.reg.Info, true
-	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
+	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
+	ro.Partial = true
 	out, err := sess.Run(ctx, p, ro)
 	if err != nil {
 		return &partialError{explainGitHub(err, conn)}

@@ -128,9 +128,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 			sum.Problems++
 		}
 	}
-	ro := pullRequestOptions(o, cfg)
-	ro.Details = e.reg.Info
-	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
+	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
 	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
@@ -187,14 +185,19 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	return sum, planStatus(p)
 }
 
-// pullRequestOptions are what the config says of branches and PRs.
-func pullRequestOptions(o *runOptions, cfg *config.Config) gitops.RunOptions {
+// pullRequestOptions are what e's config says of branches, commits and
+// PRs, with e's registry client describing the images in PR bodies; a dry
+// run prints to out what it would do.
+func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions {
+	cfg := e.cfg
 	return gitops.RunOptions{
-		BranchPrefix: cfg.Git.BranchPrefix,
-		Author:       object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
-		Draft:        cfg.PullRequests.Draft,
-		DryRun:       o.DryRun,
-		Out:          o.IO.Out,
+		BranchPrefix:  cfg.Git.BranchPrefix,
+		Author:        object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
+		Draft:         cfg.PullRequests.Draft,
+		DryRun:        dryRun,
+		Out:           out,
+		Details:       e.reg.Info,
+		SignedCommits: cfg.Git.SignedCommits == config.SignedCommitsAPI,
 		Message: func(u plan.Update) (string, error) {
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},
