@@ -13,6 +13,7 @@ import (
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -41,6 +42,41 @@ func newEngine(o commonOptions) (*engine, error) {
 		return nil, err
 	}
 	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
+}
+
+// githubConnection is how run and rollback reach the repository on
+// GitHub: with GITHUB_TOKEN or a GitHub App, through the checkout's origin
+// or GITHUB_REPOSITORY. ok is false when neither a token nor an App is set.
+func githubConnection(o commonOptions, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+	token, app, err := githubAuth(o.Env.getenv)
+	if err != nil || (token == "" && app == nil) {
+		return conn, false, err
+	}
+	if conn, err = connection(o.Repo, o.Env); err != nil {
+		return conn, false, err
+	}
+	conn.Logger, conn.App = log, app
+	return conn, true, nil
+}
+
+// tipEngine fetches the default branch's tip into memory and builds the
+// pipeline over it, with the config in that same tree: what run and
+// rollback commit onto. The checkout in o.Repo only names the remote, so a
+// stale or dirty one can neither fail them nor mislead them.
+func tipEngine(ctx context.Context, o commonOptions, conn gitops.Options) (*gitops.Session, *engine, error) {
+	sess, err := gitops.Open(ctx, conn)
+	if err != nil {
+		return nil, nil, explainGitHub(err, conn)
+	}
+	cfg, err := treeConfig(sess, o.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := engineFor(o, cfg, sess.FS(), tipName(sess), conn.Logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, e, nil
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.

@@ -66,49 +66,30 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
 	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 
-// runJob plans and opens pull requests once; serve calls it on schedule.
-// It plans from the default branch's tip, fetched into memory, with the
-// config in that same tree: what it commits onto. The checkout in DIR only
-// names the remote, so a stale or dirty one can neither fail the run nor
-// mislead it.
+// runJob plans from the default branch's tip (tipEngine) and opens pull
+// requests once; serve calls it on schedule.
 func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	var sum serve.Summary
 	log := o.logger()
-	token, app, err := githubAuth(o.Env.getenv)
+	conn, ok, err := githubConnection(o.commonOptions, log)
 	if err != nil {
 		return sum, err
 	}
-	if token == "" && app == nil {
+	if !ok {
 		if o.DryRun {
 			return previewJob(ctx, o)
 		}
 		// Fail before the registry lookups, not after them.
 		return sum, errNoToken
 	}
-	conn, err := connection(o.Repo, o.Env)
-	if err != nil {
-		return sum, err
-	}
-	conn.Logger, conn.App = log, app
 
 	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: fetch, scan and look up images")
-	sess, err := gitops.Open(ctx, conn)
+	sess, e, err := tipEngine(ctx, o.commonOptions, conn)
 	if err != nil {
 		endPlan()
-		err = explainGitHub(err, conn)
-		if exitCode(err) == exitPartial {
+		if exitCode(err) == exitPartial { // GitHub or the remote could not be reached
 			sum.Failed++
 		}
-		return sum, err
-	}
-	cfg, err := treeConfig(sess, o.Config)
-	if err != nil {
-		endPlan()
-		return sum, err
-	}
-	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
-	if err != nil {
-		endPlan()
 		return sum, err
 	}
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
