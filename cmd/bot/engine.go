@@ -135,9 +135,14 @@ func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
 	return nil
 }
 
+// scan finds the image references in the files the config includes.
+func (e *engine) scan(ctx context.Context) (scan.Result, error) {
+	return scan.FS(ctx, e.fsys, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
+}
+
 // plan scans the repository and decides every reference.
 func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
-	res, err := scan.FS(ctx, e.fsys, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
+	res, err := e.scan(ctx)
 	if err != nil {
 		return nil, res, fmt.Errorf("scan %s: %w", e.repo, err)
 	}

@@ -81,8 +81,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := e.cfg
-	res, err := scan.FS(ctx, sess.FS(), cfg.Included, scan.WithMaxFileSize(int64(cfg.MaxFileSize)))
+	res, err := e.scan(ctx)
 	if err != nil {
 		return err
 	}
