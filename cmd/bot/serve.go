@@ -139,11 +139,11 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			return nil, err
 		}
 	}
-	_, app, err := githubAuth(o.Env.getenv)
+	token, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
 		return nil, err
 	}
-	if !o.DryRun && o.Env.GitHubToken == "" && !o.Env.hasApp() {
+	if !o.DryRun && token == "" && app == nil {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
