@@ -115,6 +115,16 @@ func (e *engine) flush() {
 	}
 }
 
+// report ends a command's output with what it cost the registries: logged
+// (a client serve shares is logged once per run instead, by serve) and, in
+// GitHub Actions, in the step summary with p's problems as annotations.
+func (e *engine) report(env environ, p *plan.Plan, cost []registry.HostStats) {
+	if !e.shared {
+		logCost(e.log, cost)
+	}
+	annotate(e.stderr, env, p, cost)
+}
+
 // checkKeys reads every signature key the policies name, so that a missing
 // or malformed key stops the command at start (exit 1) with the policy's
 // line, rather than failing every reference it covers.

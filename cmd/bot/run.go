@@ -70,8 +70,7 @@ var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may
 // requests once; serve calls it on schedule.
 func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	var sum serve.Summary
-	log := o.logger()
-	conn, ok, err := githubConnection(o.commonOptions, log)
+	conn, ok, err := githubConnection(o.commonOptions, o.logger())
 	if err != nil {
 		return sum, err
 	}
@@ -125,10 +124,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	printWaiting(o.IO.Out, p)
 	// The pull request bodies may have cost requests too.
 	sum.Registry = e.reg.Stats()
-	if !e.shared { // serve logs its shared clients' cost once per run
-		logCost(log, sum.Registry)
-	}
-	annotate(o.IO.ErrOut, o.Env, p, sum.Registry)
+	e.report(o.Env, p, sum.Registry)
 	if err := writeActionOutputs(o.Env, sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -159,10 +155,7 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
 		return sum, err
 	}
-	if !e.shared {
-		logCost(e.log, sum.Registry)
-	}
-	annotate(o.IO.ErrOut, o.Env, p, sum.Registry)
+	e.report(o.Env, p, sum.Registry)
 	return sum, planStatus(p)
 }
 
