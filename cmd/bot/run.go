@@ -100,7 +100,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Registry, sum.Dangling = len(p.Updates), e.reg.Stats(), dangling(p)
+	sum.Updates, sum.Dangling = len(p.Updates), dangling(p)
 	for _, pr := range p.Problems {
 		if pr.Failed {
 			sum.Failed++
@@ -123,8 +123,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	printRun(o.IO.Out, p, res, o.DryRun)
 	printWaiting(o.IO.Out, p)
 	// The pull request bodies may have cost requests too.
-	sum.Registry = e.reg.Stats()
-	e.report(o.Env, p, sum.Registry)
+	e.report(o.Env, p, e.reg.Stats())
 	if err := writeActionOutputs(o.Env, sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -150,12 +149,12 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
+	sum.Updates = len(p.Updates)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
 		return sum, err
 	}
-	e.report(o.Env, p, sum.Registry)
+	e.report(o.Env, p, e.reg.Stats())
 	return sum, planStatus(p)
 }
 
