@@ -34,8 +34,8 @@ type engine struct {
 
 // newEngine is the pipeline over the working tree of o.Repo.
 func newEngine(o commonOptions) (*engine, error) {
-	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
+	if err := checkRepoDir(o.Repo); err != nil {
+		return nil, err
 	}
 	cfg, err := loadConfig(o.Repo, o.Config)
 	if err != nil {
