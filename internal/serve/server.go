@@ -121,9 +121,6 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// Targets are the checkouts the server runs on, in order.
-func (s *Server) Targets() []Target { return s.targets }
-
 // Run serves until ctx is canceled (SIGTERM, SIGINT), or runs once with
 // Options.Once. It returns the worst status of the runs with Once; a stop
 // asked for is OK otherwise, and a listener that cannot open is Failed.
