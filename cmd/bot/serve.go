@@ -219,12 +219,7 @@ func serveJob(o *serveOptions, run func(context.Context, *runOptions) (serve.Sum
 		}
 		sum, err := run(ctx, ro)
 		printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
-		switch exitCode(err) {
-		case exitOK:
-			return sum, serve.OK
-		case exitPartial:
-			return sum, serve.Partial
-		}
-		return sum, serve.Failed
+		// serve's statuses are the exit statuses.
+		return sum, serve.Status(exitCode(err))
 	}
 }
