@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 )
 
@@ -21,6 +24,14 @@ func repoArg(repo *string) cobra.PositionalArgs {
 		*repo = args[0]
 		return nil
 	}
+}
+
+// checkRepoDir fails, before any work, a command whose DIR is no directory.
+func checkRepoDir(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("repository %s: not a readable directory", dir)
+	}
+	return nil
 }
 
 // noArgs refuses every positional argument, naming the first.

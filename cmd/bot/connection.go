@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
@@ -21,8 +20,8 @@ import (
 // repository: run fetches what it needs into memory anyway.
 func connection(repo string, env environ) (gitops.Options, error) {
 	c := gitops.Options{APIURL: env.GitHubAPIURL, Token: env.GitHubToken, Repository: env.GitHubRepository}
-	if st, err := os.Stat(repo); err != nil || !st.IsDir() {
-		return c, fmt.Errorf("repository %s: not a readable directory", repo)
+	if err := checkRepoDir(repo); err != nil {
+		return c, err
 	}
 	origin, err := gitops.OriginURL(repo)
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -33,14 +34,49 @@ type engine struct {
 
 // newEngine is the pipeline over the working tree of o.Repo.
 func newEngine(o commonOptions) (*engine, error) {
-	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("repository %s: not a readable directory", o.Repo)
+	if err := checkRepoDir(o.Repo); err != nil {
+		return nil, err
 	}
 	cfg, err := loadConfig(o.Repo, o.Config)
 	if err != nil {
 		return nil, err
 	}
 	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
+}
+
+// githubConnection is how run and rollback reach the repository on
+// GitHub: with GITHUB_TOKEN or a GitHub App, through the checkout's origin
+// or GITHUB_REPOSITORY. ok is false when neither a token nor an App is set.
+func githubConnection(o commonOptions, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+	token, app, err := githubAuth(o.Env.getenv)
+	if err != nil || (token == "" && app == nil) {
+		return conn, false, err
+	}
+	if conn, err = connection(o.Repo, o.Env); err != nil {
+		return conn, false, err
+	}
+	conn.Logger, conn.App = log, app
+	return conn, true, nil
+}
+
+// tipEngine fetches the default branch's tip into memory and builds the
+// pipeline over it, with the config in that same tree: what run and
+// rollback commit onto. The checkout in o.Repo only names the remote, so a
+// stale or dirty one can neither fail them nor mislead them.
+func tipEngine(ctx context.Context, o commonOptions, conn gitops.Options) (*gitops.Session, *engine, error) {
+	sess, err := gitops.Open(ctx, conn)
+	if err != nil {
+		return nil, nil, explainGitHub(err, conn)
+	}
+	cfg, err := treeConfig(sess, o.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := engineFor(o, cfg, sess.FS(), tipName(sess), conn.Logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, e, nil
 }
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
@@ -79,6 +115,16 @@ func (e *engine) flush() {
 	}
 }
 
+// report ends a command's output with what it cost the registries: logged
+// (a client serve shares is logged once per run instead, by serve) and, in
+// GitHub Actions, in the step summary with p's problems as annotations.
+func (e *engine) report(env environ, p *plan.Plan, cost []registry.HostStats) {
+	if !e.shared {
+		logCost(e.log, cost)
+	}
+	annotate(e.stderr, env, p, cost)
+}
+
 // checkKeys reads every signature key the policies name, so that a missing
 // or malformed key stops the command at start (exit 1) with the policy's
 // line, rather than failing every reference it covers.
@@ -99,9 +145,14 @@ func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
 	return nil
 }
 
+// scan finds the image references in the files the config includes.
+func (e *engine) scan(ctx context.Context) (scan.Result, error) {
+	return scan.FS(ctx, e.fsys, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
+}
+
 // plan scans the repository and decides every reference.
 func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
-	res, err := scan.FS(ctx, e.fsys, e.cfg.Included, scan.WithMaxFileSize(int64(e.cfg.MaxFileSize)))
+	res, err := e.scan(ctx)
 	if err != nil {
 		return nil, res, fmt.Errorf("scan %s: %w", e.repo, err)
 	}

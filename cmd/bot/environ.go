@@ -60,16 +60,6 @@ func (e environ) getenv(name string) string {
 	return e.App[name]
 }
 
-// hasApp reports whether any of the App's variables is set.
-func (e environ) hasApp() bool {
-	for _, v := range e.App {
-		if v != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // lookup reads a variable the config names; a zero environ has none.
 func (e environ) lookup(name string) (string, bool) {
 	if e.Lookup == nil {

@@ -73,15 +73,10 @@ func exitCode(err error) int {
 	return exitUsage
 }
 
-// printError writes what a failed command has to say, once, on stderr:
+// printErrorFor writes what a failed command has to say, once, on stderr:
 // "imagebot plan: <error>", and for a usage error where to read the help.
-func printError(w io.Writer, cmdPath string, err error) {
-	printErrorFor(w, cmdPath, err, false)
-}
-
-// printErrorFor is printError, as an error annotation when actions is set:
-// GitHub Actions then shows it on the workflow run's summary, not only deep
-// in the log.
+// When actions is set it is an error annotation, which GitHub Actions shows
+// on the workflow run's summary, not only deep in the log.
 func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
 	if err == nil || errors.Is(err, errSilent) || errors.Is(err, errPartial) {
 		return

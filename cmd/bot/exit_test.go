@@ -26,7 +26,7 @@ func TestExitCode(t *testing.T) {
 		{errors.New("repository x: not a readable directory"), exitUsage, "imagebot run: repository x: not a readable directory\n"},
 	} {
 		var b bytes.Buffer
-		printError(&b, "imagebot run", tc.err)
+		printErrorFor(&b, "imagebot run", tc.err, false)
 		if got := exitCode(tc.err); got != tc.code || b.String() != tc.stderr {
 			t.Errorf("%v: status %d, printed %q; want %d, %q", tc.err, got, b.String(), tc.code, tc.stderr)
 		}

@@ -71,8 +71,8 @@ docker rules. Each says what it could not convert.`,
 
 func runInit(ctx context.Context, o *initOptions) error {
 	stdout, stderr := o.IO.Out, o.IO.ErrOut
-	if st, err := os.Stat(o.Repo); err != nil || !st.IsDir() {
-		return fmt.Errorf("repository %s: not a readable directory", o.Repo)
+	if err := checkRepoDir(o.Repo); err != nil {
+		return err
 	}
 	if !o.Stdout && !o.Force {
 		if err := adopt.Unwritten(o.Repo); err != nil {

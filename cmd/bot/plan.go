@@ -85,8 +85,7 @@ func (o *planOptions) report(e *engine, p *plan.Plan) error {
 	if err := writePlanCost(o.IO.Out, p, o.Output.value, o.Verbose, cost); err != nil {
 		return err
 	}
-	logCost(e.log, cost)
-	annotate(o.IO.ErrOut, o.Env, p, cost)
+	e.report(o.Env, p, cost)
 	return nil
 }
 

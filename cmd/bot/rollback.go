@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
@@ -71,32 +70,18 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	log := o.logger()
-	token, app, err := githubAuth(o.Env.getenv)
+	conn, ok, err := githubConnection(o.commonOptions, o.logger())
 	if err != nil {
 		return err
 	}
-	if token == "" && app == nil {
+	if !ok {
 		return errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
 	}
-	conn, err := connection(o.Repo, o.Env)
+	sess, e, err := tipEngine(ctx, o.commonOptions, conn)
 	if err != nil {
 		return err
 	}
-	conn.Logger, conn.App = log, app
-	sess, err := gitops.Open(ctx, conn)
-	if err != nil {
-		return explainGitHub(err, conn)
-	}
-	cfg, err := treeConfig(sess, o.Config)
-	if err != nil {
-		return err
-	}
-	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
-	if err != nil {
-		return err
-	}
-	res, err := scan.FS(ctx, sess.FS(), cfg.Included, scan.WithMaxFileSize(int64(cfg.MaxFileSize)))
+	res, err := e.scan(ctx)
 	if err != nil {
 		return err
 	}
@@ -109,9 +94,8 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		return nil
 	}
 	p := &plan.Plan{Updates: []plan.Update{*u}}
-	ro := pullRequestOptions(&runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}, cfg)
-	ro.Details, ro.Partial = e.reg.Info, true
-	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
+	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
+	ro.Partial = true
 	out, err := sess.Run(ctx, p, ro)
 	if err != nil {
 		return &partialError{explainGitHub(err, conn)}

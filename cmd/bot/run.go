@@ -66,49 +66,29 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
 	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 
-// runJob plans and opens pull requests once; serve calls it on schedule.
-// It plans from the default branch's tip, fetched into memory, with the
-// config in that same tree: what it commits onto. The checkout in DIR only
-// names the remote, so a stale or dirty one can neither fail the run nor
-// mislead it.
+// runJob plans from the default branch's tip (tipEngine) and opens pull
+// requests once; serve calls it on schedule.
 func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	var sum serve.Summary
-	log := o.logger()
-	token, app, err := githubAuth(o.Env.getenv)
+	conn, ok, err := githubConnection(o.commonOptions, o.logger())
 	if err != nil {
 		return sum, err
 	}
-	if token == "" && app == nil {
+	if !ok {
 		if o.DryRun {
 			return previewJob(ctx, o)
 		}
 		// Fail before the registry lookups, not after them.
 		return sum, errNoToken
 	}
-	conn, err := connection(o.Repo, o.Env)
-	if err != nil {
-		return sum, err
-	}
-	conn.Logger, conn.App = log, app
 
 	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: fetch, scan and look up images")
-	sess, err := gitops.Open(ctx, conn)
+	sess, e, err := tipEngine(ctx, o.commonOptions, conn)
 	if err != nil {
 		endPlan()
-		err = explainGitHub(err, conn)
-		if exitCode(err) == exitPartial {
+		if exitCode(err) == exitPartial { // GitHub or the remote could not be reached
 			sum.Failed++
 		}
-		return sum, err
-	}
-	cfg, err := treeConfig(sess, o.Config)
-	if err != nil {
-		endPlan()
-		return sum, err
-	}
-	e, err := engineFor(o.commonOptions, cfg, sess.FS(), tipName(sess), log)
-	if err != nil {
-		endPlan()
 		return sum, err
 	}
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
@@ -120,7 +100,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Registry, sum.Dangling = len(p.Updates), e.reg.Stats(), dangling(p)
+	sum.Updates, sum.Dangling = len(p.Updates), dangling(p)
 	for _, pr := range p.Problems {
 		if pr.Failed {
 			sum.Failed++
@@ -128,9 +108,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 			sum.Problems++
 		}
 	}
-	ro := pullRequestOptions(o, cfg)
-	ro.Details = e.reg.Info
-	ro.SignedCommits = cfg.Git.SignedCommits == config.SignedCommitsAPI
+	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
 	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
@@ -145,11 +123,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	printRun(o.IO.Out, p, res, o.DryRun)
 	printWaiting(o.IO.Out, p)
 	// The pull request bodies may have cost requests too.
-	sum.Registry = e.reg.Stats()
-	if !e.shared { // serve logs its shared clients' cost once per run
-		logCost(log, sum.Registry)
-	}
-	annotate(o.IO.ErrOut, o.Env, p, sum.Registry)
+	e.report(o.Env, p, e.reg.Stats())
 	if err := writeActionOutputs(o.Env, sum); err != nil {
 		e.log.Warn("GitHub Actions outputs not written", "err", err)
 	}
@@ -175,26 +149,28 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Registry = len(p.Updates), e.reg.Stats()
+	sum.Updates = len(p.Updates)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
 		return sum, err
 	}
-	if !e.shared {
-		logCost(e.log, sum.Registry)
-	}
-	annotate(o.IO.ErrOut, o.Env, p, sum.Registry)
+	e.report(o.Env, p, e.reg.Stats())
 	return sum, planStatus(p)
 }
 
-// pullRequestOptions are what the config says of branches and PRs.
-func pullRequestOptions(o *runOptions, cfg *config.Config) gitops.RunOptions {
+// pullRequestOptions are what e's config says of branches, commits and
+// PRs, with e's registry client describing the images in PR bodies; a dry
+// run prints to out what it would do.
+func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions {
+	cfg := e.cfg
 	return gitops.RunOptions{
-		BranchPrefix: cfg.Git.BranchPrefix,
-		Author:       object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
-		Draft:        cfg.PullRequests.Draft,
-		DryRun:       o.DryRun,
-		Out:          o.IO.Out,
+		BranchPrefix:  cfg.Git.BranchPrefix,
+		Author:        object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
+		Draft:         cfg.PullRequests.Draft,
+		DryRun:        dryRun,
+		Out:           out,
+		Details:       e.reg.Info,
+		SignedCommits: cfg.Git.SignedCommits == config.SignedCommitsAPI,
 		Message: func(u plan.Update) (string, error) {
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},

@@ -139,11 +139,11 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			return nil, err
 		}
 	}
-	_, app, err := githubAuth(o.Env.getenv)
+	token, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
 		return nil, err
 	}
-	if !o.DryRun && o.Env.GitHubToken == "" && !o.Env.hasApp() {
+	if !o.DryRun && token == "" && app == nil {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
@@ -219,12 +219,7 @@ func serveJob(o *serveOptions, run func(context.Context, *runOptions) (serve.Sum
 		}
 		sum, err := run(ctx, ro)
 		printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
-		switch exitCode(err) {
-		case exitOK:
-			return sum, serve.OK
-		case exitPartial:
-			return sum, serve.Partial
-		}
-		return sum, serve.Failed
+		// serve's statuses are the exit statuses.
+		return sum, serve.Status(exitCode(err))
 	}
 }

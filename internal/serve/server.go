@@ -20,8 +20,8 @@ type Job func(ctx context.Context, t Target) (Summary, Status)
 // Run is one pass over every checkout, for what its repositories share
 // (cmd/bot: registry clients, so that a listing 100 repositories need is
 // fetched once). Job runs each repository, possibly several at once; Done,
-// called once all are done, returns what the pass cost the registries,
-// which the metrics count instead of the Summaries' Registry.
+// when set, is called once all are done and returns what the pass cost
+// the registries, for the metrics.
 type Run struct {
 	Job  Job
 	Done func() []registry.HostStats
@@ -62,11 +62,9 @@ type Options struct {
 
 	// Parallel bounds the repositories a run works on at once (0: one).
 	Parallel int
-	// NewRun, when set, is called at the start of every run for that
-	// run's job; Job is then not used.
+	// NewRun is called at the start of every run for that run's job.
 	NewRun func() Run
 
-	Job    Job
 	Logger *slog.Logger
 }
 
@@ -101,7 +99,7 @@ type lastRun struct {
 // New checks the options and works out the checkouts to serve (making the
 // temporary work directory for clones); it clones nothing yet.
 func New(o Options) (*Server, error) {
-	if o.Job == nil && o.NewRun == nil {
+	if o.NewRun == nil {
 		return nil, errors.New("serve: no job")
 	}
 	if o.Schedule == nil && !o.Once {
@@ -122,9 +120,6 @@ func New(o Options) (*Server, error) {
 	}
 	return s, nil
 }
-
-// Targets are the checkouts the server runs on, in order.
-func (s *Server) Targets() []Target { return s.targets }
 
 // Run serves until ctx is canceled (SIGTERM, SIGINT), or runs once with
 // Options.Once. It returns the worst status of the runs with Once; a stop
@@ -219,15 +214,11 @@ func (s *Server) runAll(ctx context.Context) Status {
 	start := time.Now()
 	s.metrics.inProgress.Set(1)
 	defer s.metrics.inProgress.Set(0)
-	run := Run{Job: s.o.Job}
-	if s.o.NewRun != nil {
-		run = s.o.NewRun()
-	}
+	run := s.o.NewRun()
 	var (
 		mu      sync.Mutex
 		worst   = OK
 		updates int
-		cost    [][]registry.HostStats
 	)
 	slots := make(chan struct{}, max(1, s.o.Parallel))
 	var wg sync.WaitGroup
@@ -241,14 +232,11 @@ func (s *Server) runAll(ctx context.Context) Status {
 			s.metrics.repoDone(sum)
 			updates += sum.Updates
 			worst = worse(worst, st)
-			cost = append(cost, sum.Registry)
 		})
 	}
 	wg.Wait()
 	if run.Done != nil {
 		s.metrics.registryDone(run.Done())
-	} else {
-		s.metrics.registryDone(registry.Sum(cost...))
 	}
 	end := time.Now()
 	s.metrics.runDone(worst, updates, end.Sub(start), end)

@@ -32,7 +32,7 @@ func TestRunsOnScheduleWithoutOverlap(t *testing.T) {
 			}
 			return Summary{Updates: 3, Opened: 1, Closed: 2}, OK
 		}
-		h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@every 2s"), RunAtStart: true, Job: job})
+		h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@every 2s"), RunAtStart: true, NewRun: runOf(job)})
 
 		synctest.Wait() // the first run is going, asleep for 3 s
 		if code, _ := h.get(t, "/healthz"); code != http.StatusOK {
@@ -87,7 +87,7 @@ func TestStopLetsTheRunFinish(t *testing.T) {
 					}
 					return Summary{}, OK
 				}
-				h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@hourly"), RunAtStart: true, Drain: tc.drain, Job: job})
+				h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@hourly"), RunAtStart: true, Drain: tc.drain, NewRun: runOf(job)})
 				synctest.Wait() // the run is going
 				if st := h.stop(t); st != OK {
 					t.Errorf("Run = %v, want ok", st)
@@ -117,10 +117,10 @@ func TestOnceReturnsTheWorstStatus(t *testing.T) {
 			clones = append(clones, "https://github.com/acme/r"+string(rune('a'+len(clones))))
 		}
 		i := 0
-		s, err := New(Options{Clones: clones, Workdir: t.TempDir(), Once: true, Job: func(context.Context, Target) (Summary, Status) {
+		s, err := New(Options{Clones: clones, Workdir: t.TempDir(), Once: true, NewRun: runOf(func(context.Context, Target) (Summary, Status) {
 			i++
 			return Summary{}, tc.statuses[i-1]
-		}})
+		})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,6 +142,9 @@ func TestReadyzSaysWhy(t *testing.T) {
 	}
 }
 
+// runOf is a run of job alone, sharing nothing between repositories.
+func runOf(job Job) func() Run { return func() Run { return Run{Job: job} } }
+
 func TestNewRefuses(t *testing.T) {
 	job := func(context.Context, Target) (Summary, Status) { return Summary{}, OK }
 	for _, tc := range []struct {
@@ -149,10 +152,10 @@ func TestNewRefuses(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"no schedule", Options{Dir: ".", Job: job}, "no schedule"},
-		{"shard without clones", Options{Dir: ".", Once: true, Shard: Shard{Index: 0, Count: 2}, Job: job}, "there are none"},
-		{"auto shard unresolved", Options{Clones: []string{"https://github.com/a/b"}, Once: true, Shard: Shard{Count: 2, Auto: true}, Job: job}, "not known yet"},
-		{"clone URL without owner", Options{Clones: []string{"https://github.com/b"}, Once: true, Job: job}, "cannot tell owner/name"},
+		{"no schedule", Options{Dir: ".", NewRun: runOf(job)}, "no schedule"},
+		{"shard without clones", Options{Dir: ".", Once: true, Shard: Shard{Index: 0, Count: 2}, NewRun: runOf(job)}, "there are none"},
+		{"auto shard unresolved", Options{Clones: []string{"https://github.com/a/b"}, Once: true, Shard: Shard{Count: 2, Auto: true}, NewRun: runOf(job)}, "not known yet"},
+		{"clone URL without owner", Options{Clones: []string{"https://github.com/b"}, Once: true, NewRun: runOf(job)}, "cannot tell owner/name"},
 	} {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: New = %v, want an error with %q", tc.name, err, tc.want)

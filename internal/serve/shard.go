@@ -45,7 +45,7 @@ func (s Shard) Resolve(jobIndex string) (Shard, error) {
 	if !s.Auto {
 		return s, nil
 	}
-	spec := "auto/" + strconv.Itoa(s.Count)
+	spec := s.String()
 	if jobIndex == "" {
 		return Shard{}, fmt.Errorf("%q: JOB_COMPLETION_INDEX is not set (Kubernetes sets it in an Indexed Job; elsewhere give i/n)", spec)
 	}

@@ -1,7 +1,5 @@
 package serve
 
-import "github.com/imagebot/imagebot/internal/registry"
-
 // Status is how a run ended. The values are imagebot's exit statuses, so
 // that the worst of several runs is the exit status of all of them.
 type Status int
@@ -46,5 +44,4 @@ type Summary struct {
 	RateLimited int
 	Problems    int // problems in the repository's files
 	Dangling    int // references whose image the registry no longer has
-	Registry    []registry.HostStats
 }

@@ -72,7 +72,7 @@ func TestOnceClones(t *testing.T) {
 		urls = append(urls, url)
 	}
 	var seen []string
-	s, err := New(Options{Once: true, Workdir: t.TempDir(), Clones: urls, Job: func(_ context.Context, tg Target) (Summary, Status) {
+	s, err := New(Options{Once: true, Workdir: t.TempDir(), Clones: urls, NewRun: runOf(func(_ context.Context, tg Target) (Summary, Status) {
 		seen = append(seen, tg.Repository)
 		if _, err := os.Stat(filepath.Join(tg.Dir, "apps/a.yaml")); err != nil {
 			t.Errorf("%s: checkout not there: %v", tg.Repository, err)
@@ -81,7 +81,7 @@ func TestOnceClones(t *testing.T) {
 			return Summary{Failed: 1}, Partial
 		}
 		return Summary{}, OK
-	}})
+	})})
 	if err != nil {
 		t.Fatal(err)
 	}
