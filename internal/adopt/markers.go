@@ -180,7 +180,7 @@ func rewriteFile(root, file string, ms []Marker) error {
 			return fmt.Errorf("%s:%d: left untouched: with the marker added, %s", file, m.Line, msg)
 		}
 	}
-	return writeAtomic(path, out, st.Mode().Perm())
+	return rewrite.WriteFile(path, out, st.Mode().Perm())
 }
 
 // extendedMarker is Flux's marker with the imagebot marker as one more key.
@@ -195,26 +195,4 @@ func extendedMarker(m Marker) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf(`{"$imagepolicy": %s, "imagebot": %s}`, setter, want), nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, so that a crash never leaves half a file.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/rewrite"
 )
 
 // Files are the paths (relative to the repository root) and contents init
@@ -50,7 +51,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
-		if err := writeAtomic(path, files[n], 0o644); err != nil {
+		if err := rewrite.WriteFile(path, files[n], 0o644); err != nil {
 			return nil, fmt.Errorf("init: write %s: %w", n, err)
 		}
 	}
