@@ -46,10 +46,11 @@ type fluxMark struct {
 // readMarks finds the `$imagepolicy` markers of one file; refs are the
 // references the scan found in it.
 func readMarks(file string, src []byte, refs []scan.Ref) []fluxMark {
-	covered := coveredLines(src, refs)
+	ls := newLines(src)
+	covered := coveredLines(ls, refs)
 	var out []fluxMark
 	for _, m := range fluxMarkerRE.FindAllSubmatchIndex(src, -1) {
-		line := lineOf(src, m[0])
+		line := ls.of(m[0])
 		out = append(out, fluxMark{file: file, line: line, setter: string(src[m[4]:m[5]]), span: scan.Span{Start: m[2], End: m[3]}, covered: covered[line]})
 	}
 	return out
@@ -111,15 +112,15 @@ func policyNamed(pols []*fluxPolicy, ns, name string) *fluxPolicy {
 
 // coveredLines are the lines of src that hold a value of a reference
 // imagebot found: the reference itself and its tag and digest.
-func coveredLines(src []byte, refs []scan.Ref) map[int]bool {
+func coveredLines(ls lines, refs []scan.Ref) map[int]bool {
 	out := map[int]bool{}
 	for _, r := range refs {
 		out[r.Line] = true
 		if r.TagField.OK {
-			out[lineOf(src, r.TagField.Span.Start)] = true
+			out[ls.of(r.TagField.Span.Start)] = true
 		}
 		if r.DigestField.OK && r.DigestField.Span.Len() > 0 {
-			out[lineOf(src, r.DigestField.Span.Start)] = true
+			out[ls.of(r.DigestField.Span.Start)] = true
 		}
 	}
 	return out
