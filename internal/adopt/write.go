@@ -16,7 +16,7 @@ import (
 // Files are the paths (relative to the repository root) and contents init
 // writes: the config under the name the repository already uses, if any,
 // and the workflow.
-func (r *Result) Files(root string) (map[string][]byte, error) {
+func (r *Result) Files(root string) map[string][]byte {
 	name := config.FileNames[0]
 	for _, n := range config.FileNames {
 		if _, err := os.Lstat(filepath.Join(root, n)); err == nil {
@@ -24,17 +24,14 @@ func (r *Result) Files(root string) (map[string][]byte, error) {
 			break
 		}
 	}
-	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}, nil
+	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}
 }
 
 // Write writes the files below root. Unless force is set, a file that
 // exists is never overwritten, and nothing is written when any exists.
 // It returns the paths written, config first.
 func (r *Result) Write(root string, force bool) ([]string, error) {
-	files, err := r.Files(root)
-	if err != nil {
-		return nil, err
-	}
+	files := r.Files(root)
 	if !force {
 		if err := Unwritten(root); err != nil {
 			return nil, err
