@@ -104,7 +104,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	if o.Stdout {
-		files, _ := res.Files(o.Repo)
+		files := res.Files(o.Repo)
 		for _, name := range []string{".imagebot.yaml", ".imagebot.yml", adopt.WorkflowPath} {
 			if data, ok := files[name]; ok {
 				fmt.Fprintf(stdout, "# ==> %s <==\n%s", name, data)

@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/scan"
 )
 
-// maxFile is the largest file read for Flux objects or a Renovate config;
-// a larger one is named in a note and skipped, so init ends in bounded
-// memory whatever the repository holds.
-const maxFile = 8 << 20
+// maxFile is the largest file read for Flux objects or a Renovate config,
+// the scan's own default cap; a larger one is named in a note and skipped,
+// so init ends in bounded memory whatever the repository holds.
+const maxFile = scan.DefaultMaxFileSize
 
 // yamlFiles calls f with every *.yaml and *.yml file of fsys (never inside
 // .git) whose bytes contain any of the screens: a cheap test before
@@ -53,7 +55,7 @@ func yamlFiles(ctx context.Context, fsys fs.FS, ns *notes, screens []string, f f
 	})
 }
 
-var errTooLarge = errors.New("larger than 8 MiB")
+var errTooLarge = fmt.Errorf("larger than %d MiB", maxFile>>20)
 
 func readCapped(fsys fs.FS, name string) ([]byte, error) {
 	fh, err := fsys.Open(name)

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -9,11 +10,15 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/imagebot/imagebot/internal/imagename"
+	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // fluxGroup is the API group of Flux's image automation objects; every
 // version (v1beta1, v1beta2, v1) spells the fields converted here alike.
 const fluxGroup = "image.toolkit.fluxcd.io/"
+
+// fluxMarkerKey is in every file with a `$imagepolicy` marker.
+const fluxMarkerKey = `"$imagepolicy"`
 
 // fluxRepo is an ImageRepository: which image the registry is asked about.
 type fluxRepo struct {
@@ -44,11 +49,24 @@ func qualified(ns, name string) string {
 	return ns + "/" + name
 }
 
-// fluxObjects reads every ImageRepository and ImagePolicy in the repository.
-func fluxObjects(ctx context.Context, fsys fs.FS, ns *notes) ([]*fluxRepo, []*fluxPolicy, error) {
+// fluxObjects reads every ImageRepository and ImagePolicy in the
+// repository, and in the same pass every `$imagepolicy` marker (res is the
+// scan of the repository, to tell the lines imagebot reads anyway).
+func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([]*fluxRepo, []*fluxPolicy, []fluxMark, error) {
+	byFile := map[string][]scan.Ref{}
+	for _, r := range res.Refs {
+		byFile[r.File] = append(byFile[r.File], r)
+	}
 	var repos []*fluxRepo
 	var pols []*fluxPolicy
-	err := yamlFiles(ctx, fsys, ns, []string{fluxGroup}, func(file string, src []byte) {
+	var marks []fluxMark
+	err := yamlFiles(ctx, fsys, ns, []string{fluxGroup, fluxMarkerKey}, func(file string, src []byte) {
+		if bytes.Contains(src, []byte(fluxMarkerKey)) {
+			marks = append(marks, readMarks(file, src, byFile[file])...)
+		}
+		if !bytes.Contains(src, []byte(fluxGroup)) {
+			return
+		}
 		for _, doc := range documents(file, src, ns) {
 			if !strings.HasPrefix(scalar(doc, "apiVersion"), fluxGroup) {
 				continue
@@ -78,7 +96,7 @@ func fluxObjects(ctx context.Context, fsys fs.FS, ns *notes) ([]*fluxRepo, []*fl
 		}
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read Flux objects: %w", err)
+		return nil, nil, nil, fmt.Errorf("read Flux objects: %w", err)
 	}
 	for _, p := range pols {
 		for _, r := range repos {
@@ -91,7 +109,7 @@ func fluxObjects(ctx context.Context, fsys fs.FS, ns *notes) ([]*fluxRepo, []*fl
 			ns.add(p.file, p.line, "ImagePolicy %s: its ImageRepository %s is not in the repository, so its image is unknown; not converted", p, qualified(p.repoNS, p.repoName))
 		}
 	}
-	return repos, pols, nil
+	return repos, pols, marks, nil
 }
 
 // lineAt is the line of key in n, or of fallback when n lacks it.

@@ -32,17 +32,14 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
-	repos, pols, err := fluxObjects(ctx, fsys, &ns)
+	repos, pols, marks, err := fluxObjects(ctx, fsys, res, &ns)
 	if err != nil {
 		return nil, err
 	}
 	if len(repos) == 0 && len(pols) == 0 {
 		return nil, fmt.Errorf("%w: no Flux ImagePolicy or ImageRepository (%s*) in the repository; run init without --from", ErrNothingToConvert, fluxGroup)
 	}
-	markers, err := fluxMarkers(ctx, fsys, res, pols, &ns)
-	if err != nil {
-		return nil, err
-	}
+	markers := fluxMarkers(marks, pols, &ns)
 	d := &draft{origin: "init --from flux", hosts: hostsOf(res.Refs)}
 	for _, r := range repos {
 		fluxAuth(d, r, &ns)

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,10 +115,7 @@ func imagesOf(refs []scan.Ref) []*image {
 func suggest(ctx context.Context, d *draft, refs []scan.Ref, o Options, ns *notes) error {
 	ims := imagesOf(refs)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(o.Concurrency, 1))
-	if o.Concurrency == 0 {
-		g.SetLimit(4)
-	}
+	g.SetLimit(max(cmp.Or(o.Concurrency, 4), 1))
 	for _, im := range ims {
 		g.Go(func() error {
 			im.list, im.err = o.Registry.Tags(gctx, im.at[im.tags[0]].Repo)

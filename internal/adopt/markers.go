@@ -1,10 +1,8 @@
 package adopt
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,57 +33,72 @@ func (m Marker) String() string {
 // fluxMarkerRE finds Flux's setter comment; the setter is ns:name[:field].
 var fluxMarkerRE = regexp.MustCompile(`#\s*(\{\s*"\$imagepolicy"\s*:\s*"([^"\\]*)"\s*\})`)
 
-// fluxMarkers finds every `$imagepolicy` marker. Those on lines imagebot
+// fluxMark is one `$imagepolicy` marker as read, before the ImagePolicies
+// it may name are all known.
+type fluxMark struct {
+	file    string
+	line    int
+	setter  string
+	span    scan.Span
+	covered bool // the line holds a value imagebot reads anyway
+}
+
+// readMarks finds the `$imagepolicy` markers of one file; refs are the
+// references the scan found in it.
+func readMarks(file string, src []byte, refs []scan.Ref) []fluxMark {
+	ls := newLines(src)
+	covered := coveredLines(ls, refs)
+	var out []fluxMark
+	for _, m := range fluxMarkerRE.FindAllSubmatchIndex(src, -1) {
+		line := ls.of(m[0])
+		out = append(out, fluxMark{file: file, line: line, setter: string(src[m[4]:m[5]]), span: scan.Span{Start: m[2], End: m[3]}, covered: covered[line]})
+	}
+	return out
+}
+
+// fluxMarkers resolves every `$imagepolicy` marker. Those on lines imagebot
 // already reads (image:, kustomize newTag, Helm tag) need nothing; the
 // others become Markers, or notes when imagebot cannot take them over.
-func fluxMarkers(ctx context.Context, fsys fs.FS, res scan.Result, pols []*fluxPolicy, ns *notes) ([]Marker, error) {
-	byFile := map[string][]scan.Ref{}
-	for _, r := range res.Refs {
-		byFile[r.File] = append(byFile[r.File], r)
-	}
+func fluxMarkers(marks []fluxMark, pols []*fluxPolicy, ns *notes) []Marker {
 	var out []Marker
-	err := yamlFiles(ctx, fsys, ns, []string{`"$imagepolicy"`}, func(file string, src []byte) {
-		covered := coveredLines(src, byFile[file])
-		for _, m := range fluxMarkerRE.FindAllSubmatchIndex(src, -1) {
-			line := lineOf(src, m[0])
-			setter := string(src[m[4]:m[5]])
-			parts := strings.Split(setter, ":")
-			if len(parts) < 2 || len(parts) > 3 {
-				ns.add(file, line, "Flux marker %q: want namespace:name[:tag|:name|:digest]", setter)
-				continue
-			}
-			field := ""
-			if len(parts) == 3 {
-				field = parts[2]
-			}
-			p := policyNamed(pols, parts[0], parts[1])
-			if p == nil {
-				ns.add(file, line, "Flux marker %q names an ImagePolicy that is not in the repository; not converted", setter)
-				continue
-			}
-			p.markers++
-			if covered[line] || field == "name" {
-				// imagebot reads this value itself, or it is a name,
-				// which imagebot never changes.
-				continue
-			}
-			if p.repo == nil {
-				continue // already noted: the image is unknown
-			}
-			mk := Marker{File: file, Line: line, Setter: setter, span: scan.Span{Start: m[2], End: m[3]}}
-			switch field {
-			case "":
-				mk.Want = "imagebot: image"
-			case "tag":
-				mk.Want = "imagebot: tag " + p.repo.image
-			default:
-				ns.add(file, line, "Flux marker %q: imagebot writes a digest only into image:, a Helm digest: or a kustomize digest:, not into a separate value; not converted", setter)
-				continue
-			}
-			out = append(out, mk)
+	for _, mk := range marks {
+		file, line, setter := mk.file, mk.line, mk.setter
+		parts := strings.Split(setter, ":")
+		if len(parts) < 2 || len(parts) > 3 {
+			ns.add(file, line, "Flux marker %q: want namespace:name[:tag|:name|:digest]", setter)
+			continue
 		}
-	})
-	return out, err
+		field := ""
+		if len(parts) == 3 {
+			field = parts[2]
+		}
+		p := policyNamed(pols, parts[0], parts[1])
+		if p == nil {
+			ns.add(file, line, "Flux marker %q names an ImagePolicy that is not in the repository; not converted", setter)
+			continue
+		}
+		p.markers++
+		if mk.covered || field == "name" {
+			// imagebot reads this value itself, or it is a name,
+			// which imagebot never changes.
+			continue
+		}
+		if p.repo == nil {
+			continue // already noted: the image is unknown
+		}
+		m := Marker{File: file, Line: line, Setter: setter, span: mk.span}
+		switch field {
+		case "":
+			m.Want = "imagebot: image"
+		case "tag":
+			m.Want = "imagebot: tag " + p.repo.image
+		default:
+			ns.add(file, line, "Flux marker %q: imagebot writes a digest only into image:, a Helm digest: or a kustomize digest:, not into a separate value; not converted", setter)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func policyNamed(pols []*fluxPolicy, ns, name string) *fluxPolicy {
@@ -99,15 +112,15 @@ func policyNamed(pols []*fluxPolicy, ns, name string) *fluxPolicy {
 
 // coveredLines are the lines of src that hold a value of a reference
 // imagebot found: the reference itself and its tag and digest.
-func coveredLines(src []byte, refs []scan.Ref) map[int]bool {
+func coveredLines(ls lines, refs []scan.Ref) map[int]bool {
 	out := map[int]bool{}
 	for _, r := range refs {
 		out[r.Line] = true
 		if r.TagField.OK {
-			out[lineOf(src, r.TagField.Span.Start)] = true
+			out[ls.of(r.TagField.Span.Start)] = true
 		}
 		if r.DigestField.OK && r.DigestField.Span.Len() > 0 {
-			out[lineOf(src, r.DigestField.Span.Start)] = true
+			out[ls.of(r.DigestField.Span.Start)] = true
 		}
 	}
 	return out
@@ -180,7 +193,7 @@ func rewriteFile(root, file string, ms []Marker) error {
 			return fmt.Errorf("%s:%d: left untouched: with the marker added, %s", file, m.Line, msg)
 		}
 	}
-	return writeAtomic(path, out, st.Mode().Perm())
+	return rewrite.WriteFile(path, out, st.Mode().Perm())
 }
 
 // extendedMarker is Flux's marker with the imagebot marker as one more key.
@@ -195,26 +208,4 @@ func extendedMarker(m Marker) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf(`{"$imagepolicy": %s, "imagebot": %s}`, setter, want), nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, so that a crash never leaves half a file.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

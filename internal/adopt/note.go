@@ -3,6 +3,7 @@ package adopt
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -47,10 +48,21 @@ func (ns notes) sorted() []Note {
 	return out
 }
 
-// lineOf is the 1-based line of byte offset off in src.
-func lineOf(src []byte, off int) int {
-	if off > len(src) {
-		off = len(src)
+// lines finds the 1-based line of a byte offset by binary search over the
+// offsets of src's line breaks: a file of up to maxFile bytes may hold
+// hundreds of thousands of nodes or markers, and counting breaks from the
+// top for each would take quadratic time.
+type lines []int
+
+func newLines(src []byte) lines {
+	var ls lines
+	for i, b := range src {
+		if b == '\n' {
+			ls = append(ls, i)
+		}
 	}
-	return 1 + strings.Count(string(src[:off]), "\n")
+	return ls
 }
+
+// of is the line of byte offset off: one more than the breaks before it.
+func (ls lines) of(off int) int { return 1 + sort.SearchInts(ls, off) }

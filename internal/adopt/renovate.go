@@ -84,7 +84,7 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 			}
 			return name, nil, fmt.Errorf("%s: not valid JSON: %s", name, msg)
 		}
-		root := toJnode(src, v)
+		root := toJnode(newLines(src), v)
 		if name == "package.json" {
 			if root = root.get("renovate"); root == nil {
 				continue
@@ -98,19 +98,19 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 	return "", nil, fmt.Errorf("%w: no Renovate config in the repository (looked for %s); run init without --from", ErrNothingToConvert, strings.Join(renovateFiles, ", "))
 }
 
-func toJnode(src []byte, v hujson.Value) *jnode {
-	n := &jnode{line: lineOf(src, v.StartOffset)}
+func toJnode(ls lines, v hujson.Value) *jnode {
+	n := &jnode{line: ls.of(v.StartOffset)}
 	switch t := v.Value.(type) {
 	case *hujson.Object:
 		n.kind = '{'
 		for _, m := range t.Members {
 			n.keys = append(n.keys, m.Name.Value.(hujson.Literal).String())
-			n.vals = append(n.vals, toJnode(src, m.Value))
+			n.vals = append(n.vals, toJnode(ls, m.Value))
 		}
 	case *hujson.Array:
 		n.kind = '['
 		for _, e := range t.Elements {
-			n.vals = append(n.vals, toJnode(src, e))
+			n.vals = append(n.vals, toJnode(ls, e))
 		}
 	case hujson.Literal:
 		n.kind = byte(t.Kind())

@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/rewrite"
 )
 
 // Files are the paths (relative to the repository root) and contents init
 // writes: the config under the name the repository already uses, if any,
 // and the workflow.
-func (r *Result) Files(root string) (map[string][]byte, error) {
+func (r *Result) Files(root string) map[string][]byte {
 	name := config.FileNames[0]
 	for _, n := range config.FileNames {
 		if _, err := os.Lstat(filepath.Join(root, n)); err == nil {
@@ -23,17 +24,14 @@ func (r *Result) Files(root string) (map[string][]byte, error) {
 			break
 		}
 	}
-	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}, nil
+	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}
 }
 
 // Write writes the files below root. Unless force is set, a file that
 // exists is never overwritten, and nothing is written when any exists.
 // It returns the paths written, config first.
 func (r *Result) Write(root string, force bool) ([]string, error) {
-	files, err := r.Files(root)
-	if err != nil {
-		return nil, err
-	}
+	files := r.Files(root)
 	if !force {
 		if err := Unwritten(root); err != nil {
 			return nil, err
@@ -50,7 +48,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
-		if err := writeAtomic(path, files[n], 0o644); err != nil {
+		if err := rewrite.WriteFile(path, files[n], 0o644); err != nil {
 			return nil, fmt.Errorf("init: write %s: %w", n, err)
 		}
 	}

@@ -248,6 +248,21 @@ func mirrorProblem(s string) string {
 	return ""
 }
 
+// imageGlobProblem says what is wrong with a glob over normalized image
+// names (a policy's match, a group's), or "".
+func imageGlobProblem(g string) string {
+	switch {
+	case g == "":
+		return "must not be empty"
+	case !doublestar.ValidatePattern(g):
+		return fmt.Sprintf("is not a valid glob: %q", g)
+	}
+	if msg := matchProblem(g); msg != "" {
+		return fmt.Sprintf("%q %s", g, msg)
+	}
+	return ""
+}
+
 // matchProblem catches globs that can never fit a normalized name, which
 // always starts with a registry host and spells Docker Hub's official
 // images as docker.io/library/<name>.

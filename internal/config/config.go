@@ -168,7 +168,7 @@ func (c *Config) Included(relPath string) bool {
 	if c.Prepull != nil && p == c.Prepull.Manifest {
 		return false
 	}
-	if anyMatch(append([]string{gitExclude}, c.Exclude...), p) {
+	if anyMatch([]string{gitExclude}, p) || anyMatch(c.Exclude, p) {
 		return false
 	}
 	paths := c.Paths

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/imagebot/imagebot/internal/policy"
@@ -16,13 +15,9 @@ func (p *Policy) check(d *decoder, m mapping) {
 	case n == nil:
 		d.errorf(m.node, "policy needs a \"match\": the image names it applies to, such as \"ghcr.io/acme/**\"")
 	case d.bad[n]:
-	case p.Match == "":
-		d.errorf(n, "\"match\" must not be empty")
-	case !doublestar.ValidatePattern(p.Match):
-		d.errorf(n, "\"match\" is not a valid glob: %q", p.Match)
 	default:
-		if msg := matchProblem(p.Match); msg != "" {
-			d.errorf(n, "\"match\" %q %s", p.Match, msg)
+		if msg := imageGlobProblem(p.Match); msg != "" {
+			d.errorf(n, "\"match\" %s", msg)
 		}
 	}
 	d.checkSpec(m, p)

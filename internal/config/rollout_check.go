@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -51,16 +50,8 @@ func (d *decoder) checkImageGlobs(m mapping, key, what string) {
 		if n == nil {
 			continue
 		}
-		where := fmt.Sprintf("%s[%d]", key, i)
-		switch {
-		case n.Value == "":
-			d.errorf(n, "%q must not be empty", where)
-		case !doublestar.ValidatePattern(n.Value):
-			d.errorf(n, "%q is not a valid glob: %q", where, n.Value)
-		default:
-			if msg := matchProblem(n.Value); msg != "" {
-				d.errorf(n, "%q %q %s", where, n.Value, msg)
-			}
+		if msg := imageGlobProblem(n.Value); msg != "" {
+			d.errorf(n, "\"%s[%d]\" %s", key, i, msg)
 		}
 	}
 }

@@ -184,6 +184,13 @@ func writeFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	return WriteFile(path, data, info.Mode().Perm())
+}
+
+// WriteFile replaces (or creates) path with data and permissions perm
+// through a temporary file in the same directory, so that a crash never
+// leaves half a file.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".imagebot-*")
 	if err != nil {
 		return err
@@ -196,7 +203,7 @@ func writeFile(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), info.Mode().Perm()); err != nil {
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

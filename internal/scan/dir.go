@@ -112,16 +112,20 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 // scanOne reads and scans one file while holding its share of the memory
 // budget: its size as stat reports it, at most the cap.
 func scanOne(ctx context.Context, fsys fs.FS, file string, o options, mem *semaphore.Weighted, budget int64) Result {
+	// Stat before Open: a git tree's Open may load the blob, which must
+	// wait for its share of the budget.
 	weight := o.maxFileSize + 1
+	var size int64
 	if fi, err := fs.Stat(fsys, file); err == nil {
-		weight = min(max(fi.Size(), 1), weight)
+		size = fi.Size()
+		weight = min(max(size, 1), weight)
 	}
 	weight = min(weight, budget)
 	if err := mem.Acquire(ctx, weight); err != nil {
 		return Result{} // cancelled: the caller returns ctx.Err()
 	}
 	defer mem.Release(weight)
-	src, err := readFile(fsys, file, o.maxFileSize)
+	src, err := readFile(fsys, file, size, o.maxFileSize)
 	if err != nil {
 		return Result{Problems: []Problem{{Location: Location{File: file, Line: 1}, Err: err}}}
 	}

@@ -32,8 +32,9 @@ func (w *walker) helm(m *kyaml.Node) {
 		return
 	}
 	w.seen[m] = true
+	dups := duplicated(m)
 	for _, key := range []string{"registry", "repository", "name", "tag", "digest"} {
-		if first, dup := duplicated(m)[key]; dup {
+		if first, dup := dups[key]; dup {
 			w.skip(w.at(m), KindHelm, key, fmt.Sprintf("key %s appears twice in this image map (first on line %d): which one counts depends on the tool reading the file; remove one", quote(key), first))
 			return
 		}

@@ -12,22 +12,19 @@ import (
 // read beyond the cap and is left untouched.
 var ErrTooLarge = errors.New("too large to scan, left untouched")
 
-// readFile reads one file of fsys, never more than max+1 bytes of it: a
-// file's size as stat reports it may be wrong (a git tree, /proc), so the
-// cap holds on the bytes actually read.
-func readFile(fsys fs.FS, name string, max int64) ([]byte, error) {
+// readFile reads one file of fsys, never more than max+1 bytes of it. hint
+// is its size as stat reported it (0 when unknown), which may be wrong (a
+// git tree, /proc): it only sizes the buffer and refuses early, and the cap
+// holds on the bytes actually read.
+func readFile(fsys fs.FS, name string, hint, max int64) ([]byte, error) {
+	if hint > max {
+		return nil, tooLarge(hint, max) // before Open, which may load a git blob
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var hint int64
-	if fi, err := f.Stat(); err == nil {
-		hint = fi.Size()
-	}
-	if hint > max {
-		return nil, tooLarge(hint, max)
-	}
 	var b bytes.Buffer
 	b.Grow(int(hint) + bytes.MinRead)
 	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
