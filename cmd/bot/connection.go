@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
@@ -74,16 +73,7 @@ func explainGitHub(err error, c gitops.Options) error {
 		}
 	}
 	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {
-		return explain(err, "the git remote %s refused GITHUB_TOKEN (authentication required): check that it is valid, not expired, and may push to the repository", redactURL(c.URL))
+		return explain(err, "the git remote %s refused GITHUB_TOKEN (authentication required): check that it is valid, not expired, and may push to the repository", gitops.RedactURL(c.URL))
 	}
 	return &partialError{err}
-}
-
-// redactURL drops credentials someone put in a URL before it is printed.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
 }

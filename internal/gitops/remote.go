@@ -53,13 +53,14 @@ func RepositoryFromURL(raw string) (string, error) {
 	}
 	parts := strings.Split(strings.Trim(strings.TrimSuffix(p, ".git"), "/"), "/")
 	if len(parts) < 2 {
-		return "", fmt.Errorf("cannot tell owner/name from %q", redact(raw))
+		return "", fmt.Errorf("cannot tell owner/name from %q", RedactURL(raw))
 	}
 	return parts[len(parts)-2] + "/" + parts[len(parts)-1], nil
 }
 
-// redact removes userinfo from a URL before it reaches a message.
-func redact(raw string) string {
+// RedactURL removes userinfo (a token in https://x:TOKEN@host/...) from a
+// URL before it reaches a message or a log.
+func RedactURL(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.User != nil {
 		u.User = nil
 		return u.String()
@@ -97,7 +98,7 @@ const gitTimeout = 10 * time.Minute
 func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
 	auth, err := r.auth(ctx)
 	if err != nil {
-		return fmt.Errorf("fetch %s: %w", redact(r.url), err)
+		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
@@ -113,7 +114,7 @@ func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
 		Prune:      prune,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", redact(r.url), r.creds.scrub(err))
+		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.scrub(err))
 	}
 	return nil
 }

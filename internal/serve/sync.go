@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/imagebot/imagebot/internal/gitops"
 )
 
 // syncTarget brings a checkout to origin's default branch: cloning it first for
@@ -92,7 +93,7 @@ func (s *Server) openOrClone(ctx context.Context, t Target, a gitAuth) (*git.Rep
 	})
 	if err != nil {
 		os.RemoveAll(t.Dir)
-		return nil, fmt.Errorf("clone %s: %w", redactURL(t.URL), err)
+		return nil, fmt.Errorf("clone %s: %w", gitops.RedactURL(t.URL), err)
 	}
 	return r, nil
 }
@@ -129,7 +130,7 @@ func syncRepo(ctx context.Context, r *git.Repository, auth func(string) transpor
 	u := urls[0]
 	branch, err := defaultBranch(ctx, r, rem, auth(u))
 	if err != nil {
-		return fmt.Errorf("list %s: %w", redactURL(u), err)
+		return fmt.Errorf("list %s: %w", gitops.RedactURL(u), err)
 	}
 	remoteRef := plumbing.NewRemoteReferenceName("origin", branch)
 	err = r.FetchContext(ctx, &git.FetchOptions{
@@ -137,7 +138,7 @@ func syncRepo(ctx context.Context, r *git.Repository, auth func(string) transpor
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + plumbing.NewBranchReferenceName(branch) + ":" + remoteRef)},
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", redactURL(u), err)
+		return fmt.Errorf("fetch %s: %w", gitops.RedactURL(u), err)
 	}
 	ref, err := r.Reference(remoteRef, true)
 	if err != nil {
@@ -181,13 +182,4 @@ func defaultBranch(ctx context.Context, r *git.Repository, rem *git.Remote, auth
 		}
 	}
 	return "main", nil
-}
-
-// redactURL drops credentials someone put in a URL before it is logged.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
 }

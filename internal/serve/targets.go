@@ -24,7 +24,7 @@ func (t Target) label() string {
 	if t.URL == "" {
 		return t.Dir
 	}
-	return redactURL(t.URL)
+	return gitops.RedactURL(t.URL)
 }
 
 // resolveTargets turns Dir or Clones (after Shard) into checkouts.
