@@ -22,7 +22,9 @@ const (
 
 // BenchmarkPlan5000x500 times `plan` (scan.Dir and plan.Build with a fresh
 // registry client) on issue 10's workload, behind an in-process registry
-// that answers every request after a latency and sends ETags. Besides
+// that answers every request after a latency, sends ETags and wants a
+// bearer token from its token service, as Docker Hub, GHCR and Quay do.
+// Besides
 // ns/op it reports the requests by kind and the round-trip bound
 //
 //	ceil(requests / concurrency) x latency + the wall time at 0ms
@@ -36,10 +38,10 @@ const (
 //
 //	make bench   # or: go test ./internal/plan -run '^$' -bench Plan5000x500 -benchtime 3x
 func BenchmarkPlan5000x500(b *testing.B) {
-	w := newWorkload(b, benchFiles, benchRepos, registrytest.WithETags())
+	w := newWorkload(b, benchFiles, benchRepos, registrytest.WithETags(), registrytest.WithTokenAuth(time.Hour))
 	wall0 := map[int]float64{} // concurrency -> ms per plan at 0ms
 	cold := func(s registry.HostStats) bool {
-		return s.Tags == benchRepos && s.ManifestHead == w.pinned && s.Ping == 1 && s.Requests == benchRepos+w.pinned+1
+		return s.Tags == benchRepos && s.ManifestHead == w.pinned && s.Ping == 1 && s.Token == 1 && s.Requests == benchRepos+w.pinned+2
 	}
 	for _, lat := range []time.Duration{0, 20 * time.Millisecond} {
 		for _, conc := range []int{8, 32} { // 8: the default for this host
@@ -64,7 +66,7 @@ func BenchmarkPlan5000x500(b *testing.B) {
 	})
 	b.Run("latency=20ms/concurrency=8/cache=revalidate", func(b *testing.B) {
 		w.measure(b, lat, 8, wall0, func(s registry.HostStats) bool {
-			return s.Tags == benchRepos && s.NotModified == benchRepos && s.ManifestHead == w.pinned && s.Requests == benchRepos+w.pinned+1
+			return s.Tags == benchRepos && s.NotModified == benchRepos && s.ManifestHead == w.pinned && s.Token == 1 && s.Requests == benchRepos+w.pinned+2
 		}, open(0))
 	})
 }

@@ -42,8 +42,10 @@ func newWorkload(tb testing.TB, files, repos int, opts ...registrytest.Option) *
 	w := &workload{srv: registrytest.NewServer(tb, opts...), dir: tb.TempDir(), repos: repos}
 	digests := pushWorkload(tb, w.srv, repos)
 
-	// A fixed seed: every run plans the same repository.
-	rng := rand.New(rand.NewPCG(10, 500))
+	// A fixed seed: every run plans the same repository. This one gives
+	// the shape at 5,000/500: 10,006 references, 427 repositories
+	// with a pinned one.
+	rng := rand.New(rand.NewPCG(33, 500))
 	fleet := make([]int, repos)
 	for i := range fleet {
 		fleet[i] = workloadTags - 1 - rng.IntN(3) // some fleets lag too

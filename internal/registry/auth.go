@@ -1,10 +1,15 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,25 +18,35 @@ import (
 )
 
 // maxTokenURL bounds the URL of a token request that names several
-// repositories: 4,000 bytes stays under the smallest request-line limits
-// common between a client and a token service (8 KiB in nginx and Apache,
-// less in some proxies).
-const maxTokenURL = 4000
+// repositories before any token service has refused one: 32 KiB, the URL
+// limit of Cloudflare's front and half of Go's header limit. Fronts with
+// smaller limits (nginx: 8 KiB) answer 414 or 431, and the run learns
+// from that (see split).
+const maxTokenURL = 32 << 10
 
 // authGroups shares bearer tokens between repositories. go-containerregistry
 // asks a token for one repository scope per transport; a token service
-// accepts several scope parameters in one request, so repositories the
-// Client was told to Expect are grouped (up to Limits.TokenScopes, within
-// maxTokenURL) and each group costs one token request. The transport of a
-// group is go-containerregistry's own bearer transport: when its token
-// expires, the registry answers 401 and it asks a new token for every
-// scope of the group at once.
+// accepts several scope parameters in one request, so the repositories
+// the Client was told to Expect share one token request per host, within
+// maxTokenURL. The transport of a group is go-containerregistry's own
+// bearer transport: when its token expires, the registry answers 401 and
+// it asks a new token for every scope of the group at once.
+//
+// Two limits are not known in advance, so they are learnt: how long a
+// token request may be (a refusal with 413, 414 or 431 halves the groups
+// for the rest of the run) and how large a token may grow (a token that
+// lists an access entry per repository, as Docker Hub's JWTs do, rides in
+// a header of every later request; over Limits.TokenBytes it is not used
+// and the group is asked again in parts that fit). Any other refusal of a
+// group (403 for one private repository among them) halves that group
+// only, so that one forbidden repository cannot fail the rest.
 type authGroups struct {
 	mu      sync.Mutex
 	byRepo  map[string]*authGroup
 	pending []string // expected repositories not yet in a group, in order
 	queued  map[string]bool
 	shared  *authGroup // hosts without bearer tokens: one for all
+	fit     int        // repositories a token request may name, once learnt
 }
 
 type authGroup struct {
@@ -39,9 +54,18 @@ type authGroup struct {
 	rt    memo[http.RoundTripper]
 }
 
-// errSplit says a group's token request was refused: its repositories ask
-// again one by one, so that one forbidden repository cannot fail the rest.
-var errSplit = errors.New("token request for several repositories refused")
+// splitError says a group's token request was refused or its token was too
+// large: its repositories ask again in groups of at most size. learnt
+// says the limit holds for every group of the host, not only this one.
+type splitError struct {
+	size   int
+	learnt bool
+	cause  error
+}
+
+func (e *splitError) Error() string {
+	return fmt.Sprintf("token for several repositories refused, asking for %d at a time: %v", e.size, e.cause)
+}
 
 // expect queues repositories whose lookups are coming.
 func (g *authGroups) expect(paths ...string) {
@@ -68,19 +92,29 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	}
 	g := &h.authGroup
 	for {
-		grp := g.groupFor(h, ans, path)
+		grp := g.groupFor(ans, path)
 		rt, err := grp.rt.get(ctx, "", func(ctx context.Context) (http.RoundTripper, error) {
+			if fit := g.learnt(); fit > 0 && len(grp.repos) > fit {
+				return nil, &splitError{size: fit, cause: errors.New("formed before the limit was learnt")}
+			}
 			return h.authenticate(ctx, ans, grp.repos)
 		})
-		if errors.Is(err, errSplit) {
-			g.split(grp)
+		var se *splitError
+		if errors.As(err, &se) {
+			g.split(grp, se)
 			continue
 		}
 		return rt, err
 	}
 }
 
-func (g *authGroups) groupFor(h *host, ans *pingAnswer, path string) *authGroup {
+func (g *authGroups) learnt() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fit
+}
+
+func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !strings.EqualFold(ans.challenge.Scheme, "bearer") {
@@ -97,7 +131,7 @@ func (g *authGroups) groupFor(h *host, ans *pingAnswer, path string) *authGroup 
 	}
 	grp := &authGroup{repos: []string{path}}
 	size := len(ans.challenge.Parameters["realm"]) + len("?service=") + len(url.QueryEscape(ans.challenge.Parameters["service"])) + scopeLen(path)
-	for len(g.pending) > 0 && len(grp.repos) < h.c.o.limits.TokenScopes {
+	for len(g.pending) > 0 && (g.fit == 0 || len(grp.repos) < g.fit) {
 		p := g.pending[0]
 		if g.byRepo[p] != nil || p == path {
 			g.pending = g.pending[1:]
@@ -116,12 +150,24 @@ func (g *authGroups) groupFor(h *host, ans *pingAnswer, path string) *authGroup 
 	return grp
 }
 
-func (g *authGroups) split(grp *authGroup) {
+// split puts the repositories of a refused group in groups of se.size.
+// Every caller waiting on grp calls it; the first one does the work.
+func (g *authGroups) split(grp *authGroup, se *splitError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if se.learnt && (g.fit == 0 || se.size < g.fit) {
+		g.fit = se.size
+	}
+	var left []string
 	for _, r := range grp.repos {
 		if g.byRepo[r] == grp {
-			g.byRepo[r] = &authGroup{repos: []string{r}}
+			left = append(left, r)
+		}
+	}
+	for part := range slices.Chunk(left, max(se.size, 1)) {
+		ng := &authGroup{repos: part}
+		for _, r := range part {
+			g.byRepo[r] = ng
 		}
 	}
 }
@@ -138,13 +184,72 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, repos []string
 	for i, r := range repos {
 		scopes[i] = scope(r)
 	}
-	rt, err := transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, scopes)
+	next := h.front
+	if len(repos) > 1 {
+		next = &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes}
+	}
+	rt, err := transport.NewWithContext(ctx, h.registry(), ans.auth, next, scopes)
+	if err == nil || len(repos) == 1 {
+		return rt, err
+	}
+	n := len(repos)
+	var big *tokenTooLarge
+	if errors.As(err, &big) {
+		// A token grows with each repository it names: ask for as many as
+		// fit, with a tenth to spare for what every token carries.
+		fit := min(max(n*big.max/big.size*9/10, 1), n-1)
+		h.c.log.Debug("token for several repositories too large", "host", h.name, "repositories", n, "bytes", big.size, "asking for", fit)
+		return nil, &splitError{size: fit, learnt: true, cause: err}
+	}
 	var te *transport.Error
-	if err != nil && len(repos) > 1 && errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 && te.StatusCode != http.StatusUnauthorized {
-		h.c.log.Debug("token for several repositories refused, asking one by one", "host", h.name, "repositories", len(repos), "error", err)
-		return nil, errSplit
+	if errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 && te.StatusCode != http.StatusUnauthorized {
+		tooLong := te.StatusCode == http.StatusRequestEntityTooLarge || te.StatusCode == http.StatusRequestURITooLong ||
+			te.StatusCode == http.StatusRequestHeaderFieldsTooLarge
+		h.c.log.Debug("token for several repositories refused", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
+		return nil, &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
 	}
 	return rt, err
+}
+
+// tokenMeter measures the tokens a token service issues for a group of
+// repositories and refuses one over max bytes: sent in the Authorization
+// header of every later request, it would make the registry's front
+// refuse them all (431, or 400 from nginx).
+type tokenMeter struct {
+	next  http.RoundTripper
+	realm string // scheme://host/path of the token service
+	max   int
+}
+
+// tokenTooLarge is the error of a token over tokenMeter's max.
+type tokenTooLarge struct{ size, max int }
+
+func (e *tokenTooLarge) Error() string {
+	return fmt.Sprintf("token of %d bytes is over the %d a header may carry", e.size, e.max)
+}
+
+func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || req.URL.Scheme+"://"+req.URL.Host+req.URL.Path != m.realm {
+		return resp, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var tok struct {
+		Token       string `json:"token"`
+		AccessToken string `json:"access_token"`
+	}
+	if json.Unmarshal(b, &tok) == nil {
+		// go-containerregistry uses access_token when there is one.
+		if n := max(len(tok.Token), len(tok.AccessToken)); n > m.max {
+			return nil, &tokenTooLarge{size: n, max: m.max}
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
 }
 
 // hostKeychain resolves credentials for the host actually contacted:

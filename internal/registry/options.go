@@ -32,10 +32,11 @@ type Limits struct {
 	ManifestBytes int64
 	// BlobBytes caps an image config blob (default 8 MiB).
 	BlobBytes int64
-	// TokenScopes caps the repositories one bearer token is asked for
-	// (default 32): the token rides in a header of every request, and
-	// registries behind proxies refuse headers beyond 8 KiB.
-	TokenScopes int
+	// TokenBytes caps a bearer token shared by several repositories
+	// (default 7 KiB): the token rides in a header of every request, and
+	// the fronts of registries refuse header lines beyond 8 KiB (nginx's
+	// default). A larger one is asked again for fewer repositories.
+	TokenBytes int
 }
 
 // Option configures a Client.
@@ -71,7 +72,7 @@ func defaults() options {
 			Pages:         1000,
 			ManifestBytes: 4 << 20,
 			BlobBytes:     8 << 20,
-			TokenScopes:   32,
+			TokenBytes:    7 << 10,
 		},
 	}
 }
@@ -193,8 +194,8 @@ func WithLimits(l Limits) Option {
 		if l.BlobBytes > 0 {
 			o.limits.BlobBytes = l.BlobBytes
 		}
-		if l.TokenScopes > 0 {
-			o.limits.TokenScopes = l.TokenScopes
+		if l.TokenBytes > 0 {
+			o.limits.TokenBytes = l.TokenBytes
 		}
 	}
 }

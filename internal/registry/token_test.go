@@ -3,7 +3,6 @@ package registry_test
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -61,16 +60,16 @@ func pings(srv *registrytest.Server) int {
 	return n
 }
 
-// TestOneProbeAndSharedTokens: a run probes a host once, whatever the
-// number of repositories, and asks one token for up to 32 expected
-// repositories; every request after that is authorized the first time.
-func TestOneProbeAndSharedTokens(t *testing.T) {
+// TestOneProbeAndOneToken: a run probes a host once, whatever the number
+// of repositories, and asks one token for every repository it expects;
+// every request after that is authorized the first time.
+func TestOneProbeAndOneToken(t *testing.T) {
 	tests := []struct {
 		name       string
 		expect     bool
 		wantTokens int
 	}{
-		{name: "expected repositories share tokens", expect: true, wantTokens: 4}, // 100 / 32
+		{name: "expected repositories share one token", expect: true, wantTokens: 1},
 		{name: "without Expect, a token per repository", expect: false, wantTokens: 100},
 	}
 	for _, tc := range tests {
@@ -90,13 +89,7 @@ func TestOneProbeAndSharedTokens(t *testing.T) {
 				if len(scopes) != tc.wantTokens {
 					t.Errorf("token requests = %d, want %d", len(scopes), tc.wantTokens)
 				}
-				var asked []string
-				for _, s := range scopes {
-					if len(s) > 32 {
-						t.Errorf("a token request names %d scopes, want at most 32", len(s))
-					}
-					asked = append(asked, s...)
-				}
+				asked := slices.Concat(scopes...)
 				slices.Sort(asked)
 				if len(slices.Compact(asked)) != 100 || len(asked) != 100 {
 					t.Errorf("scopes asked: %d (%d distinct), want each of the 100 once", len(asked), len(slices.Compact(asked)))
@@ -131,51 +124,108 @@ func TestExpiredTokenRefreshedForItsGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		scopes := srv.Scopes()
-		got := []int{}
-		for _, s := range scopes {
+		var got []int
+		for _, s := range srv.Scopes() {
 			got = append(got, len(s))
 		}
-		// Two groups (32 + 8), each asked again once, with all its scopes.
-		if diff := cmp.Diff([]int{32, 8, 32, 8}, got); diff != "" {
+		// One token for the 40, asked again once, with all its scopes.
+		if diff := cmp.Diff([]int{40, 40}, got); diff != "" {
 			t.Errorf("scopes per token request (-want +got):\n%s", diff)
 		}
-		if heads := srv.Count(http.MethodHead, "/manifests/"); heads != 40+2 {
-			t.Errorf("HEADs = %d, want 40 and one challenged per group", heads)
+		if heads := srv.Count(http.MethodHead, "/manifests/"); heads != 40+1 {
+			t.Errorf("HEADs = %d, want 40 and one challenged", heads)
 		}
 	})
 }
 
-// TestTokenURLsStayShort: repositories with long names go in more tokens,
-// each request under 4,000 bytes.
-func TestTokenURLsStayShort(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		long := func(i int) string {
-			return fmt.Sprintf("acme/%sapp%03d", strings.Repeat("team-with-a-long-name/", 6), i)
+// tokenRequests sorts the token requests srv received by the length of
+// their request line: refused if over limit (the server said 414),
+// issued otherwise.
+func tokenRequests(srv *registrytest.Server, limit int) (refused, issued []int) {
+	for _, r := range srv.Requests() {
+		if r.Path != "/token" {
+			continue
 		}
-		srv, repos := tokenServer(t, 64, long)
+		n := len(r.Method + " " + r.Path + "?" + r.Query)
+		if n > limit {
+			refused = append(refused, n)
+		} else {
+			issued = append(issued, n)
+		}
+	}
+	return refused, issued
+}
+
+// TestTokenURLLimitLearnt: behind a front that refuses long token requests
+// (414), a run halves its token requests until they pass and keeps that
+// size for the rest of the run: a refusal or two, then a few tokens, where
+// a token per repository would cost 200.
+func TestTokenURLLimitLearnt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 4000 // a request line of 4,000 bytes holds about 95 scopes here
+		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenURLLimit(limit))
+		img := registrytest.Image(t, "app", created, nil)
+		var repos []string
+		for i := range 200 {
+			srv.Push(t, appName(i), "1.0.0", img)
+			repos = append(repos, "ghcr.io/"+appName(i))
+		}
 		c := memClient([]*registrytest.Server{srv})
 		c.Expect(registrytest.Repos(t, repos...)...)
 		lookupEach(t, c, repos)
-		n := 0
-		for _, r := range srv.Requests() {
-			if r.Path != "/token" {
-				continue
-			}
-			n++
-			if u := (&url.URL{Scheme: "http", Host: srv.Host(), Path: r.Path, RawQuery: r.Query}).String(); len(u) > 4000 {
-				t.Errorf("token request URL of %d bytes", len(u))
-			}
+
+		refused, issued := tokenRequests(srv, limit)
+		// 200 scopes refused, then 100 refused, which teaches 50: four
+		// tokens (a second group of 100 may be refused too if it was asked
+		// at the same moment).
+		if len(refused) < 2 || len(refused) > 3 {
+			t.Errorf("token requests refused: %d %v, want 2 or 3", len(refused), refused)
 		}
-		if n <= 2 || n >= 64 {
-			t.Errorf("token requests = %d, want more than 64/32 and far fewer than 64", n)
+		if len(issued) != 4 {
+			t.Errorf("tokens issued: %d, want 4 (50 repositories each)", len(issued))
+		}
+		if s := c.Stats()[0]; s.Errors != len(refused) || s.Tags != 200 || s.ManifestHead != 200 {
+			t.Errorf("Stats = %+v, want only the refused token requests failed and each lookup once", s)
+		}
+	})
+}
+
+// TestOversizedTokenSplit: a token that lists an access entry per
+// repository (as Docker Hub's JWTs do) grows past what a header may carry;
+// the run does not send it, asks again for as many repositories as fit,
+// and no request is refused for its header.
+func TestOversizedTokenSplit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithScopedTokens(), registrytest.WithHeaderLimit(8<<10))
+		img := registrytest.Image(t, "app", created, nil)
+		var repos []string
+		for i := range 100 {
+			srv.Push(t, appName(i), "1.0.0", img)
+			repos = append(repos, "ghcr.io/"+appName(i))
+		}
+		c := memClient([]*registrytest.Server{srv})
+		c.Expect(registrytest.Repos(t, repos...)...)
+		lookupEach(t, c, repos)
+
+		// One token for the 100 (about 15 KiB), not used; then three, of
+		// at most 43 repositories each.
+		var got []int
+		for _, s := range srv.Scopes() {
+			got = append(got, len(s))
+		}
+		if len(got) != 4 || got[0] != 100 || slices.Max(got[1:]) > 45 {
+			t.Errorf("scopes per token request = %v, want 100 then three of about 43", got)
+		}
+		if s := c.Stats()[0]; s.Errors != 0 || s.Tags != 100 || s.ManifestHead != 100 {
+			t.Errorf("Stats = %+v, want no request refused and each lookup once", s)
 		}
 	})
 }
 
 // TestDeniedRepositoryFailsAlone: a token service that refuses a request
-// because one of its scopes is forbidden makes the group ask again one by
-// one: the forbidden repository fails, the others do not.
+// because one of its scopes is forbidden makes the group ask again in
+// halves: the forbidden repository fails, the others do not, and finding
+// it costs a few requests, not one per repository.
 func TestDeniedRepositoryFailsAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, repos := tokenServer(t, 10, appName)
@@ -193,6 +243,11 @@ func TestDeniedRepositoryFailsAlone(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s: %v", r, err)
 			}
+		}
+		// 10 refused; 0-4 refused, 5-9 issued; 0-2 issued, 3-4 refused;
+		// 3 refused, 4 issued.
+		if n := len(srv.Scopes()); n != 7 {
+			t.Errorf("token requests = %d, want 7", n)
 		}
 	})
 }

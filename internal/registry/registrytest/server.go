@@ -50,18 +50,21 @@ func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 
 // Server is a registry in an httptest server that records what it receives.
 type Server struct {
-	tb       testing.TB
-	srv      *httptest.Server // TCP, unless InMemory
-	mem      *pipeListener
-	url      string
-	reg      http.Handler
-	pageSize int
-	user     string
-	password string
-	latency  atomic.Int64 // time.Duration
-	inMemory bool
-	tokens   *tokenService
-	pushRT   http.RoundTripper
+	tb            testing.TB
+	srv           *httptest.Server // TCP, unless InMemory
+	mem           *pipeListener
+	url           string
+	reg           http.Handler
+	pageSize      int
+	user          string
+	password      string
+	latency       atomic.Int64 // time.Duration
+	inMemory      bool
+	tokens        *tokenService
+	headerLimit   int
+	tokenURLLimit int
+	scopedTokens  bool
+	pushRT        http.RoundTripper
 
 	etags        bool
 	lastModified bool
@@ -102,6 +105,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	if s.tokens != nil {
 		s.tokens.realm = s.url + "/token"
+		s.tokens.urlLimit, s.tokens.scoped = s.tokenURLLimit, s.scopedTokens
 	}
 	return s
 }
@@ -157,6 +161,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if f != nil && f.kind == failStatus {
 		writeFault(w, r, f)
 		return
+	}
+	if s.headerLimit > 0 {
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				if len(k)+2+len(v) > s.headerLimit {
+					writeError(w, r, http.StatusRequestHeaderFieldsTooLarge, "HEADER_TOO_LARGE", "request header field too large")
+					return
+				}
+			}
+		}
 	}
 	if s.tokens != nil {
 		if s.tokens.serve(s, w, r) {

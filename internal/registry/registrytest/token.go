@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,8 +23,10 @@ func WithTokenAuth(ttl time.Duration) Option {
 }
 
 type tokenService struct {
-	ttl   time.Duration
-	realm string
+	ttl      time.Duration
+	realm    string
+	urlLimit int  // WithTokenURLLimit
+	scoped   bool // WithScopedTokens
 
 	mu     sync.Mutex
 	issued map[string]grant
@@ -42,6 +45,24 @@ func (s *Server) DenyScope(repo string) {
 	s.tokens.denied["repository:"+repo+":pull"] = true
 }
 
+// WithTokenURLLimit makes the token service answer 414 URI Too Long to a
+// token request whose request line is over n bytes, as nginx does beyond
+// its header buffer (8 KiB by default) and other fronts at their limits.
+// It needs WithTokenAuth.
+func WithTokenURLLimit(n int) Option { return func(s *Server) { s.tokenURLLimit = n } }
+
+// WithScopedTokens makes the token service issue tokens that list an access
+// entry per scope, as Docker Hub's, Quay's and Harbor's JWTs do, so that a
+// token grows by about 150 bytes for each repository it names. It needs
+// WithTokenAuth.
+func WithScopedTokens() Option { return func(s *Server) { s.scopedTokens = true } }
+
+// WithHeaderLimit makes the server answer 431 Request Header Fields Too
+// Large to a request with a header line over n bytes, as the fronts of
+// registries do (nginx: 8 KiB a line); an Authorization header carrying a
+// token for too many repositories is the case that matters.
+func WithHeaderLimit(n int) Option { return func(s *Server) { s.headerLimit = n } }
+
 type grant struct {
 	scopes  map[string]bool
 	expires time.Time
@@ -51,6 +72,10 @@ type grant struct {
 // token. It reports whether it answered.
 func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path == "/token" {
+		if ts.urlLimit > 0 && len(r.Method)+1+len(r.RequestURI) > ts.urlLimit {
+			writeError(w, r, http.StatusRequestURITooLong, "URI_TOO_LONG", "request line too long")
+			return true
+		}
 		ts.issue(s, w, r)
 		return true
 	}
@@ -89,10 +114,39 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 		g.scopes[sc] = true
 	}
 	tok := fmt.Sprintf("token-%d", len(ts.issued)+1)
+	if ts.scoped {
+		tok += "." + accessClaim(r.URL.Query()["scope"])
+	}
 	ts.issued[tok] = g
 	ts.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"token": tok, "expires_in": int(ts.ttl.Seconds())})
+	answer := map[string]any{"token": tok, "expires_in": int(ts.ttl.Seconds())}
+	if ts.scoped {
+		answer["access_token"] = tok // Docker Hub sends both
+	}
+	json.NewEncoder(w).Encode(answer)
+}
+
+// accessClaim encodes an access entry per scope as Docker Hub's JWTs
+// carry them.
+func accessClaim(scopes []string) string {
+	type entry struct {
+		Type       string            `json:"type"`
+		Name       string            `json:"name"`
+		Actions    []string          `json:"actions"`
+		Parameters map[string]string `json:"parameters"`
+	}
+	var access []entry
+	for _, sc := range scopes {
+		parts := strings.Split(sc, ":")
+		if len(parts) != 3 {
+			continue
+		}
+		access = append(access, entry{parts[0], parts[1], strings.Split(parts[2], ","),
+			map[string]string{"pull_limit": "200", "pull_limit_interval": "21600"}})
+	}
+	b, _ := json.Marshal(map[string]any{"access": access})
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // allows tells whether tok is valid now and grants scope ("" for the
