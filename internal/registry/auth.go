@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
 // maxTokenURL bounds the URL of a token request that names several
@@ -47,6 +49,7 @@ type authGroups struct {
 	queued  map[string]bool
 	shared  *authGroup // hosts without bearer tokens: one for all
 	fit     int        // repositories a token request may name, once learnt
+	learnt  bool       // fit was learnt this run: Flush keeps it (WithCache)
 }
 
 type authGroup struct {
@@ -94,7 +97,7 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	for {
 		grp := g.groupFor(ans, path)
 		rt, err := grp.rt.get(ctx, "", func(ctx context.Context) (http.RoundTripper, error) {
-			if fit := g.learnt(); fit > 0 && len(grp.repos) > fit {
+			if fit := g.limit(); fit > 0 && len(grp.repos) > fit {
 				return nil, &splitError{size: fit, cause: errors.New("formed before the limit was learnt")}
 			}
 			return h.authenticate(ctx, ans, grp.repos)
@@ -108,10 +111,35 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	}
 }
 
-func (g *authGroups) learnt() int {
+func (g *authGroups) limit() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.fit
+}
+
+// recall starts the run with what an earlier run learnt of the host
+// (WithCache), so that only the first run pays for the refusals.
+func (h *host) recall() {
+	if cc := h.c.o.cache; cc != nil {
+		if l, ok := cc.HostLimits(h.name); ok {
+			h.authGroup.fit = l.TokenScopes
+		}
+	}
+}
+
+// remember keeps what this run learnt of the host for the next ones.
+func (h *host) remember(cc *cache.Cache) {
+	g := &h.authGroup
+	g.mu.Lock()
+	fit, learnt := g.fit, g.learnt
+	g.learnt = false
+	g.mu.Unlock()
+	if !learnt {
+		return
+	}
+	if err := cc.PutHostLimits(cache.HostLimits{Host: h.name, TokenScopes: fit, Learnt: cc.Now()}); err != nil {
+		h.c.log.Debug("host limits not cached", "host", h.name, "error", err)
+	}
 }
 
 func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
@@ -156,7 +184,7 @@ func (g *authGroups) split(grp *authGroup, se *splitError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if se.learnt && (g.fit == 0 || se.size < g.fit) {
-		g.fit = se.size
+		g.fit, g.learnt = se.size, true
 	}
 	var left []string
 	for _, r := range grp.repos {

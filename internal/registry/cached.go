@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/registry/cache"
@@ -136,9 +137,9 @@ const flushers = 8
 
 // Flush writes to the cache (WithCache) what the Client learnt since it
 // was made or last flushed: the listings it refreshed and the digests it
-// resolved. Call it when a run is done. A Client never flushed answers as
-// well; the next run only asks the registry again. Without a cache it does
-// nothing.
+// resolved, and the limits of token services it learnt. Call it when a
+// run is done. A Client never flushed answers as well; the next run only
+// asks the registry again. Without a cache it does nothing.
 func (c *Client) Flush() {
 	cc := c.o.cache
 	if cc == nil {
@@ -156,6 +157,12 @@ func (c *Client) Flush() {
 		}
 	}
 	c.listed.mu.Unlock()
+	c.mu.Lock()
+	hosts := slices.Collect(maps.Values(c.hosts))
+	c.mu.Unlock()
+	for _, h := range hosts {
+		h.remember(cc)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, flushers)
 	for _, l := range todo {

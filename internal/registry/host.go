@@ -95,6 +95,7 @@ func (c *Client) newHost(name, scheme string, probe bool) *host {
 	h := &host{name: name, scheme: scheme, probe: probe, c: c, sem: make(chan struct{}, n), budget: int64(budget)}
 	h.inner = newRetrier(c.o, &attempt{h: h, next: c.base}, c.log.With("host", name))
 	h.front = transport.NewUserAgent(&front{h: h, next: h.inner}, "imagebot")
+	h.recall()
 	return h
 }
 

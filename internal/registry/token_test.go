@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 )
 
@@ -248,6 +249,38 @@ func TestDeniedRepositoryFailsAlone(t *testing.T) {
 		// 3 refused, 4 issued.
 		if n := len(srv.Scopes()); n != 7 {
 			t.Errorf("token requests = %d, want 7", n)
+		}
+	})
+}
+
+// TestTokenLimitRemembered: what a run learnt of a token service's limit
+// is kept with --cache, so that the next run asks tokens of the right
+// size at once: no refusal, the same four tokens.
+func TestTokenLimitRemembered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 4000
+		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenURLLimit(limit))
+		img := registrytest.Image(t, "app", created, nil)
+		var repos []string
+		for i := range 200 {
+			srv.Push(t, appName(i), "1.0.0", img)
+			repos = append(repos, "ghcr.io/"+appName(i))
+		}
+		dir := t.TempDir()
+		for run, wantRefused := range []int{2, 0} {
+			cc, err := cache.Open(dir, cache.WithTTL(0)) // every listing asked again
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Reset()
+			c := memClient([]*registrytest.Server{srv}, registry.WithCache(cc))
+			c.Expect(registrytest.Repos(t, repos...)...)
+			lookupEach(t, c, repos)
+			c.Flush()
+			refused, issued := tokenRequests(srv, limit)
+			if len(refused) < wantRefused || (wantRefused == 0 && len(refused) != 0) || len(issued) != 4 {
+				t.Errorf("run %d: %d token requests refused, %d issued; want %d refused (or a third at the same moment), 4 issued", run+1, len(refused), len(issued), wantRefused)
+			}
 		}
 	})
 }

@@ -19,6 +19,10 @@
 //     can be re-pushed without the listing changing, so a 304 for the
 //     listing never vouches for a digest.
 //
+// It also keeps what a run learnt of a host that the next run should not
+// pay to learn again (HostLimits: how many repositories a token request
+// may name), for a week.
+//
 // Layout of the directory (format version 1):
 //
 //	DIR/CACHEDIR.TAG                      marks DIR as a cache for backup tools
@@ -27,6 +31,8 @@
 //	DIR/v1/tags/12/1234abcd....json       a listing: the sha256 of the rest on the
 //	                                      first line, then JSON; the file is named
 //	                                      by the sha256 of "host/repository"
+//	DIR/v1/hosts/1234abcd....json         a host's learnt limits, as a listing is
+//	                                      written, named by the sha256 of the host
 //
 // Several processes may share a directory (two runs of a CI job, the pods
 // of a Job on one volume): every file is written to a temporary name and

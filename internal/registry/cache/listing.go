@@ -42,25 +42,52 @@ const maxListingFile = 64 << 20
 // Listing returns the stored listing of repo on host, fresh or not (see
 // Fresh), or false when there is none or its file is damaged.
 func (c *Cache) Listing(host, repo string) (*Listing, bool) {
-	path := c.listingPath(host, repo)
-	st, err := os.Stat(path)
-	if err != nil || st.Size() > maxListingFile {
+	var l Listing
+	if !c.readSummed(c.listingPath(host, repo), maxListingFile, &l, func() bool { return l.Host == host && l.Repo == repo && l.valid() }) {
 		return nil, false
+	}
+	return &l, true
+}
+
+// readSummed reads a file written by writeSummed into v, if it is there,
+// at most max bytes, its checksum right and ok() true of what it holds.
+// A damaged file is removed: it is a miss, never a wrong answer.
+func (c *Cache) readSummed(path string, max int64, v any, ok func() bool) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.Size() > max {
+		return false
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	sum, body, ok := bytes.Cut(b, []byte("\n"))
+	sum, body, cut := bytes.Cut(b, []byte("\n"))
 	got := sha256.Sum256(body)
-	var l Listing
-	if !ok || string(sum) != hex.EncodeToString(got[:]) || json.Unmarshal(body, &l) != nil || l.Host != host || l.Repo != repo || !l.valid() {
+	if !cut || string(sum) != hex.EncodeToString(got[:]) || json.Unmarshal(body, v) != nil || !ok() {
 		os.Remove(path)
-		return nil, false
+		return false
 	}
 	now := c.now() // a use: Prune removes the least recently used first
 	os.Chtimes(path, now, now)
-	return &l, true
+	return true
+}
+
+// writeSummed writes v as JSON under its checksum, unless it would weigh
+// more than max bytes (it could not be read back).
+func writeSummed(path string, max int64, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if int64(len(body)) > max-100 {
+		return nil
+	}
+	sum := sha256.Sum256(body)
+	b := append([]byte(hex.EncodeToString(sum[:])+"\n"), body...)
+	if err := writeAtomic(path, b); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
 }
 
 // Fresh reports whether l may be used without asking the registry: it was
@@ -81,19 +108,7 @@ func (c *Cache) write(l *Listing) error {
 	if !l.valid() {
 		return fmt.Errorf("cache: listing of %s/%s has a digest that is not a digest", l.Host, l.Repo)
 	}
-	body, err := json.Marshal(l)
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	if len(body) > maxListingFile-100 {
-		return nil // too big to be read back: not worth writing
-	}
-	sum := sha256.Sum256(body)
-	b := append([]byte(hex.EncodeToString(sum[:])+"\n"), body...)
-	if err := writeAtomic(c.listingPath(l.Host, l.Repo), b); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
+	return writeSummed(c.listingPath(l.Host, l.Repo), maxListingFile, l)
 }
 
 // Digest returns the digest tag resolved to while the repository's
