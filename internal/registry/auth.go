@@ -1,12 +1,9 @@
 package registry
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -50,6 +47,7 @@ type authGroups struct {
 	shared  *authGroup // hosts without bearer tokens: one for all
 	fit     int        // repositories a token request may name, once learnt
 	learnt  bool       // fit was learnt this run: Flush keeps it (WithCache)
+	solos   int        // repositories a shared token failed and their own served
 }
 
 type authGroup struct {
@@ -96,11 +94,13 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	g := &h.authGroup
 	for {
 		grp := g.groupFor(ans, path)
+		if fit := g.limit(); fit > 0 && len(grp.repos) > fit {
+			// Formed, or even used, before the limit was learnt.
+			g.split(grp, &splitError{size: fit})
+			continue
+		}
 		rt, err := grp.rt.get(ctx, "", func(ctx context.Context) (http.RoundTripper, error) {
-			if fit := g.limit(); fit > 0 && len(grp.repos) > fit {
-				return nil, &splitError{size: fit, cause: errors.New("formed before the limit was learnt")}
-			}
-			return h.authenticate(ctx, ans, grp.repos)
+			return h.authenticate(ctx, ans, grp)
 		})
 		var se *splitError
 		if errors.As(err, &se) {
@@ -207,7 +207,8 @@ func scopeLen(path string) int { return len("&scope=") + len(url.QueryEscape(sco
 // authenticate builds go-containerregistry's transport for repos: it pings
 // (answered from the probe, no request) and, for a bearer challenge, asks
 // one token for every repository of the group.
-func (h *host) authenticate(ctx context.Context, ans *pingAnswer, repos []string) (http.RoundTripper, error) {
+func (h *host) authenticate(ctx context.Context, ans *pingAnswer, grp *authGroup) (http.RoundTripper, error) {
+	repos := grp.repos
 	scopes := make([]string, len(repos))
 	for i, r := range repos {
 		scopes[i] = scope(r)
@@ -217,6 +218,9 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, repos []string
 		next = &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes}
 	}
 	rt, err := transport.NewWithContext(ctx, h.registry(), ans.auth, next, scopes)
+	if err == nil && len(repos) > 1 {
+		return h.shareToken(ctx, grp, rt)
+	}
 	if err == nil || len(repos) == 1 {
 		return rt, err
 	}
@@ -237,47 +241,6 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, repos []string
 		return nil, &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
 	}
 	return rt, err
-}
-
-// tokenMeter measures the tokens a token service issues for a group of
-// repositories and refuses one over max bytes: sent in the Authorization
-// header of every later request, it would make the registry's front
-// refuse them all (431, or 400 from nginx).
-type tokenMeter struct {
-	next  http.RoundTripper
-	realm string // scheme://host/path of the token service
-	max   int
-}
-
-// tokenTooLarge is the error of a token over tokenMeter's max.
-type tokenTooLarge struct{ size, max int }
-
-func (e *tokenTooLarge) Error() string {
-	return fmt.Sprintf("token of %d bytes is over the %d a header may carry", e.size, e.max)
-}
-
-func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := m.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || req.URL.Scheme+"://"+req.URL.Host+req.URL.Path != m.realm {
-		return resp, err
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	var tok struct {
-		Token       string `json:"token"`
-		AccessToken string `json:"access_token"`
-	}
-	if json.Unmarshal(b, &tok) == nil {
-		// go-containerregistry uses access_token when there is one.
-		if n := max(len(tok.Token), len(tok.AccessToken)); n > m.max {
-			return nil, &tokenTooLarge{size: n, max: m.max}
-		}
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return resp, nil
 }
 
 // hostKeychain resolves credentials for the host actually contacted:

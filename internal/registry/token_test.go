@@ -284,3 +284,36 @@ func TestTokenLimitRemembered(t *testing.T) {
 		}
 	})
 }
+
+// TestSingleScopeTokenService: a token service that grants only the first
+// scope of a request leaves the others' requests unauthorized. Each such
+// repository is served with a token of its own, and after two the run
+// asks one token per repository: every lookup succeeds, at the cost of a
+// few requests, not of the run.
+func TestSingleScopeTokenService(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithSingleScopeTokens())
+		img := registrytest.Image(t, "app", created, nil)
+		var repos []string
+		for i := range 50 {
+			srv.Push(t, appName(i), "1.0.0", img)
+			repos = append(repos, "ghcr.io/"+appName(i))
+		}
+		c := memClient([]*registrytest.Server{srv})
+		c.Expect(registrytest.Repos(t, repos...)...)
+		for _, r := range repos { // one at a time: the count below is exact
+			if _, err := c.Tags(t.Context(), registrytest.Repo(t, r)); err != nil {
+				t.Errorf("%s: %v", r, err)
+			}
+		}
+		// The shared token (50 scopes), which serves the first repository;
+		// for the next two, its renewal and a token of their own; then one
+		// token for each of the other 47.
+		if n := len(srv.Scopes()); n != 1+2*2+47 {
+			t.Errorf("token requests = %d, want %d", n, 1+2*2+47)
+		}
+		if s := c.Stats()[0]; s.Tags != 50+2*2 {
+			t.Errorf("listings = %d, want 50 and two refused twice for the first two cures", s.Tags)
+		}
+	})
+}

@@ -64,6 +64,7 @@ type Server struct {
 	headerLimit   int
 	tokenURLLimit int
 	scopedTokens  bool
+	singleScope   bool
 	pushRT        http.RoundTripper
 
 	etags        bool
@@ -105,7 +106,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	if s.tokens != nil {
 		s.tokens.realm = s.url + "/token"
-		s.tokens.urlLimit, s.tokens.scoped = s.tokenURLLimit, s.scopedTokens
+		s.tokens.urlLimit, s.tokens.scoped, s.tokens.single = s.tokenURLLimit, s.scopedTokens, s.singleScope
 	}
 	return s
 }

@@ -27,6 +27,7 @@ type tokenService struct {
 	realm    string
 	urlLimit int  // WithTokenURLLimit
 	scoped   bool // WithScopedTokens
+	single   bool // WithSingleScopeTokens
 
 	mu     sync.Mutex
 	issued map[string]grant
@@ -62,6 +63,12 @@ func WithScopedTokens() Option { return func(s *Server) { s.scopedTokens = true 
 // registries do (nginx: 8 KiB a line); an Authorization header carrying a
 // token for too many repositories is the case that matters.
 func WithHeaderLimit(n int) Option { return func(s *Server) { s.headerLimit = n } }
+
+// WithSingleScopeTokens makes the token service grant only the first
+// scope a token request names, as cesanta/docker_auth did before it
+// learnt several: the token is issued, and the other repositories'
+// requests are answered 401. It needs WithTokenAuth.
+func WithSingleScopeTokens() Option { return func(s *Server) { s.singleScope = true } }
 
 type grant struct {
 	scopes  map[string]bool
@@ -105,7 +112,10 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 	}
 	g := grant{scopes: map[string]bool{}, expires: time.Now().Add(ts.ttl)}
 	ts.mu.Lock()
-	for _, sc := range r.URL.Query()["scope"] {
+	for i, sc := range r.URL.Query()["scope"] {
+		if ts.single && i > 0 {
+			break
+		}
 		if ts.denied[sc] {
 			ts.mu.Unlock()
 			writeError(w, r, http.StatusForbidden, "DENIED", "requested access to the resource is denied")
