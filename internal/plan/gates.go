@@ -171,14 +171,6 @@ func (g *gating) wanted() error {
 // heldDetail says which gate held back which candidate.
 func heldDetail(held []string) string { return strings.Join(held, "; ") }
 
-// shortDigest is the first 12 hex digits of a digest, as docker shows it.
-func shortDigest(d string) string {
-	if _, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
-		return hex[:12]
-	}
-	return d
-}
-
 // pinnedDigest is the digest the first pinned reference holds.
 func pinnedDigest(refs []scan.Ref) string {
 	for _, r := range refs {
