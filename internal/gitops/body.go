@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // title is short and says the version: "Update nginx to 1.26.1".
@@ -177,10 +177,10 @@ func checks(g group) string {
 			b.WriteString("\n**Checks**\n\n")
 		}
 		if a := ev.Age; a != nil {
-			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", stamp(a.Created), createdFrom(a.From), a.Limit)
+			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", timefmt.Stamp(a.Created), createdFrom(a.From), a.Limit)
 		}
 		if a := ev.Settled; a != nil {
-			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", stamp(a.Created), a.Limit)
+			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", timefmt.Stamp(a.Created), a.Limit)
 		}
 		if p := ev.Platforms; p != nil {
 			fmt.Fprintf(&b, "- Platforms: %s: %s\n", codeList(p.Have), platformsVerdict(p))
@@ -195,8 +195,6 @@ func checks(g group) string {
 	}
 	return b.String()
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 func createdFrom(from string) string {
 	switch from {
