@@ -51,11 +51,17 @@ func TestLayering(t *testing.T) {
 		// Rollouts are decided from interfaces that gitops implements.
 		{"internal/rollout", append(later("registry", "rewrite", "gitops"), network...), []string{"net/http", "os/exec"}},
 		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
+		// How times are written, below config and the gates alike.
+		{"internal/timefmt", network, []string{"net/http", "os/exec"}},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code
-	// that applies them (issue 9), and uses nothing else of imagebot.
-	onlyInternal := map[string][]string{"internal/config": {"internal/policy"}}
+	// that applies them (issue 9), and writes durations as the gates quote
+	// them (timefmt); it uses nothing else of imagebot. timefmt is a leaf.
+	onlyInternal := map[string][]string{
+		"internal/config":  {"internal/policy", "internal/timefmt"},
+		"internal/timefmt": {},
+	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "../../"+tc.pkg).Output()

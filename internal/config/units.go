@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // Duration is a time.Duration written as Go writes durations ("12h", "90m",
@@ -58,27 +60,7 @@ func parseDuration(s string) (time.Duration, error) {
 
 // String writes d as it would be written in the file: "3d", "1d12h",
 // "1h30m", "0s".
-func (d Duration) String() string {
-	td := time.Duration(d)
-	days := td / (24 * time.Hour)
-	rest := td - days*24*time.Hour
-	var b strings.Builder
-	if days > 0 {
-		fmt.Fprintf(&b, "%dd", days)
-	}
-	if rest > 0 || days == 0 {
-		s := rest.String()
-		// time.Duration writes "12h0m0s"; the file would say "12h".
-		if strings.HasSuffix(s, "m0s") {
-			s = strings.TrimSuffix(s, "0s")
-		}
-		if strings.HasSuffix(s, "h0m") {
-			s = strings.TrimSuffix(s, "0m")
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
+func (d Duration) String() string { return timefmt.Duration(time.Duration(d)) }
 
 // MarshalText writes d as String does, so that JSON (the golden tests,
 // `plan --output json`) shows "3d" rather than nanoseconds.

@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // MinAge is the minAge gate: the candidate must have been built at least
@@ -22,7 +24,7 @@ func Settle(f Facts, settle time.Duration, now time.Time) string {
 }
 
 func oldEnough(created time.Time, known bool, min time.Duration, key string, now time.Time) string {
-	limit := fmt.Sprintf("%s %s", key, Duration(min))
+	limit := fmt.Sprintf("%s %s", key, timefmt.Duration(min))
 	switch {
 	case !known && created.IsZero():
 		return "no build time (neither config created nor the org.opencontainers.image.created annotation), " + limit

@@ -2,34 +2,8 @@ package gate
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
-
-// Duration writes d as .imagebot.yaml does: whole days in front ("3d",
-// "1d12h"), then hours, minutes and seconds without zero parts ("12h",
-// "1h30m"), so that a notice quotes the policy as it was written.
-func Duration(d time.Duration) string {
-	if d <= 0 {
-		return "0s"
-	}
-	var b strings.Builder
-	if days := d / (24 * time.Hour); days > 0 {
-		fmt.Fprintf(&b, "%dd", days)
-		d -= days * 24 * time.Hour
-	}
-	if d == 0 {
-		return b.String()
-	}
-	s := d.String() // "1h30m0s", "12h0m0s", "45m0s", "1.5s"
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return b.String() + s
-}
 
 // Age writes an image's age coarsely, to what a reader compares with a
 // minAge: "3d4h", "5h", "42m", "under a minute". Ages are rounded down,

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // title is short and says the version: "Update nginx to 1.26.1".
@@ -26,18 +27,11 @@ func title(g group) string {
 	u := g.Updates[0]
 	switch {
 	case len(tos) == 1 && u.Type == "digest":
-		return fmt.Sprintf("Update %s:%s digest to %s", name, u.To, shortDigest(u.Digest))
+		return fmt.Sprintf("Update %s:%s digest to %s", name, u.To, imagename.ShortDigest(u.Digest))
 	case len(tos) == 1 && u.Type == "pin":
 		return fmt.Sprintf("Pin %s:%s to %s", name, u.From, u.To)
 	}
 	return fmt.Sprintf("Update %s to %s", name, strings.Join(tos, ", "))
-}
-
-func shortDigest(d string) string {
-	if _, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
-		return hex[:12]
-	}
-	return d
 }
 
 // body renders the PR description. It depends only on the plan, never on the
@@ -110,7 +104,7 @@ func changesTable(b *strings.Builder, g group) {
 				old = "(no tag)"
 			}
 			if c.Ref.Digest != "" {
-				old += "<br>`" + shortDigest(c.Ref.Digest) + "`"
+				old += "<br>`" + imagename.ShortDigest(c.Ref.Digest) + "`"
 			}
 			tag := c.Tag
 			if tag == "" {
@@ -118,9 +112,9 @@ func changesTable(b *strings.Builder, g group) {
 			}
 			nw := "`" + tag + "`"
 			if d := c.Digest; d != "" {
-				nw += "<br>`" + shortDigest(d) + "`"
+				nw += "<br>`" + imagename.ShortDigest(d) + "`"
 			} else if c.Ref.Digest != "" {
-				nw += "<br>`" + shortDigest(c.Ref.Digest) + "`"
+				nw += "<br>`" + imagename.ShortDigest(c.Ref.Digest) + "`"
 			}
 			if multi {
 				fmt.Fprintf(b, "| `%s:%d` | `%s` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, shortName(u.Image), old, nw, u.Type)
@@ -152,7 +146,7 @@ func prepullTable(b *strings.Builder, g group) {
 	for _, u := range g.Updates {
 		tag := "`" + u.To + "`"
 		if u.Digest != "" {
-			tag += "<br>`" + shortDigest(u.Digest) + "`"
+			tag += "<br>`" + imagename.ShortDigest(u.Digest) + "`"
 		}
 		var locs []string
 		for _, l := range u.Locations {
@@ -183,10 +177,10 @@ func checks(g group) string {
 			b.WriteString("\n**Checks**\n\n")
 		}
 		if a := ev.Age; a != nil {
-			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", stamp(a.Created), createdFrom(a.From), a.Limit)
+			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", timefmt.Stamp(a.Created), createdFrom(a.From), a.Limit)
 		}
 		if a := ev.Settled; a != nil {
-			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", stamp(a.Created), a.Limit)
+			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", timefmt.Stamp(a.Created), a.Limit)
 		}
 		if p := ev.Platforms; p != nil {
 			fmt.Fprintf(&b, "- Platforms: %s: %s\n", codeList(p.Have), platformsVerdict(p))
@@ -196,13 +190,11 @@ func checks(g group) string {
 			if s.Issuer != "" {
 				who += " issued by `" + code(s.Issuer) + "`"
 			}
-			fmt.Fprintf(&b, "- Signature: %s on `%s` (%s)\n", who, shortDigest(ev.Digest), signatureMethod(s.Method))
+			fmt.Fprintf(&b, "- Signature: %s on `%s` (%s)\n", who, imagename.ShortDigest(ev.Digest), signatureMethod(s.Method))
 		}
 	}
 	return b.String()
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 func createdFrom(from string) string {
 	switch from {

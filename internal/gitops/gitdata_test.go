@@ -17,13 +17,17 @@ func signed(o *gitops.RunOptions) { o.SignedCommits = true }
 // Data API alone: no push. Each commit is the App's bot's, on main's tip,
 // and verified, by the API and by its signature fetched over git. A rerun
 // knows the commits for its own and writes nothing; a newer version moves
-// the branch through the API again.
+// the branch through the API again. A commit made through the API is not
+// fetched back: the run fetches as often as one that pushes.
 func TestSignedCommits(t *testing.T) {
 	t.Parallel()
 	pushed, viaAPI := newWorld(t), newWorld(t)
+	fetched := pushed.gs.Fetches()
 	pushed.runClean(t)
+	pushFetches := pushed.gs.Fetches() - fetched
 	viaAPI.installApp(t, true)
 	o := viaAPI.appOptions(t, appKey(), appID, 0)
+	fetched = viaAPI.gs.Fetches()
 	res := viaAPI.runAs(t, o, signed)
 	for _, err := range res.Failed {
 		t.Errorf("failed: %v", err)
@@ -31,6 +35,9 @@ func TestSignedCommits(t *testing.T) {
 	diffSets(t, "opened", res.Opened, allBranches())
 	if n := viaAPI.gs.Pushes(); n != 0 {
 		t.Errorf("%d pushes over git, want none", n)
+	}
+	if n := viaAPI.gs.Fetches() - fetched; n != pushFetches {
+		t.Errorf("%d fetches for %d commits through the API, %d for as many pushed", n, len(res.Opened), pushFetches)
 	}
 	key, err := viaAPI.gh.SigningKey()
 	if err != nil {
@@ -80,8 +87,12 @@ func TestSignedCommits(t *testing.T) {
 
 	viaAPI.pushTag(t, "docker.io/library/redis", "7.4.2")
 	old := viaAPI.sha(t, redis)
+	fetched = viaAPI.gs.Fetches()
 	res = viaAPI.runAs(t, o, signed)
 	diffSets(t, "updated", res.Updated, []string{redis})
+	if n := viaAPI.gs.Fetches() - fetched; n != pushFetches {
+		t.Errorf("%d fetches for one commit through the API, want %d as for a run with none", n, pushFetches)
+	}
 	if c := viaAPI.commit(t, redis); c.Hash.String() == old || c.Author.Name != appBot {
 		t.Errorf("redis: %s by %s after the update", c.Hash, c.Author.Name)
 	} else if _, err := c.Verify(key); err != nil {

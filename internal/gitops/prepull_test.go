@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/prepull"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 const (
@@ -66,7 +67,7 @@ func TestPrepull(t *testing.T) {
 	if len(res.Opened) != 0 || len(w.openPRs()) != 0 {
 		t.Fatalf("within the lead: result %+v", res)
 	}
-	after := merged.Add(30 * time.Minute).UTC().Format("2006-01-02 15:04 UTC")
+	after := timefmt.Stamp(merged.Add(30 * time.Minute))
 	contains(t, "notices", strings.Join(w.noticesOf("prepulling"), "\n"), worker+":build-9 pre-pulling build-11 since", "rollout after "+after)
 
 	// The lead has passed: the rollout opens and cleans up.

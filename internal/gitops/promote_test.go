@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 const (
@@ -64,7 +66,7 @@ func TestPromotion(t *testing.T) {
 		t.Fatalf("opened %v, want %s", res.Opened, promoBranch)
 	}
 	pr := w.openPRs()[promoBranch]
-	since := w.clock.Now().Add(-30 * time.Hour).UTC().Format("2006-01-02 15:04 UTC")
+	since := timefmt.Stamp(w.clock.Now().Add(-30 * time.Hour))
 	if pr.Title != "Promote ghcr.io/acme/api v1.8.2 to production" {
 		t.Errorf("title %q", pr.Title)
 	}

@@ -8,7 +8,8 @@
 // "docker.io/nginx" and "index.docker.io/library/nginx" are equal, so a
 // parsed name can key a map), and the spelling imagebot prints, keys its
 // config and names branches with ("docker.io/library/nginx", as Docker
-// writes it, where pkg/name says "index.docker.io").
+// writes it, where pkg/name says "index.docker.io"). ShortDigest is the
+// one spelling of a digest that imagebot shows people.
 //
 // It never talks to a registry and holds no state.
 package imagename

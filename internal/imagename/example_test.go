@@ -31,3 +31,15 @@ func ExampleNormalize() {
 	// 127.0.0.1:5000/app false
 	//  true
 }
+
+// A digest is shown by its first 12 hex digits; what is not a digest is
+// shown as it is.
+func ExampleShortDigest() {
+	fmt.Println(imagename.ShortDigest("sha256:4f53cbe0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c"))
+	fmt.Println(imagename.ShortDigest("sha256:abc"))
+	fmt.Println(imagename.ShortDigest("latest"))
+	// Output:
+	// 4f53cbe0a1b2
+	// sha256:abc
+	// latest
+}

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -42,7 +43,7 @@ func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.
 		var msg string
 		switch {
 		case digestGone:
-			msg = fmt.Sprintf("%s@%s is gone from the registry (no manifest with that digest): %s", refString(d.img, r.Tag), shortDigest(r.Digest), danglingAdvice)
+			msg = fmt.Sprintf("%s@%s is gone from the registry (no manifest with that digest): %s", refString(d.img, r.Tag), imagename.ShortDigest(r.Digest), danglingAdvice)
 		case r.Digest != "":
 			msg = fmt.Sprintf("%s is gone from the registry's tag list; pulling by the pinned digest works only while the registry keeps it: restore the tag or move to another", refString(d.img, r.Tag))
 		default:

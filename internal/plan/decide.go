@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -193,10 +194,10 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 		// apply, digestSettle too.
 		dev, why, err := g.inspect(d.repo.Digest(digest), true)
 		if err != nil {
-			return fail("check gates of %s:%s@%s: %v", d.img, current, shortDigest(digest), err)
+			return fail("check gates of %s:%s@%s: %v", d.img, current, imagename.ShortDigest(digest), err)
 		}
 		if why != "" {
-			held = append(held, fmt.Sprintf("%s (new digest %s): %s", current, shortDigest(digest), why))
+			held = append(held, fmt.Sprintf("%s (new digest %s): %s", current, imagename.ShortDigest(digest), why))
 			left, changes = append(left, refsOf(changes)...), nil
 		}
 		ev = dev

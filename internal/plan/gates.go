@@ -10,6 +10,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // Inspector is what the gates and the dangling check need beyond tags and
@@ -98,13 +99,13 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 		if why := gate.MinAge(f, spec.MinAge, d.now); why != "" {
 			return nil, why, nil
 		}
-		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: gate.Duration(spec.MinAge)}
+		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: timefmt.Duration(spec.MinAge)}
 	}
 	if digestUpdate && spec.DigestSettle > 0 {
 		if why := gate.Settle(f, spec.DigestSettle, d.now); why != "" {
 			return nil, why, nil
 		}
-		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: gate.Duration(spec.DigestSettle)}
+		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: timefmt.Duration(spec.DigestSettle)}
 	}
 	if spec.Signature != nil {
 		signer, verr := d.insp.Verify(d.ctx, d.repo.Digest(f.Digest), *spec.Signature)
@@ -170,14 +171,6 @@ func (g *gating) wanted() error {
 
 // heldDetail says which gate held back which candidate.
 func heldDetail(held []string) string { return strings.Join(held, "; ") }
-
-// shortDigest is the first 12 hex digits of a digest, as docker shows it.
-func shortDigest(d string) string {
-	if _, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
-		return hex[:12]
-	}
-	return d
-}
 
 // pinnedDigest is the digest the first pinned reference holds.
 func pinnedDigest(refs []scan.Ref) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // Commit is one commit of the default branch.
@@ -48,7 +50,7 @@ type TruncatedError struct {
 }
 
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("history walked back to %s (%s) and no further", e.Oldest.Short(), stamp(e.Oldest.Time))
+	return fmt.Sprintf("history walked back to %s (%s) and no further", e.Oldest.Short(), timefmt.Stamp(e.Oldest.Time))
 }
 
 // Statuses tells what GitHub says of a commit.
@@ -59,6 +61,3 @@ type Statuses interface {
 	// name wins.
 	Statuses(ctx context.Context, commit string) (map[string]string, error)
 }
-
-// stamp is how times appear in PR bodies and notices: minutes, UTC.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/prepull"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // Phases of an update of an image to pre-pull.
@@ -172,7 +173,7 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 		case phaseReady:
 			img := s.entry.Image
 			u.Grounds = append(slices.Clip(u.Grounds), fmt.Sprintf("`%s` has been pre-pulled on the nodes since %s (commit `%s`), longer than the lead of %s; this also removes it from the pre-pull DaemonSet.",
-				s.entry.Tag, stamp(s.since.Time), s.since.Short(), span(lead)))
+				s.entry.Tag, timefmt.Stamp(s.since.Time), s.since.Short(), span(lead)))
 			u.Files = append(u.Files, plan.FileEdit{Path: pp.Manifest, Apply: edit(spec, func(es []prepull.Entry) []prepull.Entry {
 				return slices.DeleteFunc(es, func(x prepull.Entry) bool { return x.Image == img && !needed[x] })
 			})})
@@ -185,9 +186,9 @@ func (a *applier) stage(stages []*staged, lead time.Duration) {
 // leadNote says since when an image is pre-pulled and when it rolls out.
 func (a *applier) leadNote(s *staged, lead time.Duration) string {
 	if s.waits {
-		return fmt.Sprintf("pre-pulled since %s (commit %s); the rollout waits until the other images of its pull request are pre-pulled too", stamp(s.since.Time), s.since.Short())
+		return fmt.Sprintf("pre-pulled since %s (commit %s); the rollout waits until the other images of its pull request are pre-pulled too", timefmt.Stamp(s.since.Time), s.since.Short())
 	}
-	return fmt.Sprintf("pre-pulling %s since %s (commit %s), rollout after %s", s.entry.Tag, stamp(s.since.Time), s.since.Short(), stamp(s.since.Time.Add(lead)))
+	return fmt.Sprintf("pre-pulling %s since %s (commit %s), rollout after %s", s.entry.Tag, timefmt.Stamp(s.since.Time), s.since.Short(), timefmt.Stamp(s.since.Time.Add(lead)))
 }
 
 // hold leaves a notice on each reference of the stages' updates.

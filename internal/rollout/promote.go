@@ -13,6 +13,7 @@ import (
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // streamKey is one image stream an environment is promoted in.
@@ -158,22 +159,22 @@ func (a *applier) judge(ctx context.Context, env config.Environment, tl *timelin
 			if up, known := a.newer(tl.key.img, v.Tag, next.Tag); known && !up {
 				tl.done = true
 				tl.why = fmt.Sprintf("%s moved %s back from %s to %s on %s (commit %s): the promotion is withdrawn until a version soaks again",
-					src, tl.key.img, v, next, stamp(tl.segs[i-1].since), tl.segs[i-1].start.Short())
+					src, tl.key.img, v, next, timefmt.Stamp(tl.segs[i-1].since), tl.segs[i-1].start.Short())
 				return
 			}
 		}
 	}
 	soak := time.Duration(env.Soak)
-	in := fmt.Sprintf("%s has been in %s since %s (commit %s)", v, src, stamp(seg.since), seg.start.Short())
+	in := fmt.Sprintf("%s has been in %s since %s (commit %s)", v, src, timefmt.Stamp(seg.since), seg.start.Short())
 	if i > 0 {
-		in = fmt.Sprintf("%s was in %s from %s (commit %s) until %s", v, src, stamp(seg.since), seg.start.Short(), stamp(seg.end))
+		in = fmt.Sprintf("%s was in %s from %s (commit %s) until %s", v, src, timefmt.Stamp(seg.since), seg.start.Short(), timefmt.Stamp(seg.end))
 	}
 	if seg.beyond {
-		in = fmt.Sprintf("%s has been in %s since before %s (the oldest of %d commits looked at)", v, src, stamp(seg.since), maxCommits)
+		in = fmt.Sprintf("%s has been in %s since before %s (the oldest of %d commits looked at)", v, src, timefmt.Stamp(seg.since), maxCommits)
 	}
 	if seg.end.Sub(seg.since) < soak {
 		if i == 0 {
-			tl.why = fmt.Sprintf("%s; it soaks until %s", in, stamp(seg.since.Add(soak)))
+			tl.why = fmt.Sprintf("%s; it soaks until %s", in, timefmt.Stamp(seg.since.Add(soak)))
 		}
 		return
 	}

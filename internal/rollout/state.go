@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -51,7 +52,7 @@ func (v version) String() string {
 	if v.Digest == "" {
 		return v.Tag
 	}
-	return v.Tag + "@" + shortDigest(v.Digest)
+	return v.Tag + "@" + imagename.ShortDigest(v.Digest)
 }
 
 // value is what an environment holds of one image stream at one moment:
@@ -134,11 +135,4 @@ func commitID(tok string) bool {
 		}
 	}
 	return digit && letter
-}
-
-func shortDigest(d string) string {
-	if _, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
-		return hex[:12]
-	}
-	return d
 }

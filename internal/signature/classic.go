@@ -15,14 +15,10 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 )
 
-// Annotations of a classic cosign signature layer (cosign's
-// pkg/oci/internal/signature).
-const (
-	annSignature   = "dev.cosignproject.cosign/signature"
-	annCertificate = "dev.sigstore.cosign/certificate"
-	annRekorBundle = "dev.sigstore.cosign/bundle"
-	annRFC3161     = "dev.sigstore.cosign/rfc3161timestamp"
-)
+// annRFC3161 carries a classic layer's RFC 3161 timestamp (cosign's
+// pkg/oci/internal/signature). No signer of ours writes one, so unlike the
+// names of format.go it stays unexported.
+const annRFC3161 = "dev.sigstore.cosign/rfc3161timestamp"
 
 // rekorBundle is cosign's dev.sigstore.cosign/bundle annotation: a Rekor
 // entry with its signed entry timestamp (SET), the inclusion promise.
@@ -43,9 +39,9 @@ type rekorBundle struct {
 // policies leave them out, so that a key signature never fails on a log
 // entry they do not require.
 func classicBundle(payload []byte, ann map[string]string, withLog bool) (*bundle.Bundle, error) {
-	b64, ok := ann[annSignature]
+	b64, ok := ann[SignatureAnnotation]
 	if !ok {
-		return nil, errors.New("layer has no " + annSignature + " annotation")
+		return nil, errors.New("layer has no " + SignatureAnnotation + " annotation")
 	}
 	sig, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
@@ -55,7 +51,7 @@ func classicBundle(payload []byte, ann map[string]string, withLog bool) (*bundle
 	material := &protobundle.VerificationMaterial{
 		Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{}},
 	}
-	if certPEM := ann[annCertificate]; certPEM != "" {
+	if certPEM := ann[CertificateAnnotation]; certPEM != "" {
 		block, _ := pem.Decode([]byte(certPEM))
 		if block == nil || block.Type != "CERTIFICATE" {
 			return nil, errors.New("certificate annotation is not a PEM certificate")
@@ -88,7 +84,7 @@ func classicBundle(payload []byte, ann map[string]string, withLog bool) (*bundle
 // addLog adds the Rekor entry and RFC 3161 timestamp annotations, when
 // present, to material.
 func addLog(material *protobundle.VerificationMaterial, ann map[string]string) error {
-	if raw := ann[annRekorBundle]; raw != "" {
+	if raw := ann[BundleAnnotation]; raw != "" {
 		var rb rekorBundle
 		if err := json.Unmarshal([]byte(raw), &rb); err != nil {
 			return fmt.Errorf("rekor bundle annotation: %w", err)

@@ -15,7 +15,7 @@ func FuzzClassicBundle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, payload []byte, sig, cert, rekor, tsa string) {
 		_, _ = signedDigest(payload)
 		ann := map[string]string{}
-		for k, v := range map[string]string{annSignature: sig, annCertificate: cert, annRekorBundle: rekor, annRFC3161: tsa} {
+		for k, v := range map[string]string{SignatureAnnotation: sig, CertificateAnnotation: cert, BundleAnnotation: rekor, annRFC3161: tsa} {
 			if v != "" {
 				ann[k] = v
 			}

@@ -18,10 +18,9 @@ import (
 // What cosign writes for `cosign sign --new-bundle-format` (cosign's
 // pkg/oci/remote WriteAttestationNewBundleFormat).
 const (
-	bundleArtifactType = "application/vnd.dev.sigstore.bundle.v0.3+json"
-	bundleTypePrefix   = "application/vnd.dev.sigstore.bundle"
-	annPredicateType   = "dev.sigstore.bundle.predicateType"
-	signPredicateType  = "https://sigstore.dev/cosign/sign/v1"
+	bundleTypePrefix  = "application/vnd.dev.sigstore.bundle"
+	annPredicateType  = "dev.sigstore.bundle.predicateType"
+	signPredicateType = "https://sigstore.dev/cosign/sign/v1"
 )
 
 // referrersTag is the referrers tag schema's tag for digest.
@@ -32,7 +31,7 @@ func referrersTag(digest v1.Hash) string { return digest.Algorithm + "-" + diges
 // GET without the API), then a manifest and a blob GET per bundle
 // examined.
 func (v *Verifier) fromReferrers(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, rs *results) error {
-	body, err := f.Referrers(ctx, repo.Digest(digest.String()), bundleArtifactType)
+	body, err := f.Referrers(ctx, repo.Digest(digest.String()), BundleMediaType)
 	if errors.Is(err, ErrNoReferrersAPI) {
 		tag := referrersTag(digest)
 		body, _, err = f.Manifest(ctx, repo.Tag(tag))

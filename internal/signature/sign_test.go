@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/signature"
 )
 
 // Signing as cosign does, offline: a generated key, or sigstore-go's
@@ -28,7 +29,6 @@ import (
 // keyless signatures. What is pushed is byte-for-byte cosign's format.
 
 const (
-	bundleType    = "application/vnd.dev.sigstore.bundle.v0.3+json"
 	signPredicate = "https://sigstore.dev/cosign/sign/v1"
 	slsaPredicate = "https://slsa.dev/provenance/v1"
 )
@@ -166,7 +166,7 @@ func marshalBundle(t testing.TB, material *protobundle.VerificationMaterial, env
 		pe.Signatures = append(pe.Signatures, &protodsse.Signature{Sig: sig, Keyid: s.KeyID})
 	}
 	b, err := protojson.Marshal(&protobundle.Bundle{
-		MediaType:            bundleType,
+		MediaType:            signature.BundleMediaType,
 		VerificationMaterial: material,
 		Content:              &protobundle.Bundle_DsseEnvelope{DsseEnvelope: pe},
 	})
@@ -192,7 +192,7 @@ func kindVersion(t testing.TB, body []byte) *protorekor.KindVersion {
 // annotations.
 func pushBundle(t testing.TB, srv *registrytest.Server, repo, digest string, bundle []byte, predicateType string) string {
 	t.Helper()
-	return srv.PushReferrer(t, repo, digest, bundleType, bundle, bundleType, map[string]string{
+	return srv.PushReferrer(t, repo, digest, signature.BundleMediaType, bundle, signature.BundleMediaType, map[string]string{
 		"dev.sigstore.bundle.content":       "dsse-envelope",
 		"dev.sigstore.bundle.predicateType": predicateType,
 	})

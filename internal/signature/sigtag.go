@@ -12,8 +12,6 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-const simpleSigningType = "application/vnd.dev.cosign.simplesigning.v1+json"
-
 // sigTag is the tag of the classic signature manifest of digest.
 func sigTag(digest v1.Hash) string { return digest.Algorithm + "-" + digest.Hex + ".sig" }
 
@@ -36,7 +34,7 @@ func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo name.Reposito
 	}
 	examined := 0
 	for _, l := range m.Layers {
-		if string(l.MediaType) != simpleSigningType {
+		if string(l.MediaType) != SimpleSigningMediaType {
 			continue
 		}
 		if examined == maxSignatures {
@@ -52,7 +50,7 @@ func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo name.Reposito
 		}
 	}
 	if examined == 0 {
-		rs.reject(MethodSigTag, "%s has no %s layer", tag, simpleSigningType)
+		rs.reject(MethodSigTag, "%s has no %s layer", tag, SimpleSigningMediaType)
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ type Server struct {
 
 	mu         sync.Mutex
 	pushes     int
+	fetches    int
 	failPushes int
 	hooks      []pushHook
 	valid      func(token string) bool // nil: the token of New only
@@ -137,6 +138,15 @@ func (s *Server) Pushes() int {
 	return s.pushes
 }
 
+// Fetches counts the authenticated upload-pack ref advertisements so far:
+// one per fetch or clone, whether or not it then finds anything to
+// download (go-git asks for no pack when it has every tip already).
+func (s *Server) Fetches() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fetches
+}
+
 // FailPushes makes the next n receive-pack POSTs answer 500 without touching
 // the repository, as a remote that is down mid-run would.
 func (s *Server) FailPushes(n int) {
@@ -176,8 +186,8 @@ func (s *Server) Close() {
 	}
 }
 
-// ServeHTTP authenticates, counts and optionally fails pushes, then hands the
-// request to git http-backend.
+// ServeHTTP authenticates, counts fetches and pushes and optionally fails
+// pushes, then hands the request to git http-backend.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
 		// The challenge makes the git CLI ask its credential helpers and
@@ -190,6 +200,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	advertise := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
 		r.URL.Query().Get("service") == "git-receive-pack"
 	update := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
+		r.URL.Query().Get("service") == "git-upload-pack" {
+		s.mu.Lock()
+		s.fetches++
+		s.mu.Unlock()
+	}
 	var fn func()
 	switch {
 	case advertise:

@@ -10,12 +10,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
-)
 
-// Annotations of a keyless cosign signature layer, besides the signature.
-const (
-	CertificateAnnotation = "dev.sigstore.cosign/certificate"
-	BundleAnnotation      = "dev.sigstore.cosign/bundle"
+	"github.com/imagebot/imagebot/internal/signature"
 )
 
 // SignKeyless signs digest in repo as `cosign sign` does keyless, with
@@ -65,9 +61,9 @@ func KeylessSignature(t testing.TB, vs *ca.VirtualSigstore, dockerRef, digest, i
 		t.Fatal(err)
 	}
 	return CosignSignature{Payload: payload, Annotations: map[string]string{
-		SignatureAnnotation:   base64.StdEncoding.EncodeToString(sc.Signature()),
-		CertificateAnnotation: string(certPEM),
-		BundleAnnotation:      string(rb),
+		signature.SignatureAnnotation:   base64.StdEncoding.EncodeToString(sc.Signature()),
+		signature.CertificateAnnotation: string(certPEM),
+		signature.BundleAnnotation:      string(rb),
 	}}
 }
 

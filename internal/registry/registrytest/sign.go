@@ -22,16 +22,13 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
+
+	"github.com/imagebot/imagebot/internal/signature"
 )
 
-// Media types and annotations of cosign's storage formats, as cosign
-// writes them (pkg/oci/static and pkg/oci/remote in sigstore/cosign).
-const (
-	SimpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
-	SignatureAnnotation    = "dev.cosignproject.cosign/signature"
-	BundleMediaType        = "application/vnd.dev.sigstore.bundle.v0.3+json"
-	emptyConfigMediaType   = "application/vnd.oci.empty.v1+json"
-)
+// emptyConfigMediaType is the config of an OCI 1.1 artifact manifest that
+// has none. cosign's own names are internal/signature's, which reads them.
+const emptyConfigMediaType = "application/vnd.oci.empty.v1+json"
 
 // WithReferrersAPI makes the server answer the OCI 1.1 referrers API
 // (GET /v2/<name>/referrers/<digest>). Without it the server answers that
@@ -89,7 +86,7 @@ func (s *Server) PushSignatures(t testing.TB, repo, digest string, sigs ...Cosig
 	for _, sig := range sigs {
 		var err error
 		img, err = mutate.Append(img, mutate.Addendum{
-			Layer:       static.NewLayer(sig.Payload, SimpleSigningMediaType),
+			Layer:       static.NewLayer(sig.Payload, signature.SimpleSigningMediaType),
 			Annotations: sig.Annotations,
 		})
 		if err != nil {
@@ -127,7 +124,7 @@ func (s *Server) SignWithKey(t testing.TB, repo, digest string, key crypto.Signe
 	}
 	return s.PushSignatures(t, repo, digest, CosignSignature{
 		Payload:     payload,
-		Annotations: map[string]string{SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)},
+		Annotations: map[string]string{signature.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)},
 	})
 }
 
