@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rollout"
-	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // rollbackOptions are the flags and arguments of `rollback IMAGE [DIR]`.
@@ -81,11 +78,20 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return err
 	}
+	// Keep what the lookups learnt for the next command with --cache, as
+	// plan, apply and run do, whatever happens after them.
+	defer e.flush()
 	res, err := e.scan(ctx)
 	if err != nil {
 		return err
 	}
-	u, err := rollbackUpdate(ctx, e, sess, image, o.To, res.Refs)
+	u, err := rollout.Rollback(ctx, res.Refs, rollout.RollbackOptions{
+		Image: image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg,
+	})
+	var lookup *rollout.LookupError
+	if errors.As(err, &lookup) {
+		return &partialError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -117,67 +123,4 @@ func rollbackImage(arg string) (string, error) {
 		return "", fmt.Errorf("IMAGE %q: %w", arg, err)
 	}
 	return img, nil
-}
-
-// rollbackUpdate is the update moving every reference of image to the
-// tag to go back to, checked against the registry; nil when every
-// reference is there already.
-func rollbackUpdate(ctx context.Context, e *engine, sess *gitops.Session, image, to string, all []scan.Ref) (*plan.Update, error) {
-	var refs []scan.Ref
-	for _, r := range all {
-		if r.Image == image && r.Tag != "" {
-			refs = append(refs, r)
-		}
-	}
-	if len(refs) == 0 {
-		return nil, fmt.Errorf("%s has no tagged reference on %s", image, tipName(sess))
-	}
-	why := fmt.Sprintf("Requested with `imagebot rollback --to %s`.", to)
-	if to == "" {
-		tag, brought, err := rollout.Previous(ctx, sess, refs)
-		if err != nil {
-			return nil, err
-		}
-		to = tag
-		why = fmt.Sprintf("`%s` is the tag %s had before commit `%s` (%s) brought `%s`.",
-			tag, image, brought.Short(), brought.Time.UTC().Format("2006-01-02 15:04 UTC"), refs[0].Tag)
-	}
-	// The references' name, parsed by the scan, is what the registry is
-	// asked with.
-	repo := refs[0].Repo
-	tags, err := e.reg.Tags(ctx, repo)
-	if err != nil {
-		return nil, &partialError{fmt.Errorf("look up %s: %w", image, err)}
-	}
-	if !slices.Contains(tags, to) {
-		return nil, fmt.Errorf("%s:%s is not in the registry: nodes could not pull it", image, to)
-	}
-	var digest string
-	if slices.ContainsFunc(refs, func(r scan.Ref) bool { return r.Digest != "" }) {
-		if digest, err = e.reg.Digest(ctx, repo.Tag(to)); err != nil {
-			return nil, &partialError{fmt.Errorf("digest of %s:%s: %w", image, to, err)}
-		}
-	}
-	var u *plan.Update
-	for _, r := range refs {
-		c := plan.Change{Ref: r}
-		if r.Tag != to {
-			c.Tag = to
-		}
-		if r.Digest != "" && r.Digest != digest {
-			c.Digest = digest
-		}
-		if c.Tag == "" && c.Digest == "" {
-			continue
-		}
-		if u == nil {
-			u = &plan.Update{Image: image, Repo: repo, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
-		}
-		if c.Digest != "" {
-			u.Digest = digest
-		}
-		u.Changes = append(u.Changes, c)
-		u.Locations = append(u.Locations, r.Location)
-	}
-	return u, nil
 }

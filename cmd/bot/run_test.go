@@ -178,7 +178,7 @@ func TestRunConfigFromTree(t *testing.T) {
 		t.Errorf("missing config: status %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = e.run(t, "--config", "../outside.yaml")
-	if code != exitUsage || !strings.Contains(stderr, "not a path inside the repository") {
+	if code != exitUsage || !strings.Contains(stderr, "config ../outside.yaml is outside the repository: give a path inside it") {
 		t.Errorf("config outside the repository: status %d, stderr %q", code, stderr)
 	}
 }

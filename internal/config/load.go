@@ -33,7 +33,7 @@ func Load(path string) (*Config, error) {
 	// mounted ConfigMap is a chain of links); files that a repository
 	// names are read through an os.Root instead.
 	dir, name := filepath.Split(path)
-	return read(os.DirFS(cmp.Or(dir, ".")), name, path)
+	return read(os.DirFS(cmp.Or(dir, ".")), name, path, "")
 }
 
 // LoadIn reads the config file that --config names for the repository at
@@ -45,22 +45,44 @@ func LoadIn(repoDir, file string) (*Config, error) {
 	if filepath.IsAbs(file) {
 		return Load(file)
 	}
-	name := filepath.ToSlash(filepath.Clean(file))
-	if !fs.ValidPath(name) {
-		return nil, fmt.Errorf("config %s is outside the repository %s: give a path inside it, or an absolute path", file, repoDir)
+	name, err := inRepository(file, repoDir)
+	if err != nil {
+		return nil, err
 	}
 	root, err := os.OpenRoot(repoDir)
 	if err != nil {
 		return nil, fmt.Errorf("read config: repository %s: %w", repoDir, unwrapPath(err))
 	}
 	defer root.Close()
-	return read(root.FS(), name, filepath.Join(repoDir, file))
+	return read(root.FS(), name, filepath.Join(repoDir, file), "")
 }
 
-// LoadFS reads the config file name (slash-separated) from fsys, such as
-// the tree of a git commit; errors and Config.File say name.
-func LoadFS(fsys fs.FS, name string) (*Config, error) {
-	return read(fsys, name, name)
+// LoadFS reads the config file that --config names from fsys, the root of
+// a repository such as the tree of the commit a run plans from. file is
+// relative to that root, as LoadIn's, and must stay inside it; an
+// absolute one is the caller's to Load. Errors and Config.File name the
+// file by its path in the repository; where, when set, names fsys in the
+// errors that are not about the file's content ("main@1a2b3c4d5e6f").
+func LoadFS(fsys fs.FS, file, where string) (*Config, error) {
+	name, err := inRepository(file, "")
+	if err != nil {
+		return nil, err
+	}
+	return read(fsys, name, name, where)
+}
+
+// inRepository is file, relative to a repository's root, as a path of
+// io/fs; it is an error when it leaves the repository, which repo names
+// when set.
+func inRepository(file, repo string) (string, error) {
+	name := filepath.ToSlash(filepath.Clean(file))
+	if !fs.ValidPath(name) {
+		if repo != "" {
+			repo = " " + repo
+		}
+		return "", fmt.Errorf("config %s is outside the repository%s: give a path inside it, or an absolute path", file, repo)
+	}
+	return name, nil
 }
 
 // Find loads .imagebot.yaml (or .imagebot.yml) from repoDir, and returns
@@ -72,55 +94,67 @@ func Find(repoDir string) (*Config, error) {
 		return nil, fmt.Errorf("find config: repository %s: %w", repoDir, unwrapPath(err))
 	}
 	defer root.Close()
-	return find(root.FS(), func(name string) string { return filepath.Join(repoDir, name) })
+	return find(root.FS(), func(name string) string { return filepath.Join(repoDir, name) }, "")
 }
 
 // FindFS is Find over fsys, the root of a repository (such as the tree of
 // the commit a run plans from); errors and Config.File name the files by
-// their path in the repository.
-func FindFS(fsys fs.FS) (*Config, error) {
-	return find(fsys, func(name string) string { return name })
+// their path in the repository. where, when set, names fsys in the errors
+// that are not about a file's content ("main@1a2b3c4d5e6f"): whoever
+// reads "both exist" with one of them deleted in a checkout learns that
+// the commit still has both.
+func FindFS(fsys fs.FS, where string) (*Config, error) {
+	return find(fsys, func(name string) string { return name }, where)
 }
 
-func find(fsys fs.FS, display func(string) string) (*Config, error) {
+func find(fsys fs.FS, display func(string) string, where string) (*Config, error) {
 	var found []string
 	for _, name := range FileNames {
 		switch _, err := fs.Stat(fsys, name); {
 		case err == nil:
 			found = append(found, name)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("find config %s: %w", display(name), unwrapPath(err))
+			return nil, fmt.Errorf("find config %s%s: %w", display(name), within(where), unwrapPath(err))
 		}
 	}
 	switch len(found) {
 	case 0:
 		return Default(), nil
 	case 1:
-		return read(fsys, found[0], display(found[0]))
+		return read(fsys, found[0], display(found[0]), where)
 	}
-	return nil, &Errors{{File: display(found[1]), Msg: fmt.Sprintf("both %s and %s exist; keep one", FileNames[0], FileNames[1])}}
+	return nil, &Errors{{File: display(found[1]), Msg: fmt.Sprintf("both %s and %s exist%s; keep one", FileNames[0], FileNames[1], within(where))}}
 }
 
-// read loads name from fsys, calling it display in errors and Config.File.
+// within is " in where", or nothing without a where.
+func within(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " in " + where
+}
+
+// read loads name from fsys, calling it display in errors and Config.File,
+// and fsys where (when set) in errors that are not about its content.
 // Only a regular file is opened: a FIFO or device named .imagebot.yaml
 // would block or never end, and a link out of the repository is refused by
 // the os.Root under fsys.
-func read(fsys fs.FS, name, display string) (*Config, error) {
+func read(fsys fs.FS, name, display, where string) (*Config, error) {
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+		return nil, fmt.Errorf("read config %s%s: %w", display, within(where), unwrapPath(err))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, &Errors{{File: display, Msg: "is not a regular file"}}
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+		return nil, fmt.Errorf("read config %s%s: %w", display, within(where), unwrapPath(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w", display, unwrapPath(err))
+		return nil, fmt.Errorf("read config %s%s: %w", display, within(where), unwrapPath(err))
 	}
 	if len(data) > maxSize {
 		return nil, &Errors{{File: display, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}

@@ -16,25 +16,29 @@ func TestFindFS(t *testing.T) {
 	tests := []struct {
 		name     string
 		fsys     fstest.MapFS
+		where    string
 		wantFile string // Config.File
 		wantErr  string
 	}{
-		{"no config is the default", fstest.MapFS{"apps/x.yaml": {}}, "", ""},
-		{".imagebot.yaml", fstest.MapFS{".imagebot.yaml": {Data: []byte("schedule: '@daily'\n")}}, ".imagebot.yaml", ""},
-		{".imagebot.yml", fstest.MapFS{".imagebot.yml": {Data: []byte("schedule: '@daily'\n")}}, ".imagebot.yml", ""},
+		{"no config is the default", fstest.MapFS{"apps/x.yaml": {}}, "", "", ""},
+		{".imagebot.yaml", fstest.MapFS{".imagebot.yaml": {Data: []byte("schedule: '@daily'\n")}}, "", ".imagebot.yaml", ""},
+		{".imagebot.yml", fstest.MapFS{".imagebot.yml": {Data: []byte("schedule: '@daily'\n")}}, "", ".imagebot.yml", ""},
 		// Errors name the file by its path in the repository, wherever
-		// the tree comes from.
-		{"errors name the path in the repository", fstest.MapFS{".imagebot.yaml": bad}, "",
+		// the tree comes from; a mistake in it, by its line alone.
+		{"errors name the path in the repository", fstest.MapFS{".imagebot.yaml": bad}, "main@1a2b3c4d5e6f", "",
 			`.imagebot.yaml:3:5: unknown key "alow" (did you mean "allow"?)`},
-		{"both names", fstest.MapFS{".imagebot.yaml": {}, ".imagebot.yml": {}}, "",
+		{"both names", fstest.MapFS{".imagebot.yaml": {}, ".imagebot.yml": {}}, "", "",
 			".imagebot.yml: both .imagebot.yaml and .imagebot.yml exist; keep one"},
-		{"a directory is not a config", fstest.MapFS{".imagebot.yaml/x": {}}, "", ".imagebot.yaml: is not a regular file"},
-		{"too large", fstest.MapFS{".imagebot.yaml": {Data: []byte("#" + strings.Repeat("x", maxSize))}}, "",
+		// A checkout may have one of them only: the commit has both.
+		{"both names in a commit", fstest.MapFS{".imagebot.yaml": {}, ".imagebot.yml": {}}, "main@1a2b3c4d5e6f", "",
+			".imagebot.yml: both .imagebot.yaml and .imagebot.yml exist in main@1a2b3c4d5e6f; keep one"},
+		{"a directory is not a config", fstest.MapFS{".imagebot.yaml/x": {}}, "", "", ".imagebot.yaml: is not a regular file"},
+		{"too large", fstest.MapFS{".imagebot.yaml": {Data: []byte("#" + strings.Repeat("x", maxSize))}}, "", "",
 			".imagebot.yaml: config is larger than 1048576 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := FindFS(tc.fsys)
+			c, err := FindFS(tc.fsys, tc.where)
 			if tc.wantErr != "" {
 				var errs *Errors
 				if !errors.As(err, &errs) || err.Error() != tc.wantErr {
@@ -50,12 +54,27 @@ func TestFindFS(t *testing.T) {
 			}
 		})
 	}
-	c, err := LoadFS(fstest.MapFS{"ci/imagebot.yaml": {Data: []byte("schedule: '@daily'\n")}}, "ci/imagebot.yaml")
-	if err != nil || c.Schedule != "@daily" || c.File != "ci/imagebot.yaml" {
-		t.Errorf("LoadFS = %+v, %v", c, err)
+}
+
+// TestLoadFS: --config names a file of a tree (the commit run plans
+// from) by its path in the repository, which may not leave it.
+func TestLoadFS(t *testing.T) {
+	fsys := fstest.MapFS{"ci/imagebot.yaml": {Data: []byte("schedule: '@daily'\n")}}
+	for _, file := range []string{"ci/imagebot.yaml", "./ci/imagebot.yaml", "ci/../ci/imagebot.yaml"} {
+		c, err := LoadFS(fsys, file, "main@1a2b3c4d5e6f")
+		if err != nil || c.Schedule != "@daily" || c.File != "ci/imagebot.yaml" {
+			t.Errorf("LoadFS(%q) = %+v, %v; want ci/imagebot.yaml's config", file, c, err)
+		}
 	}
-	if _, err := LoadFS(fstest.MapFS{}, "ci/imagebot.yaml"); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "ci/imagebot.yaml") {
-		t.Errorf("LoadFS of a missing file = %v, want fs.ErrNotExist naming the file", err)
+	_, err := LoadFS(fsys, "ci/missing.yaml", "main@1a2b3c4d5e6f")
+	if want := "read config ci/missing.yaml in main@1a2b3c4d5e6f: file does not exist"; !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
+		t.Errorf("LoadFS of a missing file = %v, want fs.ErrNotExist as %q", err, want)
+	}
+	for _, file := range []string{"../imagebot.yaml", "ci/../../imagebot.yaml"} {
+		_, err := LoadFS(fsys, file, "main@1a2b3c4d5e6f")
+		if want := "config " + file + " is outside the repository: give a path inside it, or an absolute path"; err == nil || err.Error() != want {
+			t.Errorf("LoadFS(%q) = %v, want %q", file, err, want)
+		}
 	}
 }
 

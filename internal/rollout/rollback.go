@@ -6,8 +6,100 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/scan"
 )
+
+// RollbackOptions say what `imagebot rollback` asks for and where it
+// looks.
+type RollbackOptions struct {
+	// Image is the normalized name of the image to move back.
+	Image string
+	// To is the tag to go back to; "" is the tag before the current one
+	// (Previous).
+	To string
+	// History is the default branch whose tip the references were
+	// scanned from; Tip names that tip in messages ("main@1a2b3c4d5e6f").
+	History History
+	Tip     string
+	// Registry is asked whether To exists, and for its digest when a
+	// reference is pinned.
+	Registry plan.Registry
+}
+
+// LookupError is a rollback that failed because the registry did not
+// answer, rather than because of what was asked: trying again later may
+// succeed, so the CLI exits 2 for it, not 1.
+type LookupError struct{ Err error }
+
+func (e *LookupError) Error() string { return e.Err.Error() }
+func (e *LookupError) Unwrap() error { return e.Err }
+
+// Rollback is the update moving every tagged reference of o.Image among
+// refs (the tip's scan) back to o.To, with the digest of o.To where a
+// reference is pinned; nil when every reference is there already. A tag
+// the registry does not list is refused: nodes could not pull it, and the
+// rollback would make things worse.
+func Rollback(ctx context.Context, refs []scan.Ref, o RollbackOptions) (*plan.Update, error) {
+	image, to := o.Image, o.To
+	var mine []scan.Ref
+	for _, r := range refs {
+		if r.Image == image && r.Tag != "" {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, fmt.Errorf("%s has no tagged reference on %s", image, o.Tip)
+	}
+	why := fmt.Sprintf("Requested with `imagebot rollback --to %s`.", to)
+	if to == "" {
+		tag, brought, err := Previous(ctx, o.History, mine)
+		if err != nil {
+			return nil, err
+		}
+		to = tag
+		why = fmt.Sprintf("`%s` is the tag %s had before commit `%s` (%s) brought `%s`.",
+			tag, image, brought.Short(), stamp(brought.Time), mine[0].Tag)
+	}
+	// The references' name, parsed by the scan, is what the registry is
+	// asked with.
+	repo := mine[0].Repo
+	tags, err := o.Registry.Tags(ctx, repo)
+	if err != nil {
+		return nil, &LookupError{fmt.Errorf("look up %s: %w", image, err)}
+	}
+	if !slices.Contains(tags, to) {
+		return nil, fmt.Errorf("%s:%s is not in the registry: nodes could not pull it", image, to)
+	}
+	var digest string
+	if slices.ContainsFunc(mine, func(r scan.Ref) bool { return r.Digest != "" }) {
+		if digest, err = o.Registry.Digest(ctx, repo.Tag(to)); err != nil {
+			return nil, &LookupError{fmt.Errorf("digest of %s:%s: %w", image, to, err)}
+		}
+	}
+	var u *plan.Update
+	for _, r := range mine {
+		c := plan.Change{Ref: r}
+		if r.Tag != to {
+			c.Tag = to
+		}
+		if r.Digest != "" && r.Digest != digest {
+			c.Digest = digest
+		}
+		if c.Tag == "" && c.Digest == "" {
+			continue
+		}
+		if u == nil {
+			u = &plan.Update{Image: image, Repo: repo, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
+		}
+		if c.Digest != "" {
+			u.Digest = digest
+		}
+		u.Changes = append(u.Changes, c)
+		u.Locations = append(u.Locations, r.Location)
+	}
+	return u, nil
+}
 
 // Previous finds the tag img had before its current one, for `imagebot
 // rollback` without --to: walking the default branch back from the tip
