@@ -152,6 +152,9 @@ func checkSignatures(cfg *config.Config, insp *inspect.Inspector) (map[string]*r
 			}
 		case identities[s.Identity] == nil:
 			id, err := s.IdentityRegexp()
+			if _, rawErr := regexp.Compile(s.Identity); rawErr != nil {
+				err = rawErr // quotes what the user wrote, not our anchoring
+			}
 			if err != nil {
 				errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
 					Msg: fmt.Sprintf("signature identity %q: %v: write an RE2 regexp of the signer's certificate identity", s.Identity, err)})
