@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,8 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/cache"
+	"github.com/imagebot/imagebot/internal/signature"
 )
 
 // cacheOptions are the flags of the registry cache across runs.
@@ -22,6 +25,28 @@ type cacheOptions struct {
 	// opened is shared by the copies of the options that serve's runs
 	// make, so that a process opens (and prunes) its cache once.
 	opened *openedCache
+
+	// sigstore is the TUF repository of the keyless trust root: the zero
+	// value is Sigstore's public-good instance; tests serve their own.
+	sigstore signature.TUF
+}
+
+// trustDir is the subdirectory of --cache DIR that keeps the Sigstore trust
+// root. It lies beside the registry answers (DIR/v1), never inside them:
+// the cache's Prune walks DIR/v1 only, so its size bound neither counts nor
+// removes the trust root (a few TUF files, tens of KiB, which sigstore-go
+// writes atomically and replaces itself).
+const trustDir = "sigstore"
+
+// trust is a run's keyless trust root, kept under --cache DIR so that what
+// restores DIR (actions/cache on GitHub Actions, a volume for serve)
+// restores it too, or in the user cache directory without --cache.
+func (o *cacheOptions) trust() *inspect.Trust {
+	dir := inspect.DefaultCacheDir()
+	if o.Dir != "" {
+		dir = filepath.Join(o.Dir, trustDir)
+	}
+	return inspect.NewTrust(o.sigstore, dir)
 }
 
 type openedCache struct {
@@ -35,7 +60,7 @@ func newCacheOptions() cacheOptions {
 }
 
 func (o *cacheOptions) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Dir, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then asked again conditionally; manifests and configs by digest")
+	fs.StringVar(&o.Dir, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then asked again conditionally; manifests and configs by digest; the Sigstore trust root in DIR/sigstore")
 	fs.Var(&o.TTL, "cache-ttl", "use a cached tag listing for `DURATION` without asking the registry; 0 asks every time, conditionally")
 	fs.Var(&o.Size, "cache-size", "keep the --cache directory under `SIZE` (256MiB, 1GiB); the least recently used answers go first")
 }

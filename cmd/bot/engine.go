@@ -22,14 +22,17 @@ import (
 
 // engine is the pipeline up to the plan, built once per command.
 type engine struct {
-	repo   string // what fsys is, for messages: a directory or a commit
-	fsys   fs.FS  // the files to scan
-	cfg    *config.Config
-	reg    *registry.Client
-	insp   *inspect.Inspector
-	log    *slog.Logger
-	stderr io.Writer
-	shared bool // reg serves other repositories too (serve's pool)
+	repo string // what fsys is, for messages: a directory or a commit
+	fsys fs.FS  // the files to scan
+	cfg  *config.Config
+	reg  *registry.Client
+	insp *inspect.Inspector
+	// identities are the config's keyless signature identities, compiled
+	// once per config (by their source), anchored as the gate matches them.
+	identities map[string]*regexp.Regexp
+	log        *slog.Logger
+	stderr     io.Writer
+	shared     bool // reg serves other repositories too (serve's pool)
 }
 
 // newEngine is the pipeline over the working tree of o.Repo.
@@ -98,12 +101,19 @@ func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log
 		return nil, fmt.Errorf("registries: %w", err)
 	}
 	// Keys are read from the tree being planned: the working tree for
-	// plan and apply, the default branch's tip for run.
-	insp := inspect.New(reg, inspect.WithKeys(fsys))
-	if err := checkKeys(cfg, insp); err != nil {
+	// plan and apply, the default branch's tip for run. serve's
+	// repositories share one trust root per run.
+	trust := o.Cache.trust()
+	if o.pool != nil {
+		trust = o.pool.trust
+	}
+	insp := inspect.New(reg, inspect.WithKeys(fsys), inspect.WithTrust(trust))
+	identities, err := checkSignatures(cfg, insp)
+	if err != nil {
 		return nil, err
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, log: log, stderr: o.IO.ErrOut, shared: o.pool != nil}, nil
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, identities: identities,
+		log: log, stderr: o.IO.ErrOut, shared: o.pool != nil}, nil
 }
 
 // flush writes what the run learnt to the registry cache (--cache). A
@@ -125,24 +135,38 @@ func (e *engine) report(env environ, p *plan.Plan, cost []registry.HostStats) {
 	annotate(e.stderr, env, p, cost)
 }
 
-// checkKeys reads every signature key the policies name, so that a missing
-// or malformed key stops the command at start (exit 1) with the policy's
-// line, rather than failing every reference it covers.
-func checkKeys(cfg *config.Config, insp *inspect.Inspector) error {
+// checkSignatures prepares every signature the policies ask for, so that
+// a problem stops the command at start (exit 1) with the policy's line,
+// once, rather than failing every reference it covers: it reads each key
+// and compiles each keyless identity, which it returns by source.
+func checkSignatures(cfg *config.Config, insp *inspect.Inspector) (map[string]*regexp.Regexp, error) {
 	var errs config.Errors
+	identities := map[string]*regexp.Regexp{}
 	for _, p := range cfg.Policies {
-		if p.Signature == nil || p.Signature.Key == "" {
-			continue
-		}
-		if err := insp.Check(context.Background(), gate.Signature{Key: p.Signature.Key}); err != nil {
-			errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
-				Msg: fmt.Sprintf("%v: commit the signer's public key (cosign.pub) there, or correct the path", err)})
+		switch s := p.Signature; {
+		case s == nil:
+		case s.Key != "":
+			if err := insp.Check(context.Background(), gate.Signature{Key: s.Key}); err != nil {
+				errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
+					Msg: fmt.Sprintf("%v: commit the signer's public key (cosign.pub) there, or correct the path", err)})
+			}
+		case identities[s.Identity] == nil:
+			id, err := s.IdentityRegexp()
+			if _, rawErr := regexp.Compile(s.Identity); rawErr != nil {
+				err = rawErr // quotes what the user wrote, not our anchoring
+			}
+			if err != nil {
+				errs = append(errs, config.Error{File: cfg.File, Line: p.Line,
+					Msg: fmt.Sprintf("signature identity %q: %v: write an RE2 regexp of the signer's certificate identity", s.Identity, err)})
+				continue
+			}
+			identities[s.Identity] = id
 		}
 	}
 	if len(errs) > 0 {
-		return &errs
+		return nil, &errs
 	}
-	return nil
+	return identities, nil
 }
 
 // scan finds the image references in the files the config includes.
@@ -185,7 +209,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 }
 
 // gates turns each image's policy into the gates it asks for, once per
-// image. The config was validated on load, so the identity regexp compiles.
+// image, with the identities checkSignatures compiled.
 func (e *engine) gates() func(string) gate.Spec {
 	var mu sync.Mutex
 	cache := map[string]gate.Spec{}
@@ -202,13 +226,9 @@ func (e *engine) gates() func(string) gate.Spec {
 			Platforms:    gate.Platforms{Keep: r.Platforms.Keep, List: r.Platforms.List},
 		}
 		if r.Signature != nil {
-			id, err := r.Signature.IdentityRegexp()
-			if err != nil {
-				// Unreachable after validation; never let an unchecked
-				// identity accept any signer.
-				id = regexp.MustCompile(`^$.`)
-			}
-			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: id, Issuer: r.Signature.Issuer}
+			// A keyless policy's identity was compiled by checkSignatures:
+			// r.Signature is one of cfg's policies' signatures.
+			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: e.identities[r.Signature.Identity], Issuer: r.Signature.Issuer}
 		}
 		cache[image] = s
 		return s

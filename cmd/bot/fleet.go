@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/serve"
 )
@@ -32,12 +33,17 @@ func defaultParallel() int { return min(8, 4*runtime.GOMAXPROCS(0)) }
 // credentials, concurrency, budget, cache): credentials from one
 // repository's config never serve another's lookups, even on the same
 // host, and a client never sends a host credentials meant for another.
+// The keyless trust root, which holds no credential, is shared by all.
 type registryPool struct {
+	trust *inspect.Trust
+
 	mu      sync.Mutex
 	clients map[string]*registry.Client
 }
 
-func newRegistryPool() *registryPool { return &registryPool{clients: map[string]*registry.Client{}} }
+func newRegistryPool(trust *inspect.Trust) *registryPool {
+	return &registryPool{trust: trust, clients: map[string]*registry.Client{}}
+}
 
 // client returns the run's client for these settings, made with opts on
 // first use. key identifies the settings (settingsKey).
@@ -125,14 +131,15 @@ func (r *repoOutput) flush() {
 }
 
 // serveRun makes each serve run: its repositories share registry clients
-// (a pool per run, so that a host found down or a spent budget is
-// forgotten by the next run), each repository's output is written whole
+// and the keyless trust root (a pool per run, so that a host found down or
+// a spent budget is forgotten by the next run, and a rotated Sigstore root
+// is picked up), each repository's output is written whole
 // when it is done, and once all are done the run's cost is logged and the
 // cache brought back under its bound.
 func serveRun(o *serveOptions, run func(context.Context, *runOptions) (serve.Summary, error), log *slog.Logger) func() serve.Run {
 	out, errOut := o.IO.Out, o.IO.ErrOut // lockedWriters (newServer)
 	return func() serve.Run {
-		pool := newRegistryPool()
+		pool := newRegistryPool(o.Cache.trust())
 		return serve.Run{
 			Job: func(ctx context.Context, t serve.Target) (serve.Summary, serve.Status) {
 				buf := &repoOutput{w: out}

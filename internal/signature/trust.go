@@ -23,7 +23,34 @@ const tufTimeout = 30 * time.Second
 // network for a day. Only keyless policies need it; tests inject a
 // VirtualSigstore instead and never come here.
 func PublicGood(ctx context.Context, cacheDir string) (root.TrustedMaterial, error) {
-	return fetchTrustedRoot(ctx, tuf.DefaultOptions(), cacheDir)
+	return TrustedRoot(ctx, TUF{}, cacheDir)
+}
+
+// TUF names a TUF repository that publishes a Sigstore trusted root
+// (trusted_root.json): its base URL and the root.json a client first
+// trusts. The zero TUF is the public-good instance, whose root.json
+// sigstore-go embeds.
+type TUF struct {
+	URL  string
+	Root []byte
+}
+
+// TrustedRoot is PublicGood for the Sigstore instance that repo publishes
+// (a private deployment's; a test's).
+func TrustedRoot(ctx context.Context, repo TUF, cacheDir string) (root.TrustedMaterial, error) {
+	opts := tuf.DefaultOptions()
+	if repo.URL != "" {
+		if len(repo.Root) == 0 {
+			return nil, fmt.Errorf("sigstore trusted root from %s: no root.json to start from", repo.URL)
+		}
+		opts = opts.WithRepositoryBaseURL(repo.URL).WithRoot(repo.Root)
+	}
+	tr, err := fetchTrustedRoot(ctx, opts, cacheDir)
+	if err != nil {
+		// Never a nil *TrustedRoot in a non-nil interface.
+		return nil, err
+	}
+	return tr, nil
 }
 
 // fetchTrustedRoot gets trusted_root.json from the TUF repository opts

@@ -3,8 +3,10 @@
 // internal/signature over that same client, with one verifier per
 // signature policy. A key is read from the repository being planned (the
 // working tree for plan and apply, the default branch's tree for run);
-// the Sigstore public-good trust root, which only keyless policies need,
-// is fetched once per run and only when such a policy is used.
+// the Sigstore trust root, which only keyless policies need, is fetched
+// through TUF only when such a policy is used, once per Trust (shared by
+// the Inspectors of one run), and kept in the Trust's directory so that
+// the next run within a day needs no network.
 //
 // It translates the signature package's outcomes into the gate's words
 // (gate.ErrUnsigned, gate.ErrRejected) and decides nothing itself: which

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -28,13 +26,9 @@ type Registry interface {
 // Inspector answers the plan's gates. It is safe for concurrent use; make
 // one per run, with the run's registry client.
 type Inspector struct {
-	reg      Registry
-	keys     fs.FS
-	cacheDir string
-
-	trustOnce sync.Once
-	trusted   root.TrustedMaterial
-	trustErr  error
+	reg   Registry
+	keys  fs.FS
+	trust *Trust
 
 	mu        sync.Mutex
 	verifiers map[string]*verifier
@@ -54,35 +48,26 @@ type Option func(*Inspector)
 func WithKeys(fsys fs.FS) Option { return func(i *Inspector) { i.keys = fsys } }
 
 // WithTrustedMaterial verifies keyless signatures against tm instead of
-// Sigstore's public-good instance (a private Sigstore; a VirtualSigstore in
-// tests).
+// a trust root fetched through TUF (a VirtualSigstore in tests).
 func WithTrustedMaterial(tm root.TrustedMaterial) Option {
-	return func(i *Inspector) { i.trusted = tm }
+	return func(i *Inspector) { i.trust = &Trust{tm: tm} }
 }
 
-// WithCacheDir keeps the public-good trust root in dir between runs
-// (default: the user cache directory's imagebot/sigstore; "" with this
-// option keeps nothing).
-func WithCacheDir(dir string) Option { return func(i *Inspector) { i.cacheDir = dir } }
+// WithTrust verifies keyless signatures against t, which other Inspectors
+// may share (default: Sigstore's public-good trust root, kept in
+// DefaultCacheDir).
+func WithTrust(t *Trust) Option { return func(i *Inspector) { i.trust = t } }
 
 // New returns an Inspector over reg.
 func New(reg Registry, opts ...Option) *Inspector {
-	i := &Inspector{reg: reg, cacheDir: defaultCacheDir(), verifiers: map[string]*verifier{}}
+	i := &Inspector{reg: reg, verifiers: map[string]*verifier{}}
 	for _, opt := range opts {
 		opt(i)
 	}
-	return i
-}
-
-// defaultCacheDir is where the trust root is kept until a --cache flag
-// names a directory: the user cache directory, or nothing when there is
-// none (a container without $HOME).
-func defaultCacheDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
+	if i.trust == nil {
+		i.trust = NewTrust(signature.TUF{}, DefaultCacheDir())
 	}
-	return filepath.Join(dir, "imagebot", "sigstore")
+	return i
 }
 
 // Facts is the registry's Facts.
@@ -157,7 +142,7 @@ func (i *Inspector) build(ctx context.Context, sig gate.Signature) (*signature.V
 		}
 		return v, nil
 	}
-	tm, err := i.trust(ctx)
+	tm, err := i.trust.material(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -187,16 +172,4 @@ func (i *Inspector) readKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes: not a public key", maxKeySize)
 	}
 	return b, nil
-}
-
-// trust returns the keyless trust root: the injected one, or the
-// public-good instance's, fetched once per Inspector.
-func (i *Inspector) trust(ctx context.Context) (root.TrustedMaterial, error) {
-	i.trustOnce.Do(func() {
-		if i.trusted != nil {
-			return
-		}
-		i.trusted, i.trustErr = signature.PublicGood(ctx, i.cacheDir)
-	})
-	return i.trusted, i.trustErr
 }
