@@ -8,6 +8,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
 // RollbackOptions say what `imagebot rollback` asks for and where it
@@ -59,7 +60,7 @@ func Rollback(ctx context.Context, refs []scan.Ref, o RollbackOptions) (*plan.Up
 		}
 		to = tag
 		why = fmt.Sprintf("`%s` is the tag %s had before commit `%s` (%s) brought `%s`.",
-			tag, image, brought.Short(), stamp(brought.Time), mine[0].Tag)
+			tag, image, brought.Short(), timefmt.Stamp(brought.Time), mine[0].Tag)
 	}
 	// The references' name, parsed by the scan, is what the registry is
 	// asked with.
