@@ -25,6 +25,21 @@ func (l *listings) get(key string) *cache.Listing {
 	return l.by[key]
 }
 
+// adopt keeps li as the run's listing of key unless the run has one
+// already, and returns the one kept.
+func (l *listings) adopt(key string, li *cache.Listing) *cache.Listing {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if have := l.by[key]; have != nil {
+		return have
+	}
+	if l.by == nil {
+		l.by, l.dirty = map[string]*cache.Listing{}, map[string]bool{}
+	}
+	l.by[key] = li
+	return li
+}
+
 func (l *listings) put(key string, li *cache.Listing, dirty bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -88,17 +103,21 @@ func (c *Client) cachedDigest(rt route, tag string) (string, bool) {
 	if cc == nil {
 		return "", false
 	}
-	var d string
-	var ok bool
-	if l := c.listed.get(rt.key()); l != nil {
-		c.listed.mu.Lock()
-		d, ok = l.Digests[tag]
-		c.listed.mu.Unlock()
-		ok = ok && cc.Fresh(l)
-	} else {
-		d, ok = cc.Digest(rt.h.name, rt.path, tag)
+	l := c.listed.get(rt.key())
+	if l == nil {
+		// Not listed in this run (a promotion's digest, a listing that
+		// failed): read the stored listing once for all its tags, not a
+		// file read per tag.
+		stored, found := cc.Listing(rt.h.name, rt.path)
+		if !found {
+			return "", false
+		}
+		l = c.listed.adopt(rt.key(), stored)
 	}
-	if ok {
+	c.listed.mu.Lock()
+	d, ok := l.Digests[tag]
+	c.listed.mu.Unlock()
+	if ok = ok && cc.Fresh(l); ok {
 		rt.h.stats.fromCache.Add(1)
 	}
 	return d, ok
