@@ -67,8 +67,13 @@ func checkTag(tag string) error {
 	if n := utf8.RuneCountInString(tag); n > 128 {
 		return fmt.Errorf("tag is %d characters long, more than 128", n)
 	}
-	if _, err := name.NewTag("example.com/x:" + tag); err != nil {
-		return fmt.Errorf("tag %s may hold only letters, digits, '_', '.' and '-'", quote(tag))
+	// The characters go-containerregistry's name.NewTag accepts, checked
+	// here rather than by building a whole name.Tag for every value of a
+	// Helm values file.
+	for i := 0; i < len(tag); i++ {
+		if c := tag[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return fmt.Errorf("tag %s may hold only letters, digits, '_', '.' and '-'", quote(tag))
+		}
 	}
 	return nil
 }
