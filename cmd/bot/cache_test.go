@@ -11,10 +11,10 @@ import (
 
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 
-	"github.com/imagebot/imagebot/internal/gate/inspect/tuftest"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
 )
 
 // keylessRepo is a repository on ghcr.io/acme/api 1.0.0 with a keyless
@@ -24,7 +24,7 @@ import (
 type keylessRepo struct {
 	dir string
 	reg *registrytest.Server
-	tuf *tuftest.Repo
+	tuf *sigstoretest.Repo
 }
 
 func newKeylessRepo(t *testing.T) *keylessRepo {
@@ -53,7 +53,7 @@ func newKeylessRepo(t *testing.T) *keylessRepo {
       issuer: https://token.actions.githubusercontent.com
 `)
 	writeFile(t, filepath.Join(dir, "app.yaml"), "image: ghcr.io/acme/api:1.0.0\n")
-	return &keylessRepo{dir: dir, reg: reg, tuf: tuftest.NewRepo(t, vs)}
+	return &keylessRepo{dir: dir, reg: reg, tuf: sigstoretest.NewRepo(t, vs)}
 }
 
 // plan runs `imagebot plan -o json` in-process with args and returns the

@@ -1,5 +1,7 @@
 package signature
 
+import v1 "github.com/google/go-containerregistry/pkg/v1"
+
 // The names cosign stores signatures under (sigstore/cosign's
 // pkg/oci/static, pkg/oci/internal/signature and pkg/oci/remote), as
 // Verify looks for them. They are exported so that what signs images for
@@ -20,3 +22,9 @@ const (
 	// what `cosign sign --new-bundle-format` attaches.
 	BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 )
+
+// SigTag is the tag of digest's classic signature manifest, in the image's
+// own repository: "sha256-<hex>.sig", as cosign's pkg/oci/remote names it.
+// It only names the tag, so the demo's signing and the tests' share it with
+// Verify without linking any signing code here.
+func SigTag(digest v1.Hash) string { return digest.Algorithm + "-" + digest.Hex + ".sig" }

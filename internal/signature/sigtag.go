@@ -12,14 +12,11 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-// sigTag is the tag of the classic signature manifest of digest.
-func sigTag(digest v1.Hash) string { return digest.Algorithm + "-" + digest.Hex + ".sig" }
-
 // fromSigTag looks for an acceptable signature in the classic .sig
 // manifest: one manifest GET, then one blob GET per layer examined. No
 // such manifest adds nothing to rs.
 func (v *Verifier) fromSigTag(ctx context.Context, f Fetcher, repo name.Repository, digest v1.Hash, rs *results) error {
-	tag := sigTag(digest)
+	tag := SigTag(digest)
 	body, _, err := f.Manifest(ctx, repo.Tag(tag))
 	if errors.Is(err, ErrNotFound) {
 		return nil

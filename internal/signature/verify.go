@@ -53,7 +53,7 @@ func (v *Verifier) Verify(ctx context.Context, f Fetcher, ref name.Digest) (Evid
 	case len(rs.rejected) > 0:
 		return Evidence{}, &RejectedError{Want: v.want, Rejections: rs.rejected}
 	}
-	return Evidence{}, fmt.Errorf("%w: neither tag %s nor a referrer holds a cosign signature", ErrUnsigned, sigTag(h))
+	return Evidence{}, fmt.Errorf("%w: neither tag %s nor a referrer holds a cosign signature", ErrUnsigned, SigTag(h))
 }
 
 // results collects the outcome of the signatures examined for one digest.

@@ -12,14 +12,14 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
-	"github.com/imagebot/imagebot/internal/gate/inspect/tuftest"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
 )
 
 // keylessWorld is a registry with one keyless-signed image, and a TUF
 // repository publishing the trust root that signed it.
-func keylessWorld(t *testing.T) (*registrytest.Server, string, *tuftest.Repo) {
+func keylessWorld(t *testing.T) (*registrytest.Server, string, *sigstoretest.Repo) {
 	t.Helper()
 	vs, err := ca.NewVirtualSigstore()
 	if err != nil {
@@ -28,7 +28,7 @@ func keylessWorld(t *testing.T) (*registrytest.Server, string, *tuftest.Repo) {
 	srv := registrytest.NewServer(t)
 	digest := srv.Push(t, "acme/api", "1.0.0", registrytest.Image(t, "1.0.0", time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), nil))
 	srv.SignKeyless(t, "acme/api", digest, vs, signer, issuer)
-	return srv, digest, tuftest.NewRepo(t, vs)
+	return srv, digest, sigstoretest.NewRepo(t, vs)
 }
 
 var byWorkflow = gate.Signature{Identity: regexp.MustCompile(`^https://github\.com/acme/.+$`), Issuer: issuer}

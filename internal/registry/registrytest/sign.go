@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"strings"
@@ -72,9 +73,17 @@ func SimpleSigningPayload(dockerRef, digest string) []byte {
 	return b
 }
 
-// SigTag is the tag under which cosign stores the signatures of digest:
-// "sha256-<hex>.sig".
-func SigTag(digest string) string { return strings.Replace(digest, ":", "-", 1) + ".sig" }
+// SigTag is signature.SigTag for a digest as Push returns it: the tag
+// under which cosign stores the signatures of digest. A digest that does
+// not parse is the test's own mistake and panics, as in a helper without
+// a testing.TB.
+func SigTag(digest string) string {
+	h, err := v1.NewHash(digest)
+	if err != nil {
+		panic(fmt.Sprintf("registrytest.SigTag(%q): %v", digest, err))
+	}
+	return signature.SigTag(h)
+}
 
 // PushSignatures pushes a cosign signature manifest for digest in repo
 // under SigTag(digest), one layer per signature, replacing any there. It

@@ -1,4 +1,4 @@
-package tuftest
+package sigstoretest
 
 import (
 	"crypto"

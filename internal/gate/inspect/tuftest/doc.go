@@ -1,6 +1,0 @@
-// Package tuftest serves, for tests, a TUF repository that publishes a
-// Sigstore trusted root, as tuf-repo-cdn.sigstore.dev publishes the
-// public-good one: real signed TUF metadata over HTTP, so that the trust
-// root goes through sigstore-go's TUF client and its cache directory as in
-// production, without network. It never signs images (registrytest does).
-package tuftest
