@@ -2,14 +2,10 @@ package registry_test
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
@@ -17,14 +13,7 @@ import (
 
 func newKey(t *testing.T) (*ecdsa.PrivateKey, *signature.Verifier) {
 	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := cryptoutils.MarshalPublicKeyToPEM(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, pub := registrytest.NewKey(t)
 	v, err := signature.NewVerifier(signature.Policy{Key: pub}, nil)
 	if err != nil {
 		t.Fatal(err)
