@@ -81,6 +81,11 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	// Keep what the lookups learnt for the next command with --cache, as
 	// plan, apply and run do, whatever happens after them.
 	defer e.flush()
+	// What the rollback cost the registries ends its output, as run's
+	// does, whatever happens after the engine is up (runs before flush).
+	// summary is set once there is a plan to show, as run shows it.
+	var summary *plan.Plan
+	defer func() { reportRollback(e, o.Env, summary) }()
 	res, err := e.scan(ctx)
 	if err != nil {
 		return err
@@ -97,6 +102,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	}
 	if u == nil {
 		fmt.Fprintf(o.IO.Out, "%s is at %s already: nothing to roll back\n", image, o.To)
+		summary = &plan.Plan{}
 		return nil
 	}
 	p := &plan.Plan{Updates: []plan.Update{*u}}
@@ -107,10 +113,25 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		return &partialError{explainGitHub(err, conn)}
 	}
 	printRun(o.IO.Out, p, out, o.DryRun)
+	summary = p
 	if len(out.Failed) > 0 || len(out.RateLimited) > 0 {
 		return errPartial
 	}
 	return nil
+}
+
+// reportRollback logs what rollback cost the registries and, in GitHub
+// Actions, writes p to the step summary with that cost, as run does. A
+// rollback that failed (p nil) has no plan to summarize, as a failed run
+// writes none, but still logs its cost: a lookup that failed on 429s is
+// when the counts matter most.
+func reportRollback(e *engine, env environ, p *plan.Plan) {
+	cost := e.reg.Stats() // after the pull request: its body may have cost requests too
+	if p == nil {
+		logCost(e.log, cost)
+		return
+	}
+	e.report(env, p, cost)
 }
 
 // rollbackImage normalizes IMAGE, which names a repository, not a tag.
