@@ -11,7 +11,8 @@ func BenchmarkRolloutHistory(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		s, p, refs := h.open(b)
+		s := h.open(b)
+		p, refs := h.plan(b, s)
 		b.StartTimer()
 		h.apply(b, s, p, refs)
 		if i == 0 {

@@ -146,18 +146,23 @@ func writeFastImport(w *bytes.Buffer, i int, when time.Time, files map[string][]
 	}
 }
 
-// open is a run's start: the session, the tip's references, and the plan
-// as plan.Build leaves it for rollouts. The promoted environments'
-// references wait for their promotion, and the pre-pulled image has an
-// update (its DaemonSet entry landed in the third commit).
-func (h *historyRepo) open(tb testing.TB) (*gitops.Session, *plan.Plan, []scan.Ref) {
+// open is a run's start: the session over the remote's default branch.
+func (h *historyRepo) open(tb testing.TB) *gitops.Session {
 	tb.Helper()
-	ctx := context.Background()
-	s, err := gitops.Open(ctx, h.opts)
+	s, err := gitops.Open(context.Background(), h.opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := scan.FS(ctx, s.FS(), h.cfg.Included)
+	return s
+}
+
+// plan is the tip's references and the plan as plan.Build leaves it for
+// rollouts: the promoted environments' references wait for their
+// promotion, and the pre-pulled image has an update (its DaemonSet entry
+// landed in the third commit).
+func (h *historyRepo) plan(tb testing.TB, s *gitops.Session) (*plan.Plan, []scan.Ref) {
+	tb.Helper()
+	res, err := scan.FS(context.Background(), s.FS(), h.cfg.Included)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -174,7 +179,7 @@ func (h *historyRepo) open(tb testing.TB) (*gitops.Session, *plan.Plan, []scan.R
 			})
 		}
 	}
-	return s, p, res.Refs
+	return p, res.Refs
 }
 
 // apply decides the rollouts as cmd/bot's run does.
