@@ -31,7 +31,6 @@ var historyEnvs = []string{"dev", "qa", "staging", "production"}
 
 const (
 	historyApps   = 10
-	historyOthers = 200 // files of the repository no rollout asks about
 	historyDS     = "platform/prepull/daemonset.yaml"
 	historyPulled = "ghcr.io/acme/app0"
 )
@@ -69,10 +68,12 @@ type historyRepo struct {
 	commits int       // on the default branch, the root included
 }
 
-// newHistoryRepo builds the repository with bumps commits after the root.
+// newHistoryRepo builds the repository with bumps commits after the root,
+// and others files (in a directory each) that no rollout asks about: they
+// are what makes diffing a commit cost.
 // The commits are written with git fast-import straight into the remote's
 // bare repository: a push per commit would cost the setup minutes.
-func newHistoryRepo(tb testing.TB, bumps int) *historyRepo {
+func newHistoryRepo(tb testing.TB, bumps, others int) *historyRepo {
 	tb.Helper()
 	gs, err := gitserver.New(gitserver.TempDir(tb), token)
 	if err != nil {
@@ -85,7 +86,7 @@ func newHistoryRepo(tb testing.TB, bumps int) *historyRepo {
 			files[historyApp(env, j)] = []byte(deployment(fmt.Sprintf("ghcr.io/acme/app%d:1.0.0", j)))
 		}
 	}
-	for j := range historyOthers {
+	for j := range others {
 		files[fmt.Sprintf("services/svc%03d/settings.txt", j)] = []byte("replicas: 1\n")
 	}
 	dir, err := gs.CreateRepo(owner, name, files, main_)
@@ -100,11 +101,11 @@ func newHistoryRepo(tb testing.TB, bumps int) *historyRepo {
 	var stream bytes.Buffer
 	for i := 1; i <= bumps; i++ {
 		env, app := historyEnvs[i%len(historyEnvs)], (i/len(historyEnvs))%historyApps
-		change := map[string][]byte{
-			historyApp(env, app): []byte(deployment(fmt.Sprintf("ghcr.io/acme/app%d:1.0.%d", app, i))),
-			// Every commit also touches a file nobody asks about, as
-			// real histories do.
-			fmt.Sprintf("services/svc%03d/settings.txt", i%historyOthers): fmt.Appendf(nil, "replicas: %d\n", i),
+		change := map[string][]byte{historyApp(env, app): []byte(deployment(fmt.Sprintf("ghcr.io/acme/app%d:1.0.%d", app, i)))}
+		if others > 0 {
+			// A commit also touches a file nobody asks about, as real
+			// histories do.
+			change[fmt.Sprintf("services/svc%03d/settings.txt", i%others)] = fmt.Appendf(nil, "replicas: %d\n", i)
 		}
 		if i == 3 {
 			change[historyDS] = ds

@@ -2,6 +2,7 @@ package gitops_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // diffed once, whatever the number of walks, and deciding again on the
 // same session diffs nothing.
 func TestHistoryDiffedOnce(t *testing.T) {
-	h := newHistoryRepo(t, 40)
+	h := newHistoryRepo(t, 40, 20)
 	s := h.open(t)
 	p, refs := h.plan(t, s)
 	h.apply(t, s, p, refs)
@@ -36,7 +37,7 @@ func TestHistoryDiffedOnce(t *testing.T) {
 // diffed for others gets exactly the commits that changed its files, with
 // each file as it was before, the root (which added it) last.
 func TestHistoryChanges(t *testing.T) {
-	h := newHistoryRepo(t, 40)
+	h := newHistoryRepo(t, 40, 20)
 	s := h.open(t)
 	ctx := context.Background()
 	all := func(string) bool { return true }
@@ -72,5 +73,25 @@ func TestHistoryChanges(t *testing.T) {
 	}
 	if n := gitops.Diffs(s); n != h.commits {
 		t.Errorf("%d commits diffed, want %d", n, h.commits)
+	}
+}
+
+// TestHistoryTruncated: a walk ends at rollout.MaxCommits with the oldest
+// commit it looked at, and a second walk ends there too without diffing
+// again.
+func TestHistoryTruncated(t *testing.T) {
+	h := newHistoryRepo(t, rollout.MaxCommits, 0)
+	s := h.open(t)
+	ctx := context.Background()
+	oldest := historyStart.Add(time.Hour) // bump 1: the root is one further
+	for walk := range 2 {
+		var trunc *rollout.TruncatedError
+		err := s.Changes(ctx, func(string) bool { return true }, func(rollout.Change) bool { return true })
+		if !errors.As(err, &trunc) || !trunc.Oldest.Time.Equal(oldest) {
+			t.Fatalf("walk %d: %v, want truncated at %s", walk, err, oldest)
+		}
+		if n := gitops.Diffs(s); n != rollout.MaxCommits {
+			t.Errorf("walk %d: %d commits diffed, want %d", walk, n, rollout.MaxCommits)
+		}
 	}
 }
