@@ -25,6 +25,7 @@ type Session struct {
 	base string
 	tip  *object.Commit
 	fsys *treeFS
+	hist *history
 }
 
 // Open asks GitHub for the default branch and fetches its tip into memory.
@@ -60,7 +61,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		return nil, err
 	}
 	o.Logger.Debug("fetched the default branch", "branch", base, "commit", tip.Hash.String())
-	return &Session{o: o, h: h, rm: rm, base: base, tip: tip, fsys: fsys}, nil
+	return &Session{o: o, h: h, rm: rm, base: base, tip: tip, fsys: fsys, hist: newHistory(rm.repo.Storer, base, tip)}, nil
 }
 
 // FS is the default branch's tip as a read-only file system: what `run`
