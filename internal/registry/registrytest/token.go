@@ -32,6 +32,7 @@ type tokenService struct {
 	mu     sync.Mutex
 	issued map[string]grant
 	denied map[string]bool // scopes whose token requests are refused
+	hidden map[string]bool // scopes left out of the tokens issued
 }
 
 // DenyScope makes the token service refuse (403) every token request that
@@ -44,6 +45,19 @@ func (s *Server) DenyScope(repo string) {
 		s.tokens.denied = map[string]bool{}
 	}
 	s.tokens.denied["repository:"+repo+":pull"] = true
+}
+
+// HideScope makes the token service leave repo out of the tokens it
+// issues, as Docker Hub does for a repository that does not exist or that
+// the client may not read: the token request succeeds, and the registry
+// answers 401 with error="insufficient_scope" to every request for repo.
+func (s *Server) HideScope(repo string) {
+	s.tokens.mu.Lock()
+	defer s.tokens.mu.Unlock()
+	if s.tokens.hidden == nil {
+		s.tokens.hidden = map[string]bool{}
+	}
+	s.tokens.hidden["repository:"+repo+":pull"] = true
 }
 
 // WithTokenURLLimit makes the token service answer 414 URI Too Long to a
@@ -91,12 +105,16 @@ func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request)
 	if repo != "" {
 		scope = "repository:" + repo + ":pull"
 	}
-	if ts.allows(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), scope) {
+	valid, granted := ts.allows(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), scope)
+	if granted {
 		return false
 	}
 	challenge := fmt.Sprintf(`Bearer realm=%q,service="registrytest"`, ts.realm)
 	if scope != "" {
 		challenge += fmt.Sprintf(`,scope=%q`, scope)
+	}
+	if valid {
+		challenge += `,error="insufficient_scope"`
 	}
 	w.Header().Set("WWW-Authenticate", challenge)
 	writeError(w, r, http.StatusUnauthorized, "UNAUTHORIZED", "authentication required")
@@ -121,7 +139,9 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 			writeError(w, r, http.StatusForbidden, "DENIED", "requested access to the resource is denied")
 			return
 		}
-		g.scopes[sc] = true
+		if !ts.hidden[sc] {
+			g.scopes[sc] = true
+		}
 	}
 	tok := fmt.Sprintf("token-%d", len(ts.issued)+1)
 	if ts.scoped {
@@ -159,16 +179,16 @@ func accessClaim(scopes []string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// allows tells whether tok is valid now and grants scope ("" for the
-// /v2/ ping, which any valid token may make).
-func (ts *tokenService) allows(tok, scope string) bool {
+// allows tells whether tok is valid now and whether it grants scope (""
+// for the /v2/ ping, which any valid token may make).
+func (ts *tokenService) allows(tok, scope string) (valid, granted bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	g, ok := ts.issued[tok]
 	if !ok || !time.Now().Before(g.expires) {
-		return false
+		return false, false
 	}
-	return scope == "" || g.scopes[scope]
+	return true, scope == "" || g.scopes[scope]
 }
 
 // repoOf is the repository a /v2/ path names, "" for the ping and for
