@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"net/http"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -69,4 +70,89 @@ func TestHiddenRepositoriesCostLittle(t *testing.T) {
 			t.Errorf("token requests = %d, want %d", n, want)
 		}
 	})
+}
+
+// TestLongTokenRequestBroken: a front that answers a long token request
+// with a 5xx, a reset connection or nothing at all, instead of 414, does
+// not fail the run: the token service answers a short request, so the run
+// asks for fewer repositories at a time, and the host is not taken for
+// down because of the requests that were too long.
+func TestLongTokenRequestBroken(t *testing.T) {
+	tests := []struct {
+		name  string
+		break_ func(*registrytest.Server, int)
+	}{
+		{"502", func(s *registrytest.Server, n int) { s.FailLong("/token", n, http.StatusBadGateway) }},
+		{"500", func(s *registrytest.Server, n int) { s.FailLong("/token", n, http.StatusInternalServerError) }},
+		{"reset", func(s *registrytest.Server, n int) { s.BreakLong("/token", n, registrytest.Reset) }},
+		{"hang", func(s *registrytest.Server, n int) { s.BreakLong("/token", n, registrytest.Hang) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const limit = 4000 // about 95 scopes
+				srv, repos := tokenServer(t, 200, appName)
+				tc.break_(srv, limit)
+				c := memClient([]*registrytest.Server{srv})
+				c.Expect(registrytest.Repos(t, repos...)...)
+				for r, errs := range lookupBoth(t, c, repos) {
+					t.Errorf("%s: %v", r, errs)
+				}
+				// 200 refused, a probe for one, then 100 refused (twice, at
+				// once, or once), then four of 50. net/http sends a request
+				// again once when a reused connection is reset.
+				refused, issued := tokenRequests(srv, limit)
+				if len(refused) < 2 || len(refused) > 6 || len(issued) != 5 {
+					t.Errorf("token requests: %d refused, %d issued; want 2 or 3 refused (up to 6 with resets), a probe and 4 tokens", len(refused), len(issued))
+				}
+			})
+		})
+	}
+}
+
+// TestTokenServiceDown: a token service that fails every request fails
+// the run's lookups on that host quickly and with few requests, whatever
+// the number of repositories sharing a token.
+func TestTokenServiceDown(t *testing.T) {
+	tests := []struct {
+		name      string
+		break_    func(*registrytest.Server)
+		maxTokens int
+	}{
+		// The shared request, then the probe and its retries.
+		{"503", func(s *registrytest.Server) { s.Fail("/token", http.StatusServiceUnavailable, 0, nil) }, 1 + 5},
+		// The shared request, then the probe and its retry: the host is
+		// down. net/http sends each again once on a reused connection.
+		{"reset", func(s *registrytest.Server) { s.Break("/token", registrytest.Reset, 0) }, 2 * (1 + 2)},
+		// Rate limited: retried as the registry asks, never split.
+		{"429", func(s *registrytest.Server) {
+			s.Fail("/token", http.StatusTooManyRequests, 0, http.Header{"Retry-After": {"2"}})
+		}, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, repos := tokenServer(t, 200, appName)
+				tc.break_(srv)
+				c := memClient([]*registrytest.Server{srv})
+				c.Expect(registrytest.Repos(t, repos...)...)
+				start := time.Now()
+				errs := lookupBoth(t, c, repos)
+				if took := time.Since(start); took > 2*time.Minute {
+					t.Errorf("the run took %s", took)
+				}
+				if len(errs) != len(repos) {
+					t.Errorf("%d repositories failed, want all %d", len(errs), len(repos))
+				}
+				if n := len(srv.Scopes()); n > tc.maxTokens {
+					t.Errorf("token requests = %d, want at most %d", n, tc.maxTokens)
+				}
+				for _, e := range errs[repos[7]] {
+					if len(e.Error()) > 1000 {
+						t.Errorf("error of %d bytes: %.300s...", len(e.Error()), e)
+					}
+				}
+			})
+		})
+	}
 }
