@@ -79,7 +79,7 @@ func TestHiddenRepositoriesCostLittle(t *testing.T) {
 // down because of the requests that were too long.
 func TestLongTokenRequestBroken(t *testing.T) {
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(*registrytest.Server, int)
 	}{
 		{"502", func(s *registrytest.Server, n int) { s.FailLong("/token", n, http.StatusBadGateway) }},
