@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"testing"
@@ -155,4 +157,38 @@ func TestTokenServiceDown(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAbandonedTokenRequestNotShared: the lookup that asked a group's
+// token gives up (its context ends) while others of the group wait for
+// that token. They ask again rather than fail with the context of a
+// lookup that was not theirs.
+func TestAbandonedTokenRequestNotShared(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, repos := tokenServer(t, 2, appName)
+		srv.Break("/token", registrytest.Hang, 1)
+		c := memClient([]*registrytest.Server{srv})
+		c.Expect(registrytest.Repos(t, repos...)...)
+
+		ctx, cancel := context.WithCancel(t.Context())
+		first := make(chan error)
+		go func() {
+			_, err := c.Tags(ctx, registrytest.Repo(t, repos[0]))
+			first <- err
+		}()
+		synctest.Wait() // the first lookup's token request hangs
+		second := make(chan error)
+		go func() {
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, repos[1]))
+			second <- err
+		}()
+		synctest.Wait() // the second waits for the same token
+		cancel()
+		if err := <-first; !errors.Is(err, context.Canceled) {
+			t.Errorf("first lookup: %v, want it canceled", err)
+		}
+		if err := <-second; err != nil {
+			t.Errorf("second lookup: %v", err)
+		}
+	})
 }
