@@ -192,3 +192,27 @@ func TestAbandonedTokenRequestNotShared(t *testing.T) {
 		}
 	})
 }
+
+// TestOversizedTokenSplitBehindRedirect: a token service that redirects
+// its token requests elsewhere has its tokens measured as well; an
+// oversized one is never sent to the registry.
+func TestOversizedTokenSplitBehindRedirect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenRedirect(),
+			registrytest.WithScopedTokens(), registrytest.WithHeaderLimit(8<<10))
+		img := registrytest.Image(t, "app", created, nil)
+		var repos []string
+		for i := range 100 {
+			srv.Push(t, appName(i), "1.0.0", img)
+			repos = append(repos, "ghcr.io/"+appName(i))
+		}
+		c := memClient([]*registrytest.Server{srv})
+		c.Expect(registrytest.Repos(t, repos...)...)
+		for r, errs := range lookupBoth(t, c, repos) {
+			t.Errorf("%s: %v", r, errs)
+		}
+		if n := srv.Count("", "/oauth/token"); n != 4 {
+			t.Errorf("tokens issued = %d, want one for the 100, not used, then three", n)
+		}
+	})
+}

@@ -27,7 +27,7 @@ func (e *tokenTooLarge) Error() string {
 
 func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := m.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || req.URL.Scheme+"://"+req.URL.Host+req.URL.Path != m.realm {
+	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || !m.asksToken(req) {
 		return resp, err
 	}
 	b, err := io.ReadAll(resp.Body)
@@ -47,4 +47,13 @@ func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp, nil
+}
+
+// asksToken tells a request to the token service, also when the service
+// redirected it elsewhere: the token comes from where it was redirected.
+func (m *tokenMeter) asksToken(req *http.Request) bool {
+	for req.Response != nil && req.Response.Request != nil {
+		req = req.Response.Request
+	}
+	return req.URL.Scheme+"://"+req.URL.Host+req.URL.Path == m.realm
 }

@@ -65,6 +65,7 @@ type Server struct {
 	tokenURLLimit int
 	scopedTokens  bool
 	singleScope   bool
+	tokenRedirect bool
 	pushRT        http.RoundTripper
 
 	etags        bool
@@ -107,6 +108,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if s.tokens != nil {
 		s.tokens.realm = s.url + "/token"
 		s.tokens.urlLimit, s.tokens.scoped, s.tokens.single = s.tokenURLLimit, s.scopedTokens, s.singleScope
+		s.tokens.redirect = s.tokenRedirect
 	}
 	return s
 }

@@ -28,6 +28,7 @@ type tokenService struct {
 	urlLimit int  // WithTokenURLLimit
 	scoped   bool // WithScopedTokens
 	single   bool // WithSingleScopeTokens
+	redirect bool // WithTokenRedirect
 
 	mu     sync.Mutex
 	issued map[string]grant
@@ -72,6 +73,11 @@ func WithTokenURLLimit(n int) Option { return func(s *Server) { s.tokenURLLimit 
 // WithTokenAuth.
 func WithScopedTokens() Option { return func(s *Server) { s.scopedTokens = true } }
 
+// WithTokenRedirect makes the token service answer at URL()+"/token"
+// with a 307 to URL()+"/oauth/token", where tokens are issued, as token
+// services moved behind a new path do. It needs WithTokenAuth.
+func WithTokenRedirect() Option { return func(s *Server) { s.tokenRedirect = true } }
+
 // WithHeaderLimit makes the server answer 431 Request Header Fields Too
 // Large to a request with a header line over n bytes, as the fronts of
 // registries do (nginx: 8 KiB a line); an Authorization header carrying a
@@ -92,7 +98,11 @@ type grant struct {
 // serve answers token requests and challenges requests without a valid
 // token. It reports whether it answered.
 func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path == "/token" {
+	if ts.redirect && r.URL.Path == "/token" {
+		http.Redirect(w, r, "/oauth/token?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+		return true
+	}
+	if r.URL.Path == "/token" || (ts.redirect && r.URL.Path == "/oauth/token") {
 		if ts.urlLimit > 0 && len(r.Method)+1+len(r.RequestURI) > ts.urlLimit {
 			writeError(w, r, http.StatusRequestURITooLong, "URI_TOO_LONG", "request line too long")
 			return true
