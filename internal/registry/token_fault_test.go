@@ -66,10 +66,12 @@ func TestHiddenRepositoriesCostLittle(t *testing.T) {
 				t.Errorf("%s: %v", r, errs[r])
 			}
 		}
-		// The shared token; per hidden repository its renewal, a token of
-		// its own, and that token's renewal for each of its two lookups.
-		if n, want := len(srv.Scopes()), 1+len(hidden)*4; n != want {
-			t.Errorf("token requests = %d, want %d", n, want)
+		// The shared token; per hidden repository its renewal (unless a
+		// renewal newer than the token it was refused with answers), a
+		// token of its own, and that token's renewal for each of its two
+		// lookups.
+		if n, most := len(srv.Scopes()), 1+len(hidden)*4; n > most || n < most-len(hidden) {
+			t.Errorf("token requests = %d, want %d to %d", n, most-len(hidden), most)
 		}
 	})
 }
@@ -81,8 +83,8 @@ func TestHiddenRepositoriesCostLittle(t *testing.T) {
 // down because of the requests that were too long.
 func TestLongTokenRequestBroken(t *testing.T) {
 	tests := []struct {
-		name   string
-		break_ func(*registrytest.Server, int)
+		name  string
+		fault func(*registrytest.Server, int)
 	}{
 		{"502", func(s *registrytest.Server, n int) { s.FailLong("/token", n, http.StatusBadGateway) }},
 		{"500", func(s *registrytest.Server, n int) { s.FailLong("/token", n, http.StatusInternalServerError) }},
@@ -94,7 +96,7 @@ func TestLongTokenRequestBroken(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				const limit = 4000 // about 95 scopes
 				srv, repos := tokenServer(t, 200, appName)
-				tc.break_(srv, limit)
+				tc.fault(srv, limit)
 				c := memClient([]*registrytest.Server{srv})
 				c.Expect(registrytest.Repos(t, repos...)...)
 				for r, errs := range lookupBoth(t, c, repos) {
@@ -118,7 +120,7 @@ func TestLongTokenRequestBroken(t *testing.T) {
 func TestTokenServiceDown(t *testing.T) {
 	tests := []struct {
 		name      string
-		break_    func(*registrytest.Server)
+		fault     func(*registrytest.Server)
 		maxTokens int
 	}{
 		// The shared request, then the probe and its retries.
@@ -135,7 +137,7 @@ func TestTokenServiceDown(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv, repos := tokenServer(t, 200, appName)
-				tc.break_(srv)
+				tc.fault(srv)
 				c := memClient([]*registrytest.Server{srv})
 				c.Expect(registrytest.Repos(t, repos...)...)
 				start := time.Now()
@@ -213,6 +215,26 @@ func TestOversizedTokenSplitBehindRedirect(t *testing.T) {
 		}
 		if n := srv.Count("", "/oauth/token"); n != 4 {
 			t.Errorf("tokens issued = %d, want one for the 100, not used, then three", n)
+		}
+	})
+}
+
+// TestExpiredTokenRenewedOnce: when a group's token expires while its
+// lookups are queued, every queued request is refused with the old token;
+// they share one renewal rather than each asking a token for the whole
+// group again (200 requests naming 200 repositories each).
+func TestExpiredTokenRenewedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, repos := tokenServer(t, 200, appName)
+		c := memClient([]*registrytest.Server{srv})
+		c.Expect(registrytest.Repos(t, repos...)...)
+		lookupBoth(t, c, repos[:1])
+		time.Sleep(6 * time.Minute) // the token lives 5
+		for r, errs := range lookupBoth(t, c, repos) {
+			t.Errorf("%s: %v", r, errs)
+		}
+		if n := len(srv.Scopes()); n > 1+3 {
+			t.Errorf("token requests = %d, want the first and about one renewal", n)
 		}
 	})
 }

@@ -16,6 +16,7 @@ type tokenMeter struct {
 	next  http.RoundTripper
 	realm string // scheme://host/path of the token service
 	max   int
+	reuse *renewals
 }
 
 // tokenTooLarge is the error of a token over tokenMeter's max.
@@ -26,7 +27,16 @@ func (e *tokenTooLarge) Error() string {
 }
 
 func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := m.next.RoundTrip(req)
+	var resp *http.Response
+	var err error
+	if m.reuse != nil && req.Response == nil && m.asksToken(req) {
+		resp, err = m.reuse.do(req, m.next.RoundTrip)
+	} else {
+		resp, err = m.next.RoundTrip(req)
+	}
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && m.reuse != nil {
+		m.reuse.refused(req.Header.Get("Authorization"))
+	}
 	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || !m.asksToken(req) {
 		return resp, err
 	}
