@@ -44,6 +44,9 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		err, silent := h.explain(ctx, err)
+		if isSharedToken(req.Context()) {
+			silent = false // perhaps refused for its length (authenticate)
+		}
 		h.settle(err, !silent)
 		cancel()
 		release()

@@ -48,6 +48,7 @@ type authGroups struct {
 	fit     int        // repositories a token request may name, once learnt
 	learnt  bool       // fit was learnt this run: Flush keeps it (WithCache)
 	solos   int        // repositories a shared token failed and their own served
+	short   bool       // the token service answered a one-repository request
 }
 
 type authGroup struct {
@@ -61,6 +62,7 @@ type authGroup struct {
 type splitError struct {
 	size   int
 	learnt bool
+	guess  bool // learnt from a failure that may have another cause: not cached
 	cause  error
 }
 
@@ -184,7 +186,8 @@ func (g *authGroups) split(grp *authGroup, se *splitError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if se.learnt && (g.fit == 0 || se.size < g.fit) {
-		g.fit, g.learnt = se.size, true
+		g.fit = se.size
+		g.learnt = g.learnt || !se.guess
 	}
 	var left []string
 	for _, r := range grp.repos {
@@ -213,34 +216,62 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, grp *authGroup
 	for i, r := range repos {
 		scopes[i] = scope(r)
 	}
-	next := h.front
-	if len(repos) > 1 {
-		next = &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes}
+	if len(repos) == 1 {
+		return transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, scopes)
 	}
-	rt, err := transport.NewWithContext(ctx, h.registry(), ans.auth, next, scopes)
-	if err == nil && len(repos) > 1 {
+	next := &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes, reuse: newRenewals()}
+	rt, err := transport.NewWithContext(withSharedToken(ctx), h.registry(), ans.auth, next, scopes)
+	if err == nil {
 		return h.shareToken(ctx, grp, rt)
 	}
-	if err == nil || len(repos) == 1 {
-		return rt, err
-	}
-	n := len(repos)
+	return nil, h.refused(ctx, ans, grp, err)
+}
+
+// refused turns the failed token request of a group into the splitError
+// that makes its repositories ask again in smaller groups, or into the
+// error that stands for the whole group.
+func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err error) error {
+	n := len(grp.repos)
 	var big *tokenTooLarge
 	if errors.As(err, &big) {
 		// A token grows with each repository it names: ask for as many as
 		// fit, with a tenth to spare for what every token carries.
 		fit := min(max(n*big.max/big.size*9/10, 1), n-1)
 		h.c.log.Debug("token for several repositories too large", "host", h.name, "repositories", n, "bytes", big.size, "asking for", fit)
-		return nil, &splitError{size: fit, learnt: true, cause: err}
+		return &splitError{size: fit, learnt: true, cause: err}
 	}
 	var te *transport.Error
-	if errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 && te.StatusCode != http.StatusUnauthorized {
+	if errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 &&
+		te.StatusCode != http.StatusUnauthorized && te.StatusCode != http.StatusTooManyRequests {
 		tooLong := te.StatusCode == http.StatusRequestEntityTooLarge || te.StatusCode == http.StatusRequestURITooLong ||
 			te.StatusCode == http.StatusRequestHeaderFieldsTooLarge
 		h.c.log.Debug("token for several repositories refused", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
-		return nil, &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
+		return &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
 	}
-	return rt, err
+	if !mayBeLength(ctx, err) {
+		return &groupTokenError{n: n, realm: h.realm(), err: err}
+	}
+	// A front may answer a request it finds too long with a 5xx, a reset
+	// or silence rather than 414. Whether the token service is down or
+	// only the length was refused, one request of one repository tells
+	// (retried and counted toward the host's health, as any other); once
+	// it was answered, the run halves its groups on such failures.
+	if !h.authGroup.answersShort() {
+		if _, perr := transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, []string{scope(grp.repos[0])}); perr != nil {
+			return &groupTokenError{n: n, realm: h.realm(), err: perr}
+		}
+		h.authGroup.mu.Lock()
+		h.authGroup.short = true
+		h.authGroup.mu.Unlock()
+	}
+	h.c.log.Debug("token for several repositories failed", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
+	return &splitError{size: (n + 1) / 2, learnt: true, guess: true, cause: err}
+}
+
+func (g *authGroups) answersShort() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.short
 }
 
 // hostKeychain resolves credentials for the host actually contacted:

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -39,29 +40,40 @@ func (m *memo[T]) put(key string, v T, err error) {
 
 // get returns the remembered answer for key or fetches it. The fetch runs
 // with the context of the caller that started it; when that context ends,
-// the error says nothing about the registry and is not remembered.
+// the error says nothing about the registry: it is not remembered, and
+// the callers that shared the fetch and are still waiting fetch again
+// rather than fail with a context that was not theirs.
 func (m *memo[T]) get(ctx context.Context, key string, fetch func(context.Context) (T, error)) (T, error) {
-	if r, ok := m.lookup(key); ok {
-		return r.v, r.err
-	}
-	ch := m.group.DoChan(key, func() (any, error) {
-		// A flight for key may have landed between lookup and DoChan.
+	for {
 		if r, ok := m.lookup(key); ok {
-			return r, nil
+			return r.v, r.err
 		}
-		v, err := fetch(ctx)
-		r := result[T]{v, err}
-		if ctx.Err() == nil {
+		ch := m.group.DoChan(key, func() (any, error) {
+			// A flight for key may have landed between lookup and DoChan.
+			if r, ok := m.lookup(key); ok {
+				return r, nil
+			}
+			v, err := fetch(ctx)
+			r := result[T]{v, err}
+			if ctx.Err() != nil {
+				return r, errAbandoned
+			}
 			m.put(key, v, err)
+			return r, nil
+		})
+		select {
+		case res := <-ch:
+			if res.Err != nil && ctx.Err() == nil {
+				continue // another caller's fetch, abandoned
+			}
+			r := res.Val.(result[T])
+			return r.v, r.err
+		case <-ctx.Done():
+			var zero T
+			return zero, ctx.Err()
 		}
-		return r, nil
-	})
-	select {
-	case res := <-ch:
-		r := res.Val.(result[T])
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
 	}
 }
+
+// errAbandoned marks a fetch whose caller gave up before it ended.
+var errAbandoned = errors.New("fetch abandoned")

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -48,13 +49,20 @@ func (t *sharedToken) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !slices.Contains(t.grp.repos, path) {
 		return resp, nil
 	}
+	// The refused answer is read now: until then its body holds one of
+	// the host's request slots, and the token asked below needs one. With
+	// every slot held so, the run would stall until the attempts time out.
+	b, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if rerr != nil {
+		return nil, rerr
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
 	t.h.authGroup.leave(t.grp, path)
 	rt, aerr := t.h.authTransport(req.Context(), path)
 	if aerr != nil {
 		return resp, nil // the group's answer stands
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
 	again, err := rt.RoundTrip(req.Clone(req.Context()))
 	if err == nil && again.StatusCode != http.StatusUnauthorized {
 		t.h.authGroup.cured()

@@ -16,6 +16,7 @@ type tokenMeter struct {
 	next  http.RoundTripper
 	realm string // scheme://host/path of the token service
 	max   int
+	reuse *renewals
 }
 
 // tokenTooLarge is the error of a token over tokenMeter's max.
@@ -26,8 +27,17 @@ func (e *tokenTooLarge) Error() string {
 }
 
 func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := m.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || req.URL.Scheme+"://"+req.URL.Host+req.URL.Path != m.realm {
+	var resp *http.Response
+	var err error
+	if m.reuse != nil && req.Response == nil && m.asksToken(req) {
+		resp, err = m.reuse.do(req, m.next.RoundTrip)
+	} else {
+		resp, err = m.next.RoundTrip(req)
+	}
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && m.reuse != nil {
+		m.reuse.refused(req.Header.Get("Authorization"))
+	}
+	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || !m.asksToken(req) {
 		return resp, err
 	}
 	b, err := io.ReadAll(resp.Body)
@@ -47,4 +57,13 @@ func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp, nil
+}
+
+// asksToken tells a request to the token service, also when the service
+// redirected it elsewhere: the token comes from where it was redirected.
+func (m *tokenMeter) asksToken(req *http.Request) bool {
+	for req.Response != nil && req.Response.Request != nil {
+		req = req.Response.Request
+	}
+	return req.URL.Scheme+"://"+req.URL.Host+req.URL.Path == m.realm
 }

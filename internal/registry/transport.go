@@ -115,6 +115,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) || errors.As(err, &p) {
 		return false, err
 	}
+	if isSharedToken(ctx) && (err != nil || resp.StatusCode >= 500) {
+		return false, err // asked again in smaller groups (authenticate)
+	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 }
 

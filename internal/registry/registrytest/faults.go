@@ -39,6 +39,7 @@ type fault struct {
 	left    int // requests still to fail, unless forever
 	forever bool
 	header  http.Header
+	longer  int // only requests whose request line is over longer bytes
 }
 
 // Fail answers the next times requests matching pathSubstring with status
@@ -55,6 +56,20 @@ func (s *Server) Fail(pathSubstring string, status int, times int, header http.H
 // others before.
 func (s *Server) Break(pathSubstring string, f Fault, times int) {
 	s.addFault(&fault{kind: f, match: pathSubstring, left: times})
+}
+
+// FailLong answers every request matching pathSubstring (as for Fail)
+// whose request line is over n bytes with status: a front that answers
+// 502 or 500 rather than 414 to a token request it finds too long.
+func (s *Server) FailLong(pathSubstring string, n, status int) {
+	s.addFault(&fault{kind: failStatus, match: pathSubstring, status: status, longer: n})
+}
+
+// BreakLong makes every request matching pathSubstring (as for Fail)
+// whose request line is over n bytes misbehave as f says: a front that
+// resets the connection, or never answers, rather than answering 414.
+func (s *Server) BreakLong(pathSubstring string, n int, f Fault) {
+	s.addFault(&fault{kind: f, match: pathSubstring, longer: n})
 }
 
 func (s *Server) addFault(f *fault) {

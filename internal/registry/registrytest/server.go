@@ -65,6 +65,7 @@ type Server struct {
 	tokenURLLimit int
 	scopedTokens  bool
 	singleScope   bool
+	tokenRedirect bool
 	pushRT        http.RoundTripper
 
 	etags        bool
@@ -107,6 +108,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if s.tokens != nil {
 		s.tokens.realm = s.url + "/token"
 		s.tokens.urlLimit, s.tokens.scoped, s.tokens.single = s.tokenURLLimit, s.scopedTokens, s.singleScope
+		s.tokens.redirect = s.tokenRedirect
 	}
 	return s
 }
@@ -159,8 +161,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if d := time.Duration(s.latency.Load()); d > 0 {
 		time.Sleep(d)
 	}
-	if f != nil && f.kind == failStatus {
+	switch {
+	case f != nil && f.kind == failStatus:
 		writeFault(w, r, f)
+		return
+	case f != nil && (f.kind == Hang || f.kind == Stall || f.kind == Reset):
+		// Before authentication, as the faults' doc says: a token
+		// request is answered by the token service, never reaching the
+		// faults served after it.
+		s.serveBroken(w, r, f)
 		return
 	}
 	if s.headerLimit > 0 {
@@ -216,7 +225,7 @@ func (s *Server) record(r *http.Request) *fault {
 	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()})
 	line := r.Method + " " + r.URL.Path
 	for _, f := range s.faults {
-		if !strings.Contains(line, f.match) || (!f.forever && f.left == 0) {
+		if !strings.Contains(line, f.match) || (!f.forever && f.left == 0) || len(r.Method)+1+len(r.RequestURI) <= f.longer {
 			continue
 		}
 		if !f.forever {

@@ -28,10 +28,12 @@ type tokenService struct {
 	urlLimit int  // WithTokenURLLimit
 	scoped   bool // WithScopedTokens
 	single   bool // WithSingleScopeTokens
+	redirect bool // WithTokenRedirect
 
 	mu     sync.Mutex
 	issued map[string]grant
 	denied map[string]bool // scopes whose token requests are refused
+	hidden map[string]bool // scopes left out of the tokens issued
 }
 
 // DenyScope makes the token service refuse (403) every token request that
@@ -46,6 +48,19 @@ func (s *Server) DenyScope(repo string) {
 	s.tokens.denied["repository:"+repo+":pull"] = true
 }
 
+// HideScope makes the token service leave repo out of the tokens it
+// issues, as Docker Hub does for a repository that does not exist or that
+// the client may not read: the token request succeeds, and the registry
+// answers 401 with error="insufficient_scope" to every request for repo.
+func (s *Server) HideScope(repo string) {
+	s.tokens.mu.Lock()
+	defer s.tokens.mu.Unlock()
+	if s.tokens.hidden == nil {
+		s.tokens.hidden = map[string]bool{}
+	}
+	s.tokens.hidden["repository:"+repo+":pull"] = true
+}
+
 // WithTokenURLLimit makes the token service answer 414 URI Too Long to a
 // token request whose request line is over n bytes, as nginx does beyond
 // its header buffer (8 KiB by default) and other fronts at their limits.
@@ -57,6 +72,11 @@ func WithTokenURLLimit(n int) Option { return func(s *Server) { s.tokenURLLimit 
 // token grows by about 150 bytes for each repository it names. It needs
 // WithTokenAuth.
 func WithScopedTokens() Option { return func(s *Server) { s.scopedTokens = true } }
+
+// WithTokenRedirect makes the token service answer at URL()+"/token"
+// with a 307 to URL()+"/oauth/token", where tokens are issued, as token
+// services moved behind a new path do. It needs WithTokenAuth.
+func WithTokenRedirect() Option { return func(s *Server) { s.tokenRedirect = true } }
 
 // WithHeaderLimit makes the server answer 431 Request Header Fields Too
 // Large to a request with a header line over n bytes, as the fronts of
@@ -78,7 +98,11 @@ type grant struct {
 // serve answers token requests and challenges requests without a valid
 // token. It reports whether it answered.
 func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path == "/token" {
+	if ts.redirect && r.URL.Path == "/token" {
+		http.Redirect(w, r, "/oauth/token?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+		return true
+	}
+	if r.URL.Path == "/token" || (ts.redirect && r.URL.Path == "/oauth/token") {
 		if ts.urlLimit > 0 && len(r.Method)+1+len(r.RequestURI) > ts.urlLimit {
 			writeError(w, r, http.StatusRequestURITooLong, "URI_TOO_LONG", "request line too long")
 			return true
@@ -91,12 +115,16 @@ func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request)
 	if repo != "" {
 		scope = "repository:" + repo + ":pull"
 	}
-	if ts.allows(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), scope) {
+	valid, granted := ts.allows(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), scope)
+	if granted {
 		return false
 	}
 	challenge := fmt.Sprintf(`Bearer realm=%q,service="registrytest"`, ts.realm)
 	if scope != "" {
 		challenge += fmt.Sprintf(`,scope=%q`, scope)
+	}
+	if valid {
+		challenge += `,error="insufficient_scope"`
 	}
 	w.Header().Set("WWW-Authenticate", challenge)
 	writeError(w, r, http.StatusUnauthorized, "UNAUTHORIZED", "authentication required")
@@ -121,7 +149,9 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 			writeError(w, r, http.StatusForbidden, "DENIED", "requested access to the resource is denied")
 			return
 		}
-		g.scopes[sc] = true
+		if !ts.hidden[sc] {
+			g.scopes[sc] = true
+		}
 	}
 	tok := fmt.Sprintf("token-%d", len(ts.issued)+1)
 	if ts.scoped {
@@ -159,16 +189,16 @@ func accessClaim(scopes []string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// allows tells whether tok is valid now and grants scope ("" for the
-// /v2/ ping, which any valid token may make).
-func (ts *tokenService) allows(tok, scope string) bool {
+// allows tells whether tok is valid now and whether it grants scope (""
+// for the /v2/ ping, which any valid token may make).
+func (ts *tokenService) allows(tok, scope string) (valid, granted bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	g, ok := ts.issued[tok]
 	if !ok || !time.Now().Before(g.expires) {
-		return false
+		return false, false
 	}
-	return scope == "" || g.scopes[scope]
+	return true, scope == "" || g.scopes[scope]
 }
 
 // repoOf is the repository a /v2/ path names, "" for the ping and for
