@@ -275,6 +275,7 @@ func checkObject(t *testing.T, file, kind string, obj map[string]any) {
 		if _, err := newServer(o); err != nil {
 			t.Errorf("%s: serve %q would not start: %v", file, args, err)
 		}
+		checkCacheVolume(t, file, o, dig(obj, "spec"), c)
 		if kind == "Deployment" {
 			checkProbes(t, file, o, obj, c)
 		}

@@ -1,70 +1,17 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestDeployKeepsACache: every serve under deploy/ passes --cache on a
-// volume it may write, so that a run in the cluster does not fetch the
-// Sigstore trust root and the registry answers anew each time the volume
-// outlives it. Without --cache, or with it on the read-only root
-// filesystem or on /tmp, the test fails.
-func TestDeployKeepsACache(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(repoRoot, "deploy", "*", "*.yaml"))
-	serves := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		node, err := yaml.Parse(string(b))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		obj, _ := node.Map()
-		var pod any
-		switch node.GetKind() {
-		case "Deployment", "Job":
-			pod = dig(obj, "spec", "template", "spec")
-		case "CronJob":
-			pod = dig(obj, "spec", "jobTemplate", "spec", "template", "spec")
-		default:
-			continue
-		}
-		containers, _ := dig(pod, "containers").([]any)
-		for _, c := range containers {
-			serves++
-			checkCacheVolume(t, f, pod, c)
-		}
-	}
-	if serves != 3 {
-		t.Errorf("found %d serve containers under deploy/, want 3", serves)
-	}
-}
-
-// checkCacheVolume: c's --cache lies on one of pod's emptyDir or
-// persistentVolumeClaim volumes, and not on /tmp, which holds scratch
-// files only.
-func checkCacheVolume(t *testing.T, file string, pod, c any) {
+// checkCacheVolume: a serve under deploy/ passes --cache on one of its
+// pod's emptyDir or persistentVolumeClaim volumes, so that a run in the
+// cluster does not fetch the Sigstore trust root and the registry
+// answers anew each time the volume outlives it; not on the read-only
+// root filesystem, and not on /tmp, which holds scratch files only.
+func checkCacheVolume(t *testing.T, file string, o *serveOptions, pod, c any) {
 	t.Helper()
-	var args []string
-	raw, _ := dig(c, "args").([]any)
-	for _, a := range raw {
-		s, _ := a.(string)
-		args = append(args, s)
-	}
-	if len(args) == 0 || args[0] != "serve" {
-		return // TestDeployManifests reports it
-	}
-	o, err := parseServe(args[1:], environ{GitHubToken: "from-the-secret", JobIndex: "0"})
-	if err != nil {
-		return // TestDeployManifests reports it
-	}
 	dir := o.Cache.Dir
 	if dir == "" {
 		t.Errorf("%s: serve without --cache: every run fetches the trust root and the registry answers anew", file)
