@@ -1,10 +1,6 @@
 package registry
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -60,26 +56,17 @@ func (r *renewals) do(req *http.Request, send func(*http.Request) (*http.Respons
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	tok, b, err := readToken(resp)
 	if err != nil {
 		return nil, err
 	}
-	var tok struct {
-		Token       string `json:"token"`
-		AccessToken string `json:"access_token"`
-		ExpiresIn   int    `json:"expires_in"`
-	}
-	json.Unmarshal(b, &tok)
 	if tok.ExpiresIn <= 0 {
 		tok.ExpiresIn = 60 // the token specification's default
 	}
 	fresh := min(time.Duration(tok.ExpiresIn)*time.Second/2, maxReuse)
 	r.mu.Lock()
-	bearer := "Bearer " + cmp.Or(tok.AccessToken, tok.Token) // go-containerregistry prefers access_token
-	r.last = &issued{key: key, bearer: bearer, header: resp.Header.Clone(), body: b, until: time.Now().Add(fresh)}
+	r.last = &issued{key: key, bearer: "Bearer " + tok.bearer(), header: resp.Header.Clone(), body: b, until: time.Now().Add(fresh)}
 	r.mu.Unlock()
-	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp, nil
 }
 

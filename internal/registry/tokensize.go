@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,23 +41,40 @@ func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || !m.asksToken(req) {
 		return resp, err
 	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	tok, _, err := readToken(resp)
 	if err != nil {
 		return nil, err
 	}
-	var tok struct {
-		Token       string `json:"token"`
-		AccessToken string `json:"access_token"`
+	if n := len(tok.bearer()); n > m.max {
+		return nil, &tokenTooLarge{size: n, max: m.max}
 	}
-	if json.Unmarshal(b, &tok) == nil {
-		// go-containerregistry uses access_token when there is one.
-		if n := max(len(tok.Token), len(tok.AccessToken)); n > m.max {
-			return nil, &tokenTooLarge{size: n, max: m.max}
-		}
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp, nil
+}
+
+// tokenAnswer is what a token service answers, as far as we read it.
+type tokenAnswer struct {
+	Token       string `json:"token"`
+	AccessToken string `json:"access_token"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+// bearer is the token go-containerregistry sends: access_token when there
+// is one.
+func (t tokenAnswer) bearer() string { return cmp.Or(t.AccessToken, t.Token) }
+
+// readToken reads a token service's answer, returns it with its body, and
+// puts the body back for go-containerregistry. An answer that is not JSON
+// reads as no token: go-containerregistry reports it.
+func readToken(resp *http.Response) (tokenAnswer, []byte, error) {
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return tokenAnswer{}, nil, err
+	}
+	var tok tokenAnswer
+	json.Unmarshal(b, &tok)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return tok, b, nil
 }
 
 // asksToken tells a request to the token service, also when the service
