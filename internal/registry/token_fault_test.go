@@ -200,14 +200,8 @@ func TestAbandonedTokenRequestNotShared(t *testing.T) {
 // oversized one is never sent to the registry.
 func TestOversizedTokenSplitBehindRedirect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenRedirect(),
+		srv, repos := tokenServer(t, 100, appName, registrytest.WithTokenRedirect(),
 			registrytest.WithScopedTokens(), registrytest.WithHeaderLimit(8<<10))
-		img := registrytest.Image(t, "app", created, nil)
-		var repos []string
-		for i := range 100 {
-			srv.Push(t, appName(i), "1.0.0", img)
-			repos = append(repos, "ghcr.io/"+appName(i))
-		}
 		c := memClient([]*registrytest.Server{srv})
 		c.Expect(registrytest.Repos(t, repos...)...)
 		for r, errs := range lookupBoth(t, c, repos) {

@@ -19,9 +19,9 @@ import (
 
 // tokenServer is a registry behind a token service holding n
 // repositories, acme/app00 ... under their names.
-func tokenServer(t *testing.T, n int, names func(int) string) (*registrytest.Server, []string) {
+func tokenServer(t *testing.T, n int, names func(int) string, opts ...registrytest.Option) (*registrytest.Server, []string) {
 	t.Helper()
-	srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute))
+	srv := memServer(t, append([]registrytest.Option{registrytest.WithTokenAuth(5 * time.Minute)}, opts...)...)
 	img := registrytest.Image(t, "app", created, nil)
 	var repos []string
 	for i := range n {
@@ -164,13 +164,7 @@ func tokenRequests(srv *registrytest.Server, limit int) (refused, issued []int) 
 func TestTokenURLLimitLearnt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const limit = 4000 // a request line of 4,000 bytes holds about 95 scopes here
-		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenURLLimit(limit))
-		img := registrytest.Image(t, "app", created, nil)
-		var repos []string
-		for i := range 200 {
-			srv.Push(t, appName(i), "1.0.0", img)
-			repos = append(repos, "ghcr.io/"+appName(i))
-		}
+		srv, repos := tokenServer(t, 200, appName, registrytest.WithTokenURLLimit(limit))
 		c := memClient([]*registrytest.Server{srv})
 		c.Expect(registrytest.Repos(t, repos...)...)
 		lookupEach(t, c, repos)
@@ -197,13 +191,7 @@ func TestTokenURLLimitLearnt(t *testing.T) {
 // and no request is refused for its header.
 func TestOversizedTokenSplit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithScopedTokens(), registrytest.WithHeaderLimit(8<<10))
-		img := registrytest.Image(t, "app", created, nil)
-		var repos []string
-		for i := range 100 {
-			srv.Push(t, appName(i), "1.0.0", img)
-			repos = append(repos, "ghcr.io/"+appName(i))
-		}
+		srv, repos := tokenServer(t, 100, appName, registrytest.WithScopedTokens(), registrytest.WithHeaderLimit(8<<10))
 		c := memClient([]*registrytest.Server{srv})
 		c.Expect(registrytest.Repos(t, repos...)...)
 		lookupEach(t, c, repos)
@@ -259,13 +247,7 @@ func TestDeniedRepositoryFailsAlone(t *testing.T) {
 func TestTokenLimitRemembered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const limit = 4000
-		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithTokenURLLimit(limit))
-		img := registrytest.Image(t, "app", created, nil)
-		var repos []string
-		for i := range 200 {
-			srv.Push(t, appName(i), "1.0.0", img)
-			repos = append(repos, "ghcr.io/"+appName(i))
-		}
+		srv, repos := tokenServer(t, 200, appName, registrytest.WithTokenURLLimit(limit))
 		dir := t.TempDir()
 		for run, wantRefused := range []int{2, 0} {
 			cc, err := cache.Open(dir, cache.WithTTL(0)) // every listing asked again
@@ -292,13 +274,7 @@ func TestTokenLimitRemembered(t *testing.T) {
 // few requests, not of the run.
 func TestSingleScopeTokenService(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memServer(t, registrytest.WithTokenAuth(5*time.Minute), registrytest.WithSingleScopeTokens())
-		img := registrytest.Image(t, "app", created, nil)
-		var repos []string
-		for i := range 50 {
-			srv.Push(t, appName(i), "1.0.0", img)
-			repos = append(repos, "ghcr.io/"+appName(i))
-		}
+		srv, repos := tokenServer(t, 50, appName, registrytest.WithSingleScopeTokens())
 		c := memClient([]*registrytest.Server{srv})
 		c.Expect(registrytest.Repos(t, repos...)...)
 		for _, r := range repos { // one at a time: the count below is exact
