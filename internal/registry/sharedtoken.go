@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -45,8 +44,8 @@ func (t *sharedToken) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.Body != http.NoBody) || req.URL.Host != t.h.name {
 		return resp, err
 	}
-	path := repoOf(req.URL.Path)
-	if !slices.Contains(t.grp.repos, path) {
+	path := t.repoOf(req.URL.Path)
+	if path == "" {
 		return resp, nil
 	}
 	// The refused answer is read now: until then its body holds one of
@@ -71,19 +70,17 @@ func (t *sharedToken) RoundTrip(req *http.Request) (*http.Response, error) {
 	return again, err
 }
 
-// repoOf is the repository a registry API path names ("/v2/acme/api/
-// manifests/1.0" names "acme/api"), "" for paths that name none.
-func repoOf(p string) string {
-	rest, ok := strings.CutPrefix(p, "/v2/")
-	if !ok {
-		return ""
-	}
-	for _, sep := range []string{"/tags/list", "/manifests/", "/blobs/", "/referrers/"} {
-		if i := strings.LastIndex(rest, sep); i > 0 {
-			return rest[:i]
+// repoOf is the repository of the group a registry API path names
+// ("/v2/acme/api/manifests/1.0" names "acme/api"), "" for none. The
+// longest match wins: "acme/api/v2" is a repository of its own.
+func (t *sharedToken) repoOf(p string) string {
+	found := ""
+	for _, r := range t.grp.repos {
+		if len(r) > len(found) && strings.HasPrefix(p, "/v2/"+r+"/") {
+			found = r
 		}
 	}
-	return ""
+	return found
 }
 
 // leave takes path out of grp into a group of its own, unless a
