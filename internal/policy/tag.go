@@ -199,17 +199,17 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 		case last <= kindPre && t.pre.word == "" && t.counter == nil && isPrerelease(lower):
 			t.pre, _ = separatePrerelease(lower)
 			last = kindPre
-		case isCounter(lower):
-			w := leadingLetters(txt)
-			t.addCounter(sg.sep, w, digitRuns(txt)) // r7, rev1, b5.1, p1
+		case isCounter(txt):
+			w := counterWord(txt)
+			t.addCounter(sg.sep, w, digitRuns(txt[len(w):])) // r7, rev1, b5.1, p1, k3s2
 			last = kindCounter
 		default:
 			t.addVariant(sg.sep, txt)
 			last = kindVariant
 		}
 		prevWord = ""
-		if last == kindVariant && leadingLetters(lower) == lower {
-			prevWord = lower
+		if last == kindVariant && (leadingLetters(lower) == lower || counterWords[lower]) {
+			prevWord = lower // k0s, with a digit, may count builds too: k0s.1
 		}
 	}
 }

@@ -17,9 +17,22 @@ var versionMarkers = words("v", "ver", "version", "r", "rel", "release", "b", "b
 // number and not a commit id: build-1234567, run-9876543210.
 var buildWords = words("build", "bld", "b", "r", "rev", "run", "pipeline", "ci", "job")
 
-// counterWords, glued to a number after the version, count rebuilds of that
-// version: -r7 (bitnami), -rev1-b5.1 (SUSE), -p1, -build5.
-var counterWords = words("r", "rev", "b", "build", "bld", "p")
+// counterWords, glued to a number after the version (or before it after a
+// separator), count builds of that version: -r7 (bitnami), -rev1-b5.1
+// (SUSE), -p1, -build5, -ls212 (linuxserver.io), .GA-20 (Red Hat), and the
+// Kubernetes distributions' builds of one upstream release, whose words
+// hold digits of their own: -k3s2, -rke2r1, -k0s.1.
+var counterWords = words("r", "rev", "b", "build", "bld", "p", "ls", "ga", "k3s", "k0s", "rke2r")
+
+// digitCounterWords are the counterWords that hold digits, so that k3s2
+// reads as k3s and 2.
+var digitCounterWords = []string{"rke2r", "k3s", "k0s"}
+
+// upperCounterWords count builds only in capitals: SQL Server's cumulative
+// updates (2022-CU13-ubuntu-22.04), while cu121 names a CUDA release, a
+// variant. A security update on top (2022-CU13-GDR1-ubuntu-22.04) stays a
+// variant: as a counter it would make the plain CU13 float over it.
+var upperCounterWords = []string{"CU"}
 
 // numberedOS are operating systems whose release number may follow after a
 // dash before the version: debian-12 and ubuntu-22.04 are variants, while
@@ -198,8 +211,28 @@ func readPrerelease(s string, vocabulary []string) (prerelease, bool) {
 }
 
 // isCounter reports whether a segment after the version is a counter word
-// glued to its number: r7, rev1, b5.1.
+// glued to its number: r7, rev1, b5.1, k3s2, CU13.
 func isCounter(seg string) bool {
-	w := leadingLetters(seg)
-	return counterWords[w] && isNumber(seg[len(w):])
+	w := counterWord(seg)
+	return w != "" && isNumber(seg[len(w):])
+}
+
+// counterWord returns the counter word that seg starts with, as written,
+// or "".
+func counterWord(seg string) string {
+	for _, w := range upperCounterWords {
+		if strings.HasPrefix(seg, w) && (len(seg) == len(w) || !isLetter(seg[len(w)])) {
+			return w
+		}
+	}
+	lower := strings.ToLower(seg)
+	for _, w := range digitCounterWords {
+		if strings.HasPrefix(lower, w) {
+			return seg[:len(w)]
+		}
+	}
+	if w := leadingLetters(seg); counterWords[strings.ToLower(w)] {
+		return w
+	}
+	return ""
 }
