@@ -58,6 +58,14 @@ func TestStreamOthers(t *testing.T) {
 		{name: "mssql keeps its OS", current: "2019-CU18-ubuntu-20.04", tags: []string{
 			"2019-CU26-ubuntu-20.04", "2022-CU13-ubuntu-22.04",
 		}, want: "2019-CU26-ubuntu-20.04", typ: "build", detail: "2022 only as ubuntu-22.04"},
+		// redis-stack: -v<N> right after the version counts its builds;
+		// after an architecture it is the architecture's revision.
+		{name: "redis-stack", current: "7.2.0-v10", tags: []string{
+			"7.2.0-v10", "7.2.0-v11", "7.4.0-v0", "6.2.6-v15", "7.2.0-RC3", "latest", "edge",
+		}, want: "7.4.0-v0", typ: "minor"},
+		{name: "redis-stack rebuild", current: "7.2.0-v10", tags: []string{"7.2.0-v11"}, want: "7.2.0-v11", typ: "build"},
+		{name: "arm-v7 is an architecture", current: "1.2.3-linux-arm-v7", tags: []string{"1.2.4-linux-arm-v6", "1.2.4-linux-arm-v7"},
+			want: "1.2.4-linux-arm-v7", typ: "patch"},
 		{name: "cu121 names CUDA, a variant", current: "2.3.0-cu118", tags: []string{"2.3.0-cu121", "2.3.1-cu118", "2.3.1-cu121"},
 			want: "2.3.1-cu118", typ: "patch"},
 	})

@@ -172,6 +172,7 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 	for _, sg := range segs {
 		txt := sg.text
 		lower := strings.ToLower(txt)
+		cw := counterWord(txt, last < kindID)
 		switch {
 		case txt == "":
 			t.addVariant(sg.sep, "")
@@ -199,9 +200,8 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 		case last <= kindPre && t.pre.word == "" && t.counter == nil && isPrerelease(lower):
 			t.pre, _ = separatePrerelease(lower)
 			last = kindPre
-		case isCounter(txt):
-			w := counterWord(txt)
-			t.addCounter(sg.sep, w, digitRuns(txt[len(w):])) // r7, rev1, b5.1, p1, k3s2
+		case cw != "":
+			t.addCounter(sg.sep, cw, digitRuns(txt[len(cw):])) // r7, rev1, b5.1, p1, k3s2, v10
 			last = kindCounter
 		default:
 			t.addVariant(sg.sep, txt)

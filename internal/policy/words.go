@@ -210,28 +210,34 @@ func readPrerelease(s string, vocabulary []string) (prerelease, bool) {
 	return prerelease{}, false
 }
 
-// isCounter reports whether a segment after the version is a counter word
-// glued to its number: r7, rev1, b5.1, k3s2, CU13.
-func isCounter(seg string) bool {
-	w := counterWord(seg)
-	return w != "" && isNumber(seg[len(w):])
+// counterWord returns the counter word, as written, that the segment seg
+// after the version starts with when a number follows it (r7, rev1, b5.1,
+// k3s2, CU13), or "". nextToVersion says that seg follows the version, its
+// prerelease or another counter directly: only there does a v count
+// builds (redis-stack's 7.2.0-v10), while after a variant word it names an
+// architecture's revision (linux-arm-v7).
+func counterWord(seg string, nextToVersion bool) string {
+	w := leadingLetters(seg)
+	lower := strings.ToLower(seg)
+	for _, c := range upperCounterWords {
+		if strings.HasPrefix(seg, c) && len(w) == len(c) {
+			return counted(seg, c)
+		}
+	}
+	for _, c := range digitCounterWords {
+		if strings.HasPrefix(lower, c) {
+			return counted(seg, seg[:len(c)])
+		}
+	}
+	if counterWords[strings.ToLower(w)] || (nextToVersion && (w == "v" || w == "V")) {
+		return counted(seg, w)
+	}
+	return ""
 }
 
-// counterWord returns the counter word that seg starts with, as written,
-// or "".
-func counterWord(seg string) string {
-	for _, w := range upperCounterWords {
-		if strings.HasPrefix(seg, w) && (len(seg) == len(w) || !isLetter(seg[len(w)])) {
-			return w
-		}
-	}
-	lower := strings.ToLower(seg)
-	for _, w := range digitCounterWords {
-		if strings.HasPrefix(lower, w) {
-			return seg[:len(w)]
-		}
-	}
-	if w := leadingLetters(seg); counterWords[strings.ToLower(w)] {
+// counted returns w when a number follows it in seg.
+func counted(seg, w string) string {
+	if isNumber(seg[len(w):]) {
 		return w
 	}
 	return ""
