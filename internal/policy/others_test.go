@@ -66,6 +66,14 @@ func TestStreamOthers(t *testing.T) {
 		{name: "redis-stack rebuild", current: "7.2.0-v10", tags: []string{"7.2.0-v11"}, want: "7.2.0-v11", typ: "build"},
 		{name: "arm-v7 is an architecture", current: "1.2.3-linux-arm-v7", tags: []string{"1.2.4-linux-arm-v6", "1.2.4-linux-arm-v7"},
 			want: "1.2.4-linux-arm-v7", typ: "patch"},
+		// AdGuard Home: -a.1 and -b.1 are alphas and betas, moving to the
+		// release once it is out.
+		{name: "AdGuard beta to release", current: "0.108.0-b.1", tags: []string{"0.108.0-b.2", "0.108.0", "0.108.1", "0.107.49"},
+			want: "0.108.1", typ: "patch"},
+		{name: "AdGuard beta while none is released", current: "0.108.0-a.1", tags: []string{"0.108.0-a.2", "0.108.0-b.1", "0.107.49"},
+			want: "0.108.0-b.1", typ: "patch"},
+		{name: "AdGuard release never to a beta", current: "0.107.48", tags: []string{"0.107.49", "0.108.0-b.1", "0.108.0-a.1"},
+			want: "0.107.49", typ: "patch"},
 		{name: "cu121 names CUDA, a variant", current: "2.3.0-cu118", tags: []string{"2.3.0-cu121", "2.3.1-cu118", "2.3.1-cu121"},
 			want: "2.3.1-cu118", typ: "patch"},
 	})

@@ -169,7 +169,7 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 		last = kindPre
 	}
 	prevWord := "" // the variant word just before, without digits
-	for _, sg := range segs {
+	for i, sg := range segs {
 		txt := sg.text
 		lower := strings.ToLower(txt)
 		cw := counterWord(txt, last < kindID)
@@ -199,6 +199,12 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 			}
 		case last <= kindPre && t.pre.word == "" && t.counter == nil && isPrerelease(lower):
 			t.pre, _ = separatePrerelease(lower)
+			last = kindPre
+		case last == kindVersion && (lower == "a" || lower == "b") && i+1 < len(segs) && segs[i+1].sep == "." && isNumber(segs[i+1].text):
+			// AdGuard Home's 0.108.0-b.1, semver's spelling of 3.12.0b1:
+			// a letter alone, then a dot, is a prerelease, while SUSE's
+			// b5.1 counts builds.
+			t.pre = prerelease{word: lower}
 			last = kindPre
 		case cw != "":
 			t.addCounter(sg.sep, cw, digitRuns(txt[len(cw):])) // r7, rev1, b5.1, p1, k3s2, v10
