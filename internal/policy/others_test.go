@@ -76,5 +76,65 @@ func TestStreamOthers(t *testing.T) {
 			want: "0.107.49", typ: "patch"},
 		{name: "cu121 names CUDA, a variant", current: "2.3.0-cu118", tags: []string{"2.3.0-cu121", "2.3.1-cu118", "2.3.1-cu121"},
 			want: "2.3.1-cu118", typ: "patch"},
+		// Renovate's docker versioning and lookup specs.
+		{name: "renovate: less precise tags are no target", current: "8.1.0",
+			tags: []string{"8.1.0", "8.1.5", "8.1", "8.2.0", "8.2.5", "8.2", "8", "9.0", "9"}, want: "8.2.5", typ: "minor"},
+		{
+			// Renovate moves 8.1 to 8.2 and 9.0; a floating tag is never
+			// moved silently here, it is pinned on request.
+			name: "renovate: a floating minor stays, told", current: "8.1",
+			tags:   []string{"8.1.0", "8.1.5", "8.1", "8.2.0", "8.2.5", "8.2", "8", "9.0", "9"},
+			reason: ReasonFloating, detail: "8.1 floats, now 8.1.5 (pin: tag)",
+		},
+		{name: "renovate: versionCompatibility keeps alpine", current: "18.10.0-alpine",
+			tags: []string{"18.10.0", "18.18.0", "18.19.0-alpine", "18.20.0"}, want: "18.19.0-alpine", detail: "18.20.0 only as plain"},
+		{name: "renovate: maven's .jre8", current: "12.4.2.jre8",
+			tags: []string{"12.4.2.jre8", "12.5.0.jre11", "12.6.1.jre8", "12.6.1.jre11", "12.6.2.jre11"}, want: "12.6.1.jre8",
+			detail: "12.6.2 only as jre11"},
+		{name: "renovate: unstable python sorts below its release", current: "3.7.0b1", tags: []string{
+			"3.7.0", "3.7-alpine", "3.7.0b1", "3.7.0b5", "3.8.0b1-alpine", "3.8.0-alpine", "3.8.2", "3.8.0",
+		}, want: "3.8.2", typ: "minor"},
+		{name: "renovate: 3.7-alpine is a version when nothing extends it", current: "3.7-alpine", tags: []string{
+			"3.7.0", "3.7-alpine", "3.7.0b1", "3.8.0b1-alpine", "3.8.0-alpine", "3.8.2",
+		}, want: "3.8.0-alpine", detail: "3.8.2 only as plain"},
+		// Renovate's redhat versioning.
+		{name: "redhat: release counter", current: "7.9-46", tags: []string{"7.9-49"}, want: "7.9-49", typ: "build"},
+		{name: "redhat: a counter without epoch above one with", current: "1-81.1618436879", tags: []string{"1-121"}, want: "1-121"},
+		{name: "redhat: the epoch orders rebuilds", current: "7.9-698.1645808164", tags: []string{"7.9-698.1655292976"},
+			want: "7.9-698.1655292976", typ: "build"},
+		{name: "redhat: two-digit minor", current: "8.5-754.1651231664", tags: []string{"8.45-754.1652117782"}, want: "8.45-754.1652117782"},
+		{name: "redhat: v prefix", current: "v0.4.0-383", tags: []string{"v0.4.0-390", "v0.5.0-1"}, want: "v0.5.0-1", typ: "minor"},
+		{name: "redhat: never down", current: "2.4.0-51", tags: []string{"2.4.0-50", "1-19"}, reason: ReasonUpToDate},
+		// Renovate's workarounds preset.
+		{name: "clamav: the version floats over its builds", current: "1.3.1",
+			tags: []string{"1.3.1", "1.3.1-30", "1.3.2", "1.3.2-1", "1.3", "stable"}, reason: ReasonFloating,
+			detail: "1.3.1 floats, now 1.3.1-30 (pin: tag)"},
+		{name: "clamav: _base kept", current: "1.0.1-2_base", tags: []string{
+			"1.0.1-3_base", "1.0.2_base", "1.0.2-1_base", "1.3.1-30_base", "1.3.1_base", "1.3_base", "stable_base",
+		}, want: "1.3.1-30_base", typ: "minor"},
+		{name: "liberica: jdk- prefix kept", current: "jdk-21.0.3_10-slim-musl", tags: []string{
+			"jdk-21.0.4_9-slim-musl", "jdk-21.0.4_9-slim-glibc", "jre-21.0.4_9-slim-musl", "jdk-all-21.0.4_9-slim-musl", "jdk-22.0.1_12-slim-musl",
+		}, want: "jdk-22.0.1_12-slim-musl", typ: "major"},
+		{
+			// Renovate limits Java to LTS majors by preset; here that is a
+			// range or allow: minor.
+			name: "java: every major is a version", current: "21.0.3-al2023-headless",
+			tags: []string{"21.0.4-al2023-headless", "22.0.1-al2023-headless", "21.0.4-al2-headless"}, want: "22.0.1-al2023-headless",
+		},
+		{name: "alpine: never from stable to an edge snapshot", current: "3.19.1",
+			tags: []string{"3.19.1", "3.20.0", "20240329", "edge", "3.20"}, want: "3.20.0", typ: "minor"},
+		{name: "alpine: edge snapshots stay snapshots", current: "20240329", tags: []string{"20240606", "3.20.0"}, want: "20240606"},
+		// Flux image-reflector-controller and Argo CD Image Updater.
+		{name: "flux: 1.0.0p is another variant", current: "1.0.0", tags: []string{"1.0.0p", "1.0.1", "1.2.0", "0.1.0"}, want: "1.2.0"},
+		{name: "flux: the prefix is the stream", current: "test-0.1.0",
+			tags: []string{"test-0.1.1", "dev-0.2.0", "1.0.0", "1.0.2", "1.1.0-alpha"}, want: "test-0.1.1"},
+		{
+			// Argo CD Image Updater moves 1.0 to 2.0.3; 1.0 is an alias
+			// of 1.0.1 here.
+			name: "argocd: a floating current", current: "1.0", tags: []string{"0.1", "0.5.1", "0.9", "1.0", "1.0.1", "1.1.2", "2.0.3"},
+			reason: ReasonFloating, detail: "1.0 floats, now 1.0.1 (pin: tag)",
+		},
+		{name: "argocd: a describe build of an rc is no release", current: "v2.2.0",
+			tags: []string{"v2.2.0", "v2.3.0-rc.0.18.g1abb7b5dd-ppc64le", "v2.3.0-rc.0.18.g1abb7b5dd"}, reason: ReasonUpToDate},
 	})
 }
