@@ -46,6 +46,10 @@ func FuzzLatest(f *testing.F) {
 	f.Add(uint8(0), "10.0.17763.5458", "10.0.17763.5576\n10.0.20348.2340\nltsc2022\n1809")
 	f.Add(uint8(0), "RELEASE.2024-03-05T04-48-44Z", "RELEASE.2024-05-10T01-41-38Z\nRELEASE.2024-05-10T01-41-38Z.fips")
 	f.Add(uint8(0), "alpine3.19-x86_64-v16.11.1", "alpine3.19-x86_64-v17.0.0\nx86_64-8fa89735\nx86_64-v17.0.0-servercore21H2")
+	f.Add(uint8(0), "1.40.2.8395-c67dce28e-ls212", "1.40.3.8555-fef15d30c-ls214\nversion-1.40.3.8555\n1.40.2.8395-c67dce28e")
+	f.Add(uint8(0), "v1.29.3-k3s2", "v1.29.4-k3s1\nv1.29.2-k0s.1\nv1.29.3-rke2r1-build20240315\nv1.29.3")
+	f.Add(uint8(0), "2022-CU12-ubuntu-22.04", "2022-CU13-GDR1-ubuntu-22.04\n2022-CU13-ubuntu-22.04\n2.3.1-cu121")
+	f.Add(uint8(0), "0.108.0-b.1", "0.108.0\n0.108.0-a.2\n7.2.0-v10\n1.2.3-linux-arm-v7\n1.0.0.GA-20.1770236070")
 	f.Fuzz(func(t *testing.T, spec uint8, current, listing string) {
 		p, err := New(fuzzSpecs[int(spec)%len(fuzzSpecs)])
 		if err != nil {
