@@ -32,6 +32,7 @@ const groupBranch = "imagebot/group-openstack"
 // has it, the same PR moves on. Closing the PR declines exactly the
 // versions it proposed; a newer release is proposed anew.
 func TestGroupLockstep(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(kollaFiles))
 	w.configure(t, openstackConfig)
 
@@ -105,6 +106,7 @@ func TestGroupLockstep(t *testing.T) {
 // TestGroupMembership: a member leaving the group converges on the next
 // run: the group's PR is recomputed without it, and it gets its own.
 func TestGroupMembership(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(kollaFiles))
 	w.configure(t, openstackConfig)
 	w.rolloutRun(t)

@@ -34,6 +34,7 @@ prepull:
 // the merge; then the rollout PR opens, and it also removes the image from
 // the DaemonSet.
 func TestPrepull(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
 	w.configure(t, prepullConfig)
 
@@ -104,6 +105,7 @@ func TestPrepull(t *testing.T) {
 // TestPrepullDeclined: closing the pre-pull PR declines those versions:
 // neither pre-pulled nor rolled out.
 func TestPrepullDeclined(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
 	w.configure(t, prepullConfig)
 	w.rolloutRun(t)

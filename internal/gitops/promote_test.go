@@ -44,6 +44,7 @@ environments:
 // supersedes the PR once it has soaked itself; a rollback in staging
 // withdraws it.
 func TestPromotion(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(envFiles))
 	w.configure(t, envsConfig)
 	staging := func(tag string) map[string]string { return map[string]string{stagingAPI: deployment(api + ":" + tag)} }
@@ -121,6 +122,7 @@ func TestPromotion(t *testing.T) {
 // staging's version and nothing more is proposed, whatever the registry
 // has; the PR's change was exactly staging's version.
 func TestPromotionMerged(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, withFiles(envFiles))
 	w.configure(t, strings.Replace(envsConfig, `, "e2e"]`, `]`, 1))
 	s1 := w.commitAt(t, 48*time.Hour, "staging: api v1.8.2", map[string]string{stagingAPI: deployment(api + ":v1.8.2")})

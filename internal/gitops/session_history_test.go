@@ -17,6 +17,7 @@ import (
 // diffed once, whatever the number of walks, and deciding again on the
 // same session diffs nothing.
 func TestHistoryDiffedOnce(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t, 40, 20)
 	s := h.open(t)
 	p, refs := h.plan(t, s)
@@ -37,6 +38,7 @@ func TestHistoryDiffedOnce(t *testing.T) {
 // diffed for others gets exactly the commits that changed its files, with
 // each file as it was before, the root (which added it) last.
 func TestHistoryChanges(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t, 40, 20)
 	s := h.open(t)
 	ctx := context.Background()
@@ -80,6 +82,7 @@ func TestHistoryChanges(t *testing.T) {
 // commit it looked at, and a second walk ends there too without diffing
 // again.
 func TestHistoryTruncated(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t, rollout.MaxCommits, 0)
 	s := h.open(t)
 	ctx := context.Background()
