@@ -17,10 +17,9 @@ import (
 )
 
 // maxTokenURL bounds the URL of a token request that names several
-// repositories before any token service has refused one: 32 KiB, the URL
-// limit of Cloudflare's front and half of Go's header limit. Fronts with
-// smaller limits (nginx: 8 KiB) answer 414 or 431, and the run learns
-// from that (see split).
+// repositories before any token service has refused one: 32 KiB, room for
+// about 800 repositories. Fronts with smaller limits (nginx: 8 KiB by
+// default) answer 414 or 431, and the run learns from that (see split).
 const maxTokenURL = 32 << 10
 
 // authGroups shares bearer tokens between repositories. go-containerregistry
