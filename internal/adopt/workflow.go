@@ -10,6 +10,16 @@ import (
 // WorkflowPath is where init writes the GitHub Actions workflow.
 const WorkflowPath = ".github/workflows/imagebot.yml"
 
+// The third-party actions the workflow uses, pinned by commit as
+// .github/examples/imagebot.yml pins them (TestWorkflowPinsAsExample).
+var (
+	checkoutAction = pinned{"actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1", "v7.0.1"}
+	cacheAction    = pinned{"actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae", "v5.0.5"}
+)
+
+// pinned is an action at a commit, with the release the commit is.
+type pinned struct{ uses, release string }
+
 // defaultCron runs on weekdays, off the hour, when Actions is less busy.
 const defaultCron = "17 5 * * 1-5"
 
@@ -47,12 +57,26 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 		kv("schedule", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{schedule}}, ""),
 		kv("workflow_dispatch", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, "run it by hand from the Actions tab"),
 	)
-	bot := mapping(kv("id", str("imagebot"), ""), kv("uses", str("imagebot/imagebot@"+ref), ""))
-	bot.Content[2].FootComment = strings.Join([]string{
-		"with:",
-		"  config: deploy/.imagebot.yaml   # default: .imagebot.yaml at the root",
-		"  dry-run: 'true'                 # print what it would do, write nothing",
-		"  args: --log-level debug",
+	with := mapping(kv("args", str("--cache ${{ runner.temp }}/imagebot-cache"), ""))
+	with.Content[0].FootComment = strings.Join([]string{
+		"config: deploy/.imagebot.yaml   # default: .imagebot.yaml at the root",
+		"dry-run: 'true'                 # print what it would do, write nothing",
+		"args: --cache ... --max-requests 100 --log-level debug",
+	}, "\n")
+	bot := mapping(kv("id", str("imagebot"), ""), kv("uses", str("imagebot/imagebot@"+ref), ""), kv("with", with, ""))
+	cache := mapping(
+		kv("uses", str(cacheAction.uses), cacheAction.release),
+		kv("with", mapping(
+			kv("path", str("${{ runner.temp }}/imagebot-cache"), ""),
+			kv("key", str("imagebot-registry-${{ runner.os }}-${{ github.run_id }}"), ""),
+			kv("restore-keys", str("imagebot-registry-${{ runner.os }}-"), ""),
+		), ""),
+	)
+	cache.HeadComment = strings.Join([]string{
+		"Registry answers and the Sigstore trust root from earlier runs",
+		"(imagebot --cache): each run saves a new entry and restores the newest",
+		"earlier one; GitHub removes entries unused for 7 days. The cache holds",
+		"no credentials.",
 	}, "\n")
 	summary := mapping(
 		kv("name", str("Summary"), ""),
@@ -63,7 +87,7 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 		kv("run", str(`echo "$UPDATES updates, $PULLS pull requests opened or updated"`), ""),
 	)
 	steps := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{
-		mapping(kv("uses", str("actions/checkout@v4"), "")), bot, summary,
+		mapping(kv("uses", str(checkoutAction.uses), checkoutAction.release)), cache, bot, summary,
 	}}
 	job := mapping(
 		kv("runs-on", str("ubuntu-latest"), ""),

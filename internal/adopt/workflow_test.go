@@ -2,9 +2,12 @@ package adopt
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rhysd/actionlint"
 )
 
@@ -38,5 +41,36 @@ func TestWorkflowLints(t *testing.T) {
 				t.Errorf("secrets env comment present = %v, want %v:\n%s", got, name == "private", wf)
 			}
 		})
+	}
+}
+
+// TestWorkflowPinsAsExample: the workflow init writes uses the third-party
+// actions at the commits .github/examples/imagebot.yml pins, and passes
+// --cache to the directory the cache step keeps, as the example does.
+func TestWorkflowPinsAsExample(t *testing.T) {
+	example, err := os.ReadFile(filepath.Join("..", "..", ".github", "examples", "imagebot.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := workflow("v1", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := func(b []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if _, u, ok := strings.Cut(l, "uses: actions/"); ok {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(uses(example), uses(wf)); diff != "" {
+		t.Errorf("actions used (-example +init):\n%s", diff)
+	}
+	for _, want := range []string{"path: ${{ runner.temp }}/imagebot-cache", "args: --cache ${{ runner.temp }}/imagebot-cache"} {
+		if !strings.Contains(string(example), want) || !strings.Contains(string(wf), want) {
+			t.Errorf("%q is not in both the example and the workflow init writes:\n%s", want, wf)
+		}
 	}
 }
