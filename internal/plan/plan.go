@@ -63,7 +63,6 @@ const (
 	ReasonInvalid       = "invalid"                 // an image value that is not a valid reference (detail says why)
 	ReasonSkipped       = "skipped"                 // a policy says skip
 	ReasonPattern       = "pattern"                 // the tag does not match the policy's pattern or versioning
-	ReasonDeclined      = "declined"                // a closed pull request declined exactly this version
 	ReasonPromoted      = "promoted"                // the file's environment takes versions from another one (detail: which, and what holds it)
 	ReasonLockstep      = "lockstep"                // a lockstep group waits for a tag every member has
 	ReasonPrepulling    = "prepulling"              // the new image is being pre-pulled; the rollout waits for the lead
