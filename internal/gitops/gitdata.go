@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/google/go-github/v60/github"
 )
 
@@ -103,11 +104,7 @@ func (r *runner) treeEntries(ctx context.Context, parent, c *object.Commit) ([]*
 		if ch.To.Name == "" {
 			return nil, fmt.Errorf("commit %s deletes %s: not supported through the API", c.Hash, ch.From.Name)
 		}
-		blob, err := r.rm.repo.BlobObject(ch.To.TreeEntry.Hash)
-		if err != nil {
-			return nil, err
-		}
-		content, err := blobBytes(blob)
+		content, err := readBlob(r.rm.repo.Storer, ch.To.TreeEntry.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +125,12 @@ func (r *runner) treeEntries(ctx context.Context, parent, c *object.Commit) ([]*
 	return entries, nil
 }
 
-func blobBytes(b *object.Blob) ([]byte, error) {
+// readBlob reads the content of the blob hash.
+func readBlob(objs storer.EncodedObjectStorer, hash plumbing.Hash) ([]byte, error) {
+	b, err := object.GetBlob(objs, hash)
+	if err != nil {
+		return nil, err
+	}
 	rd, err := b.Reader()
 	if err != nil {
 		return nil, err

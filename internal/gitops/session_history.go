@@ -3,7 +3,6 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -126,25 +125,11 @@ func (h *history) change(st step, want func(string) bool) rollout.Change {
 		}
 		// A blob that cannot be read is taken as absent, as a file of
 		// the parent's tree that cannot be read always was.
-		if b, err := h.blob(f.blob); err == nil {
+		if b, err := readBlob(h.objs, f.blob); err == nil {
 			ch.Before[f.name] = b
 		}
 	}
 	return ch
-}
-
-// blob reads a blob's content.
-func (h *history) blob(hash plumbing.Hash) ([]byte, error) {
-	b, err := object.GetBlob(h.objs, hash)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // noRenames diffs without rename detection: a walk needs the paths a
