@@ -58,16 +58,12 @@ func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
 // minutes at least: for callers that clone or fetch with git outside a
 // run, such as `serve --clone`. The token is a secret: keep it out of logs.
 func (a *App) Token(ctx context.Context, apiURL, repository string) (string, error) {
-	owner, name, ok := strings.Cut(repository, "/")
-	if !ok || owner == "" || name == "" {
-		return "", fmt.Errorf("repository %q: want owner/name", repository)
-	}
-	api := strings.TrimSuffix(apiURL, "/")
-	if api == "" {
-		api = "https://api.github.com"
+	owner, name, err := splitRepository(repository)
+	if err != nil {
+		return "", err
 	}
 	o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
-	c, err := newAppCredentials(ctx, o, http.DefaultTransport, api, owner, name)
+	c, err := newAppCredentials(ctx, o, http.DefaultTransport, apiRoot(apiURL), owner, name)
 	if err != nil {
 		return "", err
 	}

@@ -26,14 +26,11 @@ type hub struct {
 // when set (o.Token then goes unused, and the log says so), else with
 // o.Token. An App's installation is found and its first token fetched here.
 func newHub(ctx context.Context, o Options) (*hub, error) {
-	owner, name, ok := strings.Cut(o.Repository, "/")
-	if !ok || owner == "" || name == "" {
-		return nil, fmt.Errorf("repository %q: want owner/name", o.Repository)
+	owner, name, err := splitRepository(o.Repository)
+	if err != nil {
+		return nil, err
 	}
-	api := strings.TrimSuffix(o.APIURL, "/")
-	if api == "" {
-		api = "https://api.github.com"
-	}
+	api := apiRoot(o.APIURL)
 	apiURL, err := url.Parse(api + "/")
 	if err != nil {
 		return nil, fmt.Errorf("GITHUB_API_URL %q: %w", o.APIURL, err)
@@ -66,6 +63,23 @@ func newHub(ctx context.Context, o Options) (*hub, error) {
 		gql = s + "/api/graphql"
 	}
 	return &hub{gh: gh, http: authed, graphqlURL: gql, owner: owner, name: name, creds: creds}, nil
+}
+
+// splitRepository splits "owner/name".
+func splitRepository(repository string) (owner, name string, err error) {
+	owner, name, ok := strings.Cut(repository, "/")
+	if !ok || owner == "" || name == "" {
+		return "", "", fmt.Errorf("repository %q: want owner/name", repository)
+	}
+	return owner, name, nil
+}
+
+// apiRoot is the API's URL without a trailing slash; "" is github.com's.
+func apiRoot(apiURL string) string {
+	if api := strings.TrimSuffix(apiURL, "/"); api != "" {
+		return api
+	}
+	return "https://api.github.com"
 }
 
 func (h *hub) defaultBranch(ctx context.Context) (string, error) {
