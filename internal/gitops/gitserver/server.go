@@ -197,11 +197,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "authentication required", http.StatusUnauthorized)
 		return
 	}
-	advertise := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
-		r.URL.Query().Get("service") == "git-receive-pack"
+	var service string // of a ref advertisement
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") {
+		service = r.URL.Query().Get("service")
+	}
+	advertise := service == "git-receive-pack"
 	update := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
-	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
-		r.URL.Query().Get("service") == "git-upload-pack" {
+	if service == "git-upload-pack" {
 		s.mu.Lock()
 		s.fetches++
 		s.mu.Unlock()
