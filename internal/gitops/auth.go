@@ -28,6 +28,9 @@ type App struct {
 	id           int64
 	installation int64
 	key          *rsa.PrivateKey
+
+	mu    sync.Mutex
+	creds map[string]*appCredentials // Token's, by API root and repository
 }
 
 // NewApp checks a GitHub App's credentials: its ID and a private key in
@@ -56,16 +59,31 @@ func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
 // Token returns an installation token of the App for repository
 // ("owner/name") at the API apiURL ("" for github.com), good for a few
 // minutes at least: for callers that clone or fetch with git outside a
-// run, such as `serve --clone`. The token is a secret: keep it out of logs.
+// run, such as `serve --clone`. Calls for one repository share a token
+// until it nears its expiry. The token is a secret: keep it out of logs.
 func (a *App) Token(ctx context.Context, apiURL, repository string) (string, error) {
 	owner, name, err := splitRepository(repository)
 	if err != nil {
 		return "", err
 	}
-	o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
-	c, err := newAppCredentials(ctx, o, http.DefaultTransport, apiRoot(apiURL), owner, name)
-	if err != nil {
-		return "", err
+	api := apiRoot(apiURL)
+	key := api + " " + owner + "/" + name
+	a.mu.Lock()
+	c := a.creds[key]
+	a.mu.Unlock()
+	if c == nil {
+		// The credentials keep the installation and renew its token
+		// before it expires: serve asks for each clone and fetch.
+		o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
+		if c, err = newAppCredentials(ctx, o, http.DefaultTransport, api, owner, name); err != nil {
+			return "", err
+		}
+		a.mu.Lock()
+		if a.creds == nil {
+			a.creds = map[string]*appCredentials{}
+		}
+		a.creds[key] = c
+		a.mu.Unlock()
 	}
 	return c.token(ctx)
 }

@@ -283,3 +283,32 @@ func TestAppNoOpRerunCost(t *testing.T) {
 		})
 	}
 }
+
+// TestAppTokenReused: serve asks the App's token for each clone and fetch
+// of a repository; one installation token serves them all while it is
+// good, instead of an installation lookup and a new token every time.
+func TestAppTokenReused(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.installApp(t, true)
+	app, err := gitops.NewApp(appID, pemOf(appKey()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toks []string
+	requests := w.gh.Requests()
+	for range 3 {
+		tok, err := app.Token(w.ctx, w.gh.URL(), owner+"/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks = append(toks, tok)
+	}
+	if toks[0] != toks[1] || toks[1] != toks[2] {
+		t.Error("each call got a token of its own")
+	}
+	// The installation lookup and one token.
+	if n := w.gh.Requests() - requests; n != 2 {
+		t.Errorf("%d API requests for three tokens, want 2", n)
+	}
+}
