@@ -15,12 +15,7 @@ const maxLabels = 4
 // floats, now 1.27.3"), found in the listing without a registry request;
 // `latest` and `alpine3.20` state no numbers to extend, so none is named.
 func (x *Index) floating(cur *tag) Decision {
-	var now *tag
-	for _, e := range x.entries {
-		if extends(e.t, cur) && !x.float.has(e.t) && outranks(e.t, now) {
-			now = e.t
-		}
-	}
+	now := x.highest(func(e entry) bool { return extends(e.t, cur) && !x.float.has(e.t) })
 	if now == nil {
 		return Decision{Reason: ReasonFloating, Detail: cur.raw + " floats (pin: tag)"}
 	}
@@ -56,15 +51,24 @@ func (x *Index) otherVariants(cur *tag, curV version, newest *tag) string {
 	return top.verText + " only as " + strings.Join(closest(cur.variant, labels), ", ")
 }
 
-// outranks reports whether t is above top (nil: none yet), the tag a
-// notice names: the higher version, and of equal ones the lesser string,
-// so that the listing's order never chooses.
-func outranks(t, top *tag) bool {
-	if top == nil {
-		return true
+// highest is the tag a notice names among the entries keep accepts, or
+// nil: the highest version, and of equal ones the least string, so that
+// the listing's order never chooses.
+func (x *Index) highest(keep func(e entry) bool) *tag {
+	var top *tag
+	for _, e := range x.entries {
+		if !keep(e) {
+			continue
+		}
+		if top == nil {
+			top = e.t
+			continue
+		}
+		if c := e.t.compare(top); c > 0 || (c == 0 && e.t.raw < top.raw) {
+			top = e.t
+		}
 	}
-	c := t.compare(top)
-	return c > 0 || (c == 0 && t.raw < top.raw)
+	return top
 }
 
 // higherVersion reports whether t's version is above top's. Equal versions
@@ -133,14 +137,11 @@ func variantWords(v string) []string {
 // numbers than the current tag, and so is never proposed (postgres 9.6.24
 // beside 18.6: an alias or another scheme, for a human to judge).
 func (x *Index) lessPrecise(cur *tag) string {
-	var top *tag
-	for _, e := range x.entries {
+	top := x.highest(func(e entry) bool {
 		t := e.t
-		if e.ok && t.versioned() && t.pre.word == "" && t.stream() == cur.stream() && !t.preciseFor(cur) &&
-			compareTuple(t.version, cur.version) > 0 && outranks(t, top) {
-			top = t
-		}
-	}
+		return e.ok && t.versioned() && t.pre.word == "" && t.stream() == cur.stream() && !t.preciseFor(cur) &&
+			compareTuple(t.version, cur.version) > 0
+	})
 	if top == nil {
 		return ""
 	}
@@ -162,15 +163,11 @@ func variantLabel(v string) string {
 // the user is told how to follow it.
 func (x *Index) otherPrefix(cur *tag) string {
 	bare := strings.TrimSuffix(cur.prefix, "v")
-	var top *tag
-	for _, e := range x.entries {
+	top := x.highest(func(e entry) bool {
 		t := e.t
-		if e.ok && t.versioned() && t.pre.word == "" && t.prefix != cur.prefix && strings.TrimSuffix(t.prefix, "v") == bare &&
-			t.skel == cur.skel && t.winOS == cur.winOS && t.preciseFor(cur) && compareTuple(t.version, cur.version) > 0 &&
-			outranks(t, top) {
-			top = t
-		}
-	}
+		return e.ok && t.versioned() && t.pre.word == "" && t.prefix != cur.prefix && strings.TrimSuffix(t.prefix, "v") == bare &&
+			t.skel == cur.skel && t.winOS == cur.winOS && t.preciseFor(cur) && compareTuple(t.version, cur.version) > 0
+	})
 	if top == nil {
 		return ""
 	}

@@ -15,7 +15,7 @@
 //
 // The cryptography is sigstore-go's: certificate chains, SCTs, Rekor entries
 // and timestamps are verified by its verify package against injected
-// trusted material (PublicGood fetches Sigstore's through TUF). This package
+// trusted material (TrustedRoot fetches Sigstore's through TUF). This package
 // only finds the signatures, binds them to the digest, and says which
 // signer was found against which was wanted.
 //
@@ -39,7 +39,7 @@
 // fetched.
 //
 // The package never talks to a registry itself (internal/registry
-// implements Fetcher; its only HTTP is PublicGood's TUF update), never
+// implements Fetcher; its only HTTP is TrustedRoot's TUF update), never
 // reads configuration files, and never decides what a failed check means
 // for the plan.
 package signature

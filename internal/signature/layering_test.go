@@ -8,7 +8,7 @@ import (
 
 // TestLayering keeps the gate self-contained: the registry client
 // implements Fetcher, the plan calls Verify; the package reaches neither,
-// nor any network client of its own but the TUF fetch of PublicGood.
+// nor any network client of its own but the TUF fetch of TrustedRoot.
 func TestLayering(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {

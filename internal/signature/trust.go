@@ -14,18 +14,6 @@ import (
 // tufTimeout bounds each TUF metadata or target download.
 const tufTimeout = 30 * time.Second
 
-// PublicGood returns the trusted material of Sigstore's public-good
-// instance (Fulcio CAs, Rekor and CT log keys, timestamp authorities), the
-// trust behind keyless signatures made on GitHub Actions and elsewhere. It
-// is obtained with TUF as cosign does: from the root embedded in
-// sigstore-go, updated from tuf-repo-cdn.sigstore.dev, and kept in cacheDir
-// (the run's cache directory; "" keeps nothing), which is trusted without
-// network for a day. Only keyless policies need it; tests inject a
-// VirtualSigstore instead and never come here.
-func PublicGood(ctx context.Context, cacheDir string) (root.TrustedMaterial, error) {
-	return TrustedRoot(ctx, TUF{}, cacheDir)
-}
-
 // TUF names a TUF repository that publishes a Sigstore trusted root
 // (trusted_root.json): its base URL and the root.json a client first
 // trusts. The zero TUF is the public-good instance, whose root.json
@@ -35,8 +23,15 @@ type TUF struct {
 	Root []byte
 }
 
-// TrustedRoot is PublicGood for the Sigstore instance that repo publishes
-// (a private deployment's; a test's).
+// TrustedRoot returns the trusted material (Fulcio CAs, Rekor and CT log
+// keys, timestamp authorities) of the Sigstore instance that repo
+// publishes: the public-good one for the zero TUF, the trust behind
+// keyless signatures made on GitHub Actions and elsewhere; a private
+// deployment's or a test's otherwise. It is obtained with TUF as cosign
+// does: from repo's root.json (for the public-good instance, the one
+// embedded in sigstore-go), updated from the repository, and kept in
+// cacheDir (the run's cache directory; "" keeps nothing), which is trusted
+// without network for a day. Only keyless policies need it.
 func TrustedRoot(ctx context.Context, repo TUF, cacheDir string) (root.TrustedMaterial, error) {
 	opts := tuf.DefaultOptions()
 	if repo.URL != "" {

@@ -42,7 +42,7 @@ type Verifier struct {
 }
 
 // NewVerifier validates p and prepares its checks. Keyless policies need
-// trusted (Fulcio roots, Rekor and CT log keys, TSAs: PublicGood in
+// trusted (Fulcio roots, Rekor and CT log keys, TSAs: TrustedRoot in
 // production, sigstore-go's VirtualSigstore in tests); key policies ignore
 // it. A keyless signature must have a verified Rekor entry and an observer
 // timestamp (Rekor's integrated time or an RFC 3161 timestamp), and an SCT
