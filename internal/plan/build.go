@@ -218,10 +218,15 @@ func sortLocations(u *Update) {
 // "kept". Notices that say more (held by a gate, not matching the pattern)
 // stay beside the problem.
 func withoutDangling(notes []Notice, probs []Problem) []Notice {
-	gone := map[scan.Location]bool{}
+	// By image too: a line may hold several references (a flow list).
+	type at struct {
+		loc   scan.Location
+		image string
+	}
+	gone := map[at]bool{}
 	for _, p := range probs {
 		if p.Kind == KindDangling {
-			gone[scan.Location{File: p.File, Line: p.Line}] = true
+			gone[at{scan.Location{File: p.File, Line: p.Line}, p.Image}] = true
 		}
 	}
 	if len(gone) == 0 {
@@ -230,7 +235,7 @@ func withoutDangling(notes []Notice, probs []Problem) []Notice {
 	out := notes[:0]
 	for _, n := range notes {
 		contradicted := n.Reason == ReasonUpToDate || n.Reason == ReasonDigestOnly
-		if !contradicted || !gone[scan.Location{File: n.File, Line: n.Line}] {
+		if !contradicted || !gone[at{scan.Location{File: n.File, Line: n.Line}, n.Image}] {
 			out = append(out, n)
 		}
 	}

@@ -65,3 +65,19 @@ func TestDangling(t *testing.T) {
 		t.Errorf("manifest requests (-want +got):\n%s", diff)
 	}
 }
+
+// TestDanglingOnSharedLine: a dangling reference takes away the
+// contradicting notice of its own image only, not that of another image
+// written on the same line.
+func TestDanglingOnSharedLine(t *testing.T) {
+	w := newGateWorld(t)
+	w.push(t, "acme/web", "1.1.0", ago(20*day))
+	w.push(t, "acme/old", "2.0.0", ago(20*day))
+	files := map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n" +
+		"spec: {containers: [{name: a, image: \"ghcr.io/acme/old:2.1.0\"}, {name: b, image: \"ghcr.io/acme/web:1.1.0\"}]}\n"}
+	p := w.build(t, files, nil)
+	advice := "nodes without the image cached can no longer start this workload: restore the tag or move to another"
+	check(t, p, nil,
+		[]string{"a.yaml:4 ghcr.io/acme/web:1.1.0 up-to-date"},
+		[]string{"a.yaml:4 dangling: ghcr.io/acme/old:2.1.0 is gone from the registry (not in its tag list): " + advice})
+}
