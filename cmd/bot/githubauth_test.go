@@ -82,11 +82,11 @@ func TestGitHubAuthEnv(t *testing.T) {
 	}
 }
 
-// TestRunAsGitHubApp: `run` with the App's variables and no GITHUB_TOKEN
-// opens its PRs as the App's bot, over installation tokens; with
-// git.signedCommits: api it pushes nothing, and GitHub signs the commits.
-func TestRunAsGitHubApp(t *testing.T) {
-	e := newRunEnv(t)
+// installApp installs the App acme-imagebot (ID 987) on acme/gitops, lets
+// the git remote accept only the fake's valid tokens, and returns the file
+// of the App's private key.
+func (e *runEnv) installApp(t *testing.T) string {
+	t.Helper()
 	e.gh.AddApp(githubfake.App{ID: 987, Slug: "acme-imagebot", Key: &appKey().PublicKey})
 	e.gh.Install(987, "acme/gitops")
 	e.gs.CheckTokens(e.gh.ValidToken)
@@ -94,6 +94,15 @@ func TestRunAsGitHubApp(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(appPEM()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return keyFile
+}
+
+// TestRunAsGitHubApp: `run` with the App's variables and no GITHUB_TOKEN
+// opens its PRs as the App's bot, over installation tokens; with
+// git.signedCommits: api it pushes nothing, and GitHub signs the commits.
+func TestRunAsGitHubApp(t *testing.T) {
+	e := newRunEnv(t)
+	keyFile := e.installApp(t)
 	e.env.GitHubToken = ""
 	e.env.App = map[string]string{envAppID: "987", envAppKeyFile: keyFile}
 	cfg := filepath.Join(t.TempDir(), "imagebot.yaml")
@@ -138,13 +147,7 @@ func TestRunAsGitHubApp(t *testing.T) {
 // requests as the App.
 func TestServeCloneAsGitHubApp(t *testing.T) {
 	e := newRunEnv(t)
-	e.gh.AddApp(githubfake.App{ID: 987, Slug: "acme-imagebot", Key: &appKey().PublicKey})
-	e.gh.Install(987, "acme/gitops")
-	e.gs.CheckTokens(e.gh.ValidToken)
-	keyFile := filepath.Join(t.TempDir(), "app.pem")
-	if err := os.WriteFile(keyFile, []byte(appPEM()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := e.installApp(t)
 	env := e.env
 	env.GitHubToken, env.GitHubRepository = "", ""
 	env.App = map[string]string{envAppID: "987", envAppKeyFile: keyFile}

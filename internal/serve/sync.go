@@ -33,7 +33,7 @@ func (s *Server) syncTarget(ctx context.Context, t Target) error {
 	if err == nil {
 		err = syncRepo(ctx, r, a.method)
 	}
-	return s.explainAuth(t, a.scrub(err), a.token == "")
+	return a.explain(t, err)
 }
 
 // gitAuth is the password one sync uses, and the secret to keep out of its
@@ -65,13 +65,15 @@ func (s *Server) credentials(ctx context.Context, t Target) (gitAuth, error) {
 	return gitAuth{tok}, nil
 }
 
-// explainAuth says what to do when a remote refuses us: go-git's own words
-// ("authentication required: authentication required") do not.
-func (s *Server) explainAuth(t Target, err error, noToken bool) error {
+// explain keeps a's token out of err and says what to do when a remote
+// refuses us: go-git's own words ("authentication required:
+// authentication required") do not.
+func (a gitAuth) explain(t Target, err error) error {
+	err = a.scrub(err)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, transport.ErrAuthenticationRequired) && noToken:
+	case errors.Is(err, transport.ErrAuthenticationRequired) && a.token == "":
 		return fmt.Errorf("%s asks for credentials and GITHUB_TOKEN is not set: export a token that may read the repository and open pull requests (%w)", t.label(), transport.ErrAuthenticationRequired)
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		return fmt.Errorf("%s refused GITHUB_TOKEN: check that it is valid, not expired, and may read the repository (%w)", t.label(), transport.ErrAuthenticationRequired)
