@@ -218,7 +218,7 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, grp *authGroup
 	if len(repos) == 1 {
 		return transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, scopes)
 	}
-	next := &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes, reuse: newRenewals()}
+	next := newTokenMeter(h.front, h.realm(), h.c.o.limits.TokenBytes)
 	rt, err := transport.NewWithContext(withSharedToken(ctx), h.registry(), ans.auth, next, scopes)
 	if err == nil {
 		return h.shareToken(ctx, grp, rt)
