@@ -95,11 +95,6 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	g := &h.authGroup
 	for {
 		grp := g.groupFor(ans, path)
-		if fit := g.limit(); fit > 0 && len(grp.repos) > fit {
-			// Formed, or even used, before the limit was learnt.
-			g.split(grp, &splitError{size: fit})
-			continue
-		}
 		rt, err := grp.rt.get(ctx, "", func(ctx context.Context) (http.RoundTripper, error) {
 			return h.authenticate(ctx, ans, grp)
 		})
@@ -110,12 +105,6 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 		}
 		return rt, err
 	}
-}
-
-func (g *authGroups) limit() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.fit
 }
 
 // recall starts the run with what an earlier run learnt of the host
@@ -153,6 +142,11 @@ func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
 		return g.shared
 	}
 	if grp := g.byRepo[path]; grp != nil {
+		if g.fit > 0 && len(grp.repos) > g.fit {
+			// Formed, or even used, before the limit was learnt.
+			g.chunk(grp, g.fit)
+			return g.byRepo[path]
+		}
 		return grp
 	}
 	if g.byRepo == nil {
@@ -188,13 +182,18 @@ func (g *authGroups) split(grp *authGroup, se *splitError) {
 		g.fit = se.size
 		g.learnt = g.learnt || !se.guess
 	}
+	g.chunk(grp, se.size)
+}
+
+// chunk puts the repositories still in grp in new groups of size.
+func (g *authGroups) chunk(grp *authGroup, size int) {
 	var left []string
 	for _, r := range grp.repos {
 		if g.byRepo[r] == grp {
 			left = append(left, r)
 		}
 	}
-	for part := range slices.Chunk(left, max(se.size, 1)) {
+	for part := range slices.Chunk(left, max(size, 1)) {
 		ng := &authGroup{repos: part}
 		for _, r := range part {
 			g.byRepo[r] = ng
