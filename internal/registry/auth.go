@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -43,11 +44,11 @@ type authGroups struct {
 	byRepo  map[string]*authGroup
 	pending []string // expected repositories not yet in a group, in order
 	queued  map[string]bool
-	shared  *authGroup // hosts without bearer tokens: one for all
-	fit     int        // repositories a token request may name, once learnt
-	learnt  bool       // fit was learnt this run: Flush keeps it (WithCache)
-	solos   int        // repositories a shared token failed and their own served
-	short   bool       // the token service answered a one-repository request
+	shared  *authGroup  // hosts without bearer tokens: one for all
+	fit     int         // repositories a token request may name, once learnt
+	learnt  bool        // fit was learnt this run: Flush keeps it (WithCache)
+	solos   int         // repositories a shared token failed and their own served
+	short   atomic.Bool // the token service answered a one-repository request
 }
 
 type authGroup struct {
@@ -254,22 +255,14 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 	// only the length was refused, one request of one repository tells
 	// (retried and counted toward the host's health, as any other); once
 	// it was answered, the run halves its groups on such failures.
-	if !h.authGroup.answersShort() {
+	if !h.authGroup.short.Load() {
 		if _, perr := transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, []string{scope(grp.repos[0])}); perr != nil {
 			return &groupTokenError{n: n, realm: h.realm(), err: perr}
 		}
-		h.authGroup.mu.Lock()
-		h.authGroup.short = true
-		h.authGroup.mu.Unlock()
+		h.authGroup.short.Store(true)
 	}
 	h.c.log.Debug("token for several repositories failed", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
 	return &splitError{size: (n + 1) / 2, learnt: true, guess: true, cause: err}
-}
-
-func (g *authGroups) answersShort() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.short
 }
 
 // hostKeychain resolves credentials for the host actually contacted:
