@@ -46,7 +46,7 @@ type authGroups struct {
 	queued  map[string]bool
 	shared  *authGroup  // hosts without bearer tokens: one for all
 	fit     int         // repositories a token request may name, once learnt
-	learnt  bool        // fit was learnt this run: Flush keeps it (WithCache)
+	unsaved bool        // fit was learnt this run and not cached yet (Flush)
 	solos   int         // repositories a shared token failed and their own served
 	short   atomic.Bool // the token service answered a one-repository request
 }
@@ -57,13 +57,13 @@ type authGroup struct {
 }
 
 // splitError says a group's token request was refused or its token was too
-// large: its repositories ask again in groups of at most size. learnt
+// large: its repositories ask again in groups of at most size. hostWide
 // says the limit holds for every group of the host, not only this one.
 type splitError struct {
-	size   int
-	learnt bool
-	guess  bool // learnt from a failure that may have another cause: not cached
-	cause  error
+	size     int
+	hostWide bool
+	guess    bool // learnt from a failure that may have another cause: not cached
+	cause    error
 }
 
 func (e *splitError) Error() string {
@@ -122,10 +122,10 @@ func (h *host) recall() {
 func (h *host) remember(cc *cache.Cache) {
 	g := &h.authGroup
 	g.mu.Lock()
-	fit, learnt := g.fit, g.learnt
-	g.learnt = false
+	fit, unsaved := g.fit, g.unsaved
+	g.unsaved = false
 	g.mu.Unlock()
-	if !learnt {
+	if !unsaved {
 		return
 	}
 	if err := cc.PutHostLimits(cache.HostLimits{Host: h.name, TokenScopes: fit, Learnt: cc.Now()}); err != nil {
@@ -179,9 +179,9 @@ func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
 func (g *authGroups) split(grp *authGroup, se *splitError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if se.learnt && (g.fit == 0 || se.size < g.fit) {
+	if se.hostWide && (g.fit == 0 || se.size < g.fit) {
 		g.fit = se.size
-		g.learnt = g.learnt || !se.guess
+		g.unsaved = g.unsaved || !se.guess
 	}
 	g.chunk(grp, se.size)
 }
@@ -237,7 +237,7 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 		// fit, with a tenth to spare for what every token carries.
 		fit := min(max(n*big.max/big.size*9/10, 1), n-1)
 		h.c.log.Debug("token for several repositories too large", "host", h.name, "repositories", n, "bytes", big.size, "asking for", fit)
-		return &splitError{size: fit, learnt: true, cause: err}
+		return &splitError{size: fit, hostWide: true, cause: err}
 	}
 	var te *transport.Error
 	if errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 &&
@@ -245,7 +245,7 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 		tooLong := te.StatusCode == http.StatusRequestEntityTooLarge || te.StatusCode == http.StatusRequestURITooLong ||
 			te.StatusCode == http.StatusRequestHeaderFieldsTooLarge
 		h.c.log.Debug("token for several repositories refused", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
-		return &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
+		return &splitError{size: (n + 1) / 2, hostWide: tooLong, cause: err}
 	}
 	if !mayBeLength(ctx, err) {
 		return &groupTokenError{n: n, realm: h.realm(), err: err}
@@ -262,7 +262,7 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 		h.authGroup.short.Store(true)
 	}
 	h.c.log.Debug("token for several repositories failed", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
-	return &splitError{size: (n + 1) / 2, learnt: true, guess: true, cause: err}
+	return &splitError{size: (n + 1) / 2, hostWide: true, guess: true, cause: err}
 }
 
 // hostKeychain resolves credentials for the host actually contacted:
