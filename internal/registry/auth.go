@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -43,11 +44,11 @@ type authGroups struct {
 	byRepo  map[string]*authGroup
 	pending []string // expected repositories not yet in a group, in order
 	queued  map[string]bool
-	shared  *authGroup // hosts without bearer tokens: one for all
-	fit     int        // repositories a token request may name, once learnt
-	learnt  bool       // fit was learnt this run: Flush keeps it (WithCache)
-	solos   int        // repositories a shared token failed and their own served
-	short   bool       // the token service answered a one-repository request
+	shared  *authGroup  // hosts without bearer tokens: one for all
+	fit     int         // repositories a token request may name, once learnt
+	unsaved bool        // fit was learnt this run and not cached yet (Flush)
+	solos   int         // repositories a shared token failed and their own served
+	short   atomic.Bool // the token service answered a one-repository request
 }
 
 type authGroup struct {
@@ -56,13 +57,13 @@ type authGroup struct {
 }
 
 // splitError says a group's token request was refused or its token was too
-// large: its repositories ask again in groups of at most size. learnt
+// large: its repositories ask again in groups of at most size. hostWide
 // says the limit holds for every group of the host, not only this one.
 type splitError struct {
-	size   int
-	learnt bool
-	guess  bool // learnt from a failure that may have another cause: not cached
-	cause  error
+	size     int
+	hostWide bool
+	guess    bool // learnt from a failure that may have another cause: not cached
+	cause    error
 }
 
 func (e *splitError) Error() string {
@@ -95,11 +96,6 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 	g := &h.authGroup
 	for {
 		grp := g.groupFor(ans, path)
-		if fit := g.limit(); fit > 0 && len(grp.repos) > fit {
-			// Formed, or even used, before the limit was learnt.
-			g.split(grp, &splitError{size: fit})
-			continue
-		}
 		rt, err := grp.rt.get(ctx, "", func(ctx context.Context) (http.RoundTripper, error) {
 			return h.authenticate(ctx, ans, grp)
 		})
@@ -110,12 +106,6 @@ func (h *host) authTransport(ctx context.Context, path string) (http.RoundTrippe
 		}
 		return rt, err
 	}
-}
-
-func (g *authGroups) limit() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.fit
 }
 
 // recall starts the run with what an earlier run learnt of the host
@@ -132,10 +122,10 @@ func (h *host) recall() {
 func (h *host) remember(cc *cache.Cache) {
 	g := &h.authGroup
 	g.mu.Lock()
-	fit, learnt := g.fit, g.learnt
-	g.learnt = false
+	fit, unsaved := g.fit, g.unsaved
+	g.unsaved = false
 	g.mu.Unlock()
-	if !learnt {
+	if !unsaved {
 		return
 	}
 	if err := cc.PutHostLimits(cache.HostLimits{Host: h.name, TokenScopes: fit, Learnt: cc.Now()}); err != nil {
@@ -153,6 +143,11 @@ func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
 		return g.shared
 	}
 	if grp := g.byRepo[path]; grp != nil {
+		if g.fit > 0 && len(grp.repos) > g.fit {
+			// Formed, or even used, before the limit was learnt.
+			g.chunk(grp, g.fit)
+			return g.byRepo[path]
+		}
 		return grp
 	}
 	if g.byRepo == nil {
@@ -184,17 +179,22 @@ func (g *authGroups) groupFor(ans *pingAnswer, path string) *authGroup {
 func (g *authGroups) split(grp *authGroup, se *splitError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if se.learnt && (g.fit == 0 || se.size < g.fit) {
+	if se.hostWide && (g.fit == 0 || se.size < g.fit) {
 		g.fit = se.size
-		g.learnt = g.learnt || !se.guess
+		g.unsaved = g.unsaved || !se.guess
 	}
+	g.chunk(grp, se.size)
+}
+
+// chunk puts the repositories still in grp in new groups of size.
+func (g *authGroups) chunk(grp *authGroup, size int) {
 	var left []string
 	for _, r := range grp.repos {
 		if g.byRepo[r] == grp {
 			left = append(left, r)
 		}
 	}
-	for part := range slices.Chunk(left, max(se.size, 1)) {
+	for part := range slices.Chunk(left, max(size, 1)) {
 		ng := &authGroup{repos: part}
 		for _, r := range part {
 			g.byRepo[r] = ng
@@ -218,7 +218,7 @@ func (h *host) authenticate(ctx context.Context, ans *pingAnswer, grp *authGroup
 	if len(repos) == 1 {
 		return transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, scopes)
 	}
-	next := &tokenMeter{next: h.front, realm: h.realm(), max: h.c.o.limits.TokenBytes, reuse: newRenewals()}
+	next := newTokenMeter(h.front, h.realm(), h.c.o.limits.TokenBytes)
 	rt, err := transport.NewWithContext(withSharedToken(ctx), h.registry(), ans.auth, next, scopes)
 	if err == nil {
 		return h.shareToken(ctx, grp, rt)
@@ -237,7 +237,7 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 		// fit, with a tenth to spare for what every token carries.
 		fit := min(max(n*big.max/big.size*9/10, 1), n-1)
 		h.c.log.Debug("token for several repositories too large", "host", h.name, "repositories", n, "bytes", big.size, "asking for", fit)
-		return &splitError{size: fit, learnt: true, cause: err}
+		return &splitError{size: fit, hostWide: true, cause: err}
 	}
 	var te *transport.Error
 	if errors.As(err, &te) && te.StatusCode >= 400 && te.StatusCode < 500 &&
@@ -245,7 +245,7 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 		tooLong := te.StatusCode == http.StatusRequestEntityTooLarge || te.StatusCode == http.StatusRequestURITooLong ||
 			te.StatusCode == http.StatusRequestHeaderFieldsTooLarge
 		h.c.log.Debug("token for several repositories refused", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
-		return &splitError{size: (n + 1) / 2, learnt: tooLong, cause: err}
+		return &splitError{size: (n + 1) / 2, hostWide: tooLong, cause: err}
 	}
 	if !mayBeLength(ctx, err) {
 		return &groupTokenError{n: n, realm: h.realm(), err: err}
@@ -255,22 +255,14 @@ func (h *host) refused(ctx context.Context, ans *pingAnswer, grp *authGroup, err
 	// only the length was refused, one request of one repository tells
 	// (retried and counted toward the host's health, as any other); once
 	// it was answered, the run halves its groups on such failures.
-	if !h.authGroup.answersShort() {
+	if !h.authGroup.short.Load() {
 		if _, perr := transport.NewWithContext(ctx, h.registry(), ans.auth, h.front, []string{scope(grp.repos[0])}); perr != nil {
 			return &groupTokenError{n: n, realm: h.realm(), err: perr}
 		}
-		h.authGroup.mu.Lock()
-		h.authGroup.short = true
-		h.authGroup.mu.Unlock()
+		h.authGroup.short.Store(true)
 	}
 	h.c.log.Debug("token for several repositories failed", "host", h.name, "repositories", n, "error", err, "asking for", (n+1)/2)
-	return &splitError{size: (n + 1) / 2, learnt: true, guess: true, cause: err}
-}
-
-func (g *authGroups) answersShort() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.short
+	return &splitError{size: (n + 1) / 2, hostWide: true, guess: true, cause: err}
 }
 
 // hostKeychain resolves credentials for the host actually contacted:

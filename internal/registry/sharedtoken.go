@@ -100,6 +100,6 @@ func (g *authGroups) cured() {
 	defer g.mu.Unlock()
 	g.solos++
 	if g.solos >= soloEvidence && g.fit != 1 {
-		g.fit, g.learnt = 1, true
+		g.fit, g.unsaved = 1, true
 	}
 }

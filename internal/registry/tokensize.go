@@ -7,17 +7,49 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
+	"time"
 )
 
-// tokenMeter measures the tokens a token service issues for a group of
-// repositories and refuses one over max bytes: sent in the Authorization
-// header of every later request, it would make the registry's front
-// refuse them all (431, or 400 from nginx).
+// tokenMeter is the transport under go-containerregistry's bearer
+// transport of a group of repositories. It does two things to the tokens
+// the token service issues for the group, reading each answer once.
+//
+// It refuses a token over max bytes: sent in the Authorization header of
+// every later request, it would make the registry's front refuse them all
+// (431, or 400 from nginx).
+//
+// It answers the renewals of the group's token from the token just
+// issued. go-containerregistry renews a token on every 401: when a shared
+// token expires, each request queued with it (up to every repository of
+// the group) is refused and asks a token naming the whole group, where
+// one renewal serves them all. A token is reused for the same request
+// (URL and credentials) while fresh: half its lifetime, at most maxReuse.
+// A token the registry refused (401) is never reused: only the requests
+// sent with an older one are answered so.
 type tokenMeter struct {
 	next  http.RoundTripper
 	realm string // scheme://host/path of the token service
 	max   int
-	reuse *renewals
+	sem   chan struct{} // one token request of the group at a time
+	mu    sync.Mutex
+	last  *issued
+}
+
+// maxReuse bounds how long a token answers renewals: long enough for the
+// requests queued behind an expiry to drain at a run's concurrency.
+const maxReuse = 30 * time.Second
+
+type issued struct {
+	key    string
+	token  string // as go-containerregistry sends it, after "Bearer "
+	header http.Header
+	body   []byte
+	until  time.Time
+}
+
+func newTokenMeter(next http.RoundTripper, realm string, max int) *tokenMeter {
+	return &tokenMeter{next: next, realm: realm, max: max, sem: make(chan struct{}, 1)}
 }
 
 // tokenTooLarge is the error of a token over tokenMeter's max.
@@ -28,27 +60,75 @@ func (e *tokenTooLarge) Error() string {
 }
 
 func (m *tokenMeter) RoundTrip(req *http.Request) (*http.Response, error) {
-	var resp *http.Response
-	var err error
-	if m.reuse != nil && req.Response == nil && m.asksToken(req) {
-		resp, err = m.reuse.do(req, m.next.RoundTrip)
-	} else {
-		resp, err = m.next.RoundTrip(req)
+	if !m.asksToken(req) {
+		return m.send(req)
 	}
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && m.reuse != nil {
-		m.reuse.refused(req.Header.Get("Authorization"))
+	if req.Response != nil {
+		// Redirected by the token service: measured, not kept.
+		resp, err := m.send(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return resp, err
+		}
+		tok, _, err := readToken(resp)
+		if err != nil {
+			return nil, err
+		}
+		return resp, m.measure(tok.bearer())
 	}
-	if err != nil || resp.StatusCode != http.StatusOK || m.realm == "" || !m.asksToken(req) {
+	select {
+	case m.sem <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	defer func() { <-m.sem }()
+	key := req.URL.String() + "\n" + req.Header.Get("Authorization")
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil && last.key == key && time.Now().Before(last.until) {
+		if err := m.measure(last.token); err != nil {
+			return nil, err
+		}
+		return answer(req, http.StatusOK, last.header.Clone(), last.body), nil
+	}
+	resp, err := m.send(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	tok, _, err := readToken(resp)
+	tok, b, err := readToken(resp)
 	if err != nil {
 		return nil, err
 	}
-	if n := len(tok.bearer()); n > m.max {
-		return nil, &tokenTooLarge{size: n, max: m.max}
+	if tok.ExpiresIn <= 0 {
+		tok.ExpiresIn = 60 // the token specification's default
 	}
-	return resp, nil
+	fresh := min(time.Duration(tok.ExpiresIn)*time.Second/2, maxReuse)
+	m.mu.Lock()
+	m.last = &issued{key: key, token: tok.bearer(), header: resp.Header.Clone(), body: b, until: time.Now().Add(fresh)}
+	m.mu.Unlock()
+	return resp, m.measure(tok.bearer())
+}
+
+// send sends req and forgets the token kept if the registry refused a
+// request that carried it (authorization as sent).
+func (m *tokenMeter) send(req *http.Request) (*http.Response, error) {
+	resp, err := m.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		auth := req.Header.Get("Authorization")
+		m.mu.Lock()
+		if m.last != nil && auth == "Bearer "+m.last.token {
+			m.last = nil
+		}
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (m *tokenMeter) measure(token string) error {
+	if n := len(token); n > m.max {
+		return &tokenTooLarge{size: n, max: m.max}
+	}
+	return nil
 }
 
 // tokenAnswer is what a token service answers, as far as we read it.

@@ -107,8 +107,6 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	if s.tokens != nil {
 		s.tokens.realm = s.url + "/token"
-		s.tokens.urlLimit, s.tokens.scoped, s.tokens.single = s.tokenURLLimit, s.scopedTokens, s.singleScope
-		s.tokens.redirect = s.tokenRedirect
 	}
 	return s
 }

@@ -23,12 +23,8 @@ func WithTokenAuth(ttl time.Duration) Option {
 }
 
 type tokenService struct {
-	ttl      time.Duration
-	realm    string
-	urlLimit int  // WithTokenURLLimit
-	scoped   bool // WithScopedTokens
-	single   bool // WithSingleScopeTokens
-	redirect bool // WithTokenRedirect
+	ttl   time.Duration
+	realm string
 
 	mu     sync.Mutex
 	issued map[string]grant
@@ -98,12 +94,12 @@ type grant struct {
 // serve answers token requests and challenges requests without a valid
 // token. It reports whether it answered.
 func (ts *tokenService) serve(s *Server, w http.ResponseWriter, r *http.Request) bool {
-	if ts.redirect && r.URL.Path == "/token" {
+	if s.tokenRedirect && r.URL.Path == "/token" {
 		http.Redirect(w, r, "/oauth/token?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
 		return true
 	}
-	if r.URL.Path == "/token" || (ts.redirect && r.URL.Path == "/oauth/token") {
-		if ts.urlLimit > 0 && len(r.Method)+1+len(r.RequestURI) > ts.urlLimit {
+	if r.URL.Path == "/token" || (s.tokenRedirect && r.URL.Path == "/oauth/token") {
+		if s.tokenURLLimit > 0 && len(r.Method)+1+len(r.RequestURI) > s.tokenURLLimit {
 			writeError(w, r, http.StatusRequestURITooLong, "URI_TOO_LONG", "request line too long")
 			return true
 		}
@@ -141,7 +137,7 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 	g := grant{scopes: map[string]bool{}, expires: time.Now().Add(ts.ttl)}
 	ts.mu.Lock()
 	for i, sc := range r.URL.Query()["scope"] {
-		if ts.single && i > 0 {
+		if s.singleScope && i > 0 {
 			break
 		}
 		if ts.denied[sc] {
@@ -154,14 +150,14 @@ func (ts *tokenService) issue(s *Server, w http.ResponseWriter, r *http.Request)
 		}
 	}
 	tok := fmt.Sprintf("token-%d", len(ts.issued)+1)
-	if ts.scoped {
+	if s.scopedTokens {
 		tok += "." + accessClaim(r.URL.Query()["scope"])
 	}
 	ts.issued[tok] = g
 	ts.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	answer := map[string]any{"token": tok, "expires_in": int(ts.ttl.Seconds())}
-	if ts.scoped {
+	if s.scopedTokens {
 		answer["access_token"] = tok // Docker Hub sends both
 	}
 	json.NewEncoder(w).Encode(answer)
