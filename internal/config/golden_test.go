@@ -66,28 +66,30 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestReadmeExample keeps the README's complete example the loader's own
-// fixture: the README promises it is, so it must not drift.
-func TestReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsExample keeps the complete example of the configuration reference
+// (docs/configuration.md) the loader's own fixture: the page promises it is,
+// so it must not drift.
+func TestDocsExample(t *testing.T) {
+	const page = "../../docs/configuration.md"
+	doc, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### A complete example\n")
+	_, section, ok := strings.Cut(string(doc), "## A complete example\n")
 	_, block, ok2 := strings.Cut(section, "```yaml\n")
 	block, _, ok3 := strings.Cut(block, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal(`README.md has no "### A complete example" with a yaml block`)
+		t.Fatalf(`%s has no "## A complete example" with a yaml block`, page)
 	}
 	fixture, err := os.ReadFile("testdata/valid_full.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Both start with a schema comment (a URL in the README, a relative
+	// Both start with a schema comment (a URL in the page, a relative
 	// path in the fixture); the fixture then says what it is for.
 	_, want, _ := strings.Cut(string(fixture), "# Every key there is, once.\n")
 	_, got, _ := strings.Cut(block, "\n")
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("README's complete example differs from testdata/valid_full.yaml (-fixture +README):\n%s", diff)
+		t.Errorf("%s: the complete example differs from testdata/valid_full.yaml (-fixture +page):\n%s", page, diff)
 	}
 }

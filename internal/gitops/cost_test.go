@@ -14,7 +14,7 @@ import (
 // noOpRequests is what a rerun with nothing to do costs against the GitHub
 // API, whatever the number of updates, for up to 100 open pull requests
 // (GitHub's largest page): the repository (for its default branch) and one
-// page of open pull requests. README.md states this number.
+// page of open pull requests. docs/pull-requests.md states this number.
 const noOpRequests = 2
 
 // fleet is a repository of n services, each on its own image at 1.0.0

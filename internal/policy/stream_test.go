@@ -47,7 +47,7 @@ func TestStreamDesign(t *testing.T) {
 	})
 }
 
-// TestStreamReadme holds what README.md promises and the tests before the
+// TestStreamReadme holds what docs/tag-choice.md promises and the tests before the
 // stream rule held; where the stream rule decides differently on purpose,
 // the case says why.
 func TestStreamReadme(t *testing.T) {
