@@ -38,7 +38,10 @@ func TestLayering(t *testing.T) {
 		{"internal/config", network, []string{"net/http"}},
 		{"internal/scan", append(later("registry", "policy", "plan", "rewrite", "gitops", "config"), network...), []string{"net/http", "os/exec"}},
 		{"internal/policy", append(later("registry", "scan", "plan", "rewrite", "gitops", "config"), append(network, "net/http", "os/exec", "sigs.k8s.io/")...), nil},
-		{"internal/registry", append(later("scan", "policy", "plan", "rewrite", "gitops", "config"), "github.com/go-git/", "github.com/google/go-github/"), nil},
+		// The registry is below the gates and the signature check: it
+		// says "not found" with fs.ErrNotExist and writes imagefacts, so
+		// that sigstore and gRPC stay out of everything that uses it.
+		{"internal/registry", append(later("scan", "policy", "plan", "rewrite", "gitops", "config", "gate", "signature"), "github.com/go-git/", "github.com/google/go-github/", "github.com/sigstore/"), nil},
 		// The plan reaches the registry and signatures only through its
 		// Inspector interface, implemented by gate/inspect.
 		{"internal/plan", append(later("registry", "rewrite", "gitops", "config", "signature", "gate/inspect"), network...), []string{"net/http"}},
@@ -53,14 +56,18 @@ func TestLayering(t *testing.T) {
 		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
 		// How times are written, below config and the gates alike.
 		{"internal/timefmt", network, []string{"net/http", "os/exec"}},
+		// What a registry says about an image, shared by the registry
+		// client and the gates without either importing the other.
+		{"internal/imagefacts", network, []string{"net/http", "os/exec"}},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code
 	// that applies them (issue 9), and writes durations as the gates quote
 	// them (timefmt); it uses nothing else of imagebot. timefmt is a leaf.
 	onlyInternal := map[string][]string{
-		"internal/config":  {"internal/policy", "internal/timefmt"},
-		"internal/timefmt": {},
+		"internal/config":     {"internal/policy", "internal/timefmt"},
+		"internal/timefmt":    {},
+		"internal/imagefacts": {},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
@@ -11,7 +12,7 @@ import (
 // min before now. It returns why the candidate is held, or "" when it
 // passes. An unknown build time holds the candidate: the gate cannot vouch
 // for what it cannot date.
-func MinAge(f Facts, min time.Duration, now time.Time) string {
+func MinAge(f imagefacts.Facts, min time.Duration, now time.Time) string {
 	return oldEnough(f.Created, f.CreatedFrom != "", min, "minAge", now)
 }
 
@@ -19,8 +20,8 @@ func MinAge(f Facts, min time.Duration, now time.Time) string {
 // the newest platform image behind it must be at least settle old, so
 // that a multi-platform release pushed one architecture at a time is
 // proposed once, when it is complete, rather than once per push.
-func Settle(f Facts, settle time.Duration, now time.Time) string {
-	return oldEnough(f.Newest, Known(f.Newest), settle, "digestSettle", now)
+func Settle(f imagefacts.Facts, settle time.Duration, now time.Time) string {
+	return oldEnough(f.Newest, imagefacts.Known(f.Newest), settle, "digestSettle", now)
 }
 
 func oldEnough(created time.Time, known bool, min time.Duration, key string, now time.Time) string {

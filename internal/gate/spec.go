@@ -3,6 +3,8 @@ package gate
 import (
 	"regexp"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/imagefacts"
 )
 
 // Spec is the gates one image's policy asks for. The zero value asks for
@@ -47,16 +49,16 @@ func (s Spec) Active() bool {
 // Need is what the gates of s need to know about a candidate from its
 // manifest and config; digestUpdate is true for a new digest of the
 // current tag, where DigestSettle applies.
-func (s Spec) Need(digestUpdate bool) Need {
-	var n Need
+func (s Spec) Need(digestUpdate bool) imagefacts.Need {
+	var n imagefacts.Need
 	if s.MinAge > 0 {
-		n |= NeedCreated
+		n |= imagefacts.NeedCreated
 	}
 	if s.Platforms.On() {
-		n |= NeedPlatforms
+		n |= imagefacts.NeedPlatforms
 	}
 	if digestUpdate && s.DigestSettle > 0 {
-		n |= NeedNewest
+		n |= imagefacts.NeedNewest
 	}
 	return n
 }

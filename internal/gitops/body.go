@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -198,9 +199,9 @@ func checks(g group) string {
 
 func createdFrom(from string) string {
 	switch from {
-	case gate.FromAnnotation:
+	case imagefacts.FromAnnotation:
 		return "`org.opencontainers.image.created` annotation"
-	case gate.FromLabel:
+	case imagefacts.FromLabel:
 		return "`org.opencontainers.image.created` label"
 	}
 	return "image config"

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -254,7 +255,7 @@ func TestBodyChecks(t *testing.T) {
 	u := g.Updates[0]
 	u.Evidence = &gate.Evidence{
 		Digest:    digestB,
-		Age:       &gate.AgeEvidence{Created: created, From: gate.FromConfig, Limit: "3d"},
+		Age:       &gate.AgeEvidence{Created: created, From: imagefacts.FromConfig, Limit: "3d"},
 		Platforms: &gate.PlatformsEvidence{Have: []string{"linux/amd64", "linux/arm64"}, Want: []string{"linux/amd64", "linux/arm64"}, Keep: true},
 		Signature: &gate.Signer{Method: "sig-tag", Signer: "https://github.com/acme/api/.github/workflows/release.yml@refs/tags/v2.0.0", Issuer: "https://token.actions.githubusercontent.com"},
 	}

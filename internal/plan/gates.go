@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/scan"
 	"github.com/imagebot/imagebot/internal/timefmt"
 )
@@ -18,7 +19,7 @@ import (
 // whether a digest still exists. internal/gate/inspect implements it over
 // the registry client. Not-found answers wrap gate.ErrNotFound.
 type Inspector interface {
-	Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error)
+	Facts(ctx context.Context, ref name.Reference, need imagefacts.Need) (imagefacts.Facts, error)
 	Verify(ctx context.Context, ref name.Digest, sig gate.Signature) (gate.Signer, error)
 	Exists(ctx context.Context, ref name.Digest) (bool, error)
 }
@@ -123,17 +124,17 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 
 // facts reads what need asks of ref. A signature alone needs only the
 // digest: a HEAD, which registries do not count as a pull.
-func (g *gating) facts(ref name.Reference, need gate.Need) (gate.Facts, error) {
+func (g *gating) facts(ref name.Reference, need imagefacts.Need) (imagefacts.Facts, error) {
 	d := g.d
 	if need != 0 {
 		return d.insp.Facts(d.ctx, ref, need)
 	}
 	tag, ok := ref.(name.Tag)
 	if !ok {
-		return gate.Facts{Digest: ref.Identifier()}, nil
+		return imagefacts.Facts{Digest: ref.Identifier()}, nil
 	}
 	digest, err := d.reg.Digest(d.ctx, tag)
-	return gate.Facts{Digest: digest}, err
+	return imagefacts.Facts{Digest: digest}, err
 }
 
 // wanted sets the platforms a candidate must have: the policy's list, or
@@ -150,12 +151,12 @@ func (g *gating) wanted() error {
 		g.want = spec.List
 		return nil
 	}
-	f, err := gate.Facts{}, gate.ErrNotFound
+	f, err := imagefacts.Facts{}, gate.ErrNotFound
 	if g.pinned != "" {
-		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Digest(g.pinned), gate.NeedPlatforms)
+		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Digest(g.pinned), imagefacts.NeedPlatforms)
 	}
 	if errors.Is(err, gate.ErrNotFound) { // no pin, or the pinned image is gone
-		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Tag(g.current), gate.NeedPlatforms)
+		f, err = g.d.insp.Facts(g.d.ctx, g.d.repo.Tag(g.current), imagefacts.NeedPlatforms)
 	}
 	switch {
 	case errors.Is(err, gate.ErrNotFound):

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"slices"
@@ -18,8 +19,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/imagebot/imagebot/internal/gate"
-	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 )
 
 // Facts for the gates cost what they read, and each digest's manifest
@@ -55,15 +55,16 @@ type imageConfig struct {
 }
 
 // notFoundError is a registry's 404: the manifest or blob is not there.
-// It is both gate.ErrNotFound and signature.ErrNotFound, so that the plan
-// can tell a deleted candidate and the signature check an unsigned digest
-// from a registry that could not be asked.
+// It is fs.ErrNotExist, which the gates and the signature check take for
+// their "not found", so that the plan can tell a deleted candidate and the
+// signature check an unsigned digest from a registry that could not be
+// asked, without the registry importing either.
 type notFoundError struct{ err error }
 
 func (e *notFoundError) Error() string { return e.err.Error() }
 func (e *notFoundError) Unwrap() error { return e.err }
 func (e *notFoundError) Is(target error) bool {
-	return target == gate.ErrNotFound || target == signature.ErrNotFound
+	return target == fs.ErrNotExist
 }
 
 func notFound(err error) error {
@@ -76,15 +77,15 @@ func notFound(err error) error {
 
 // Facts reads what the gates need to know of ref, a tag or a digest: the
 // manifest digest always, and what need asks for. A 404 wraps
-// gate.ErrNotFound.
-func (c *Client) Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error) {
+// fs.ErrNotExist.
+func (c *Client) Facts(ctx context.Context, ref name.Reference, need imagefacts.Need) (imagefacts.Facts, error) {
 	rt, err := c.routeRef(ref)
 	if err != nil {
-		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
+		return imagefacts.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
 	}
 	f, _, err := c.inspect(ctx, rt, ref.Identifier(), need)
 	if err != nil {
-		return gate.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
+		return imagefacts.Facts{}, fmt.Errorf("inspect %s: %w", refString(ref), err)
 	}
 	return f, nil
 }
@@ -98,7 +99,7 @@ func (c *Client) Info(ctx context.Context, ref name.Tag) (*Info, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image info %s: %w", refString(ref), err)
 	}
-	f, cfg, err := c.inspect(ctx, rt, ref.TagStr(), gate.NeedCreated|gate.NeedPlatforms)
+	f, cfg, err := c.inspect(ctx, rt, ref.TagStr(), imagefacts.NeedCreated|imagefacts.NeedPlatforms)
 	if err != nil {
 		return nil, fmt.Errorf("image info %s: %w", refString(ref), err)
 	}
@@ -113,12 +114,12 @@ func isDigest(ref string) bool { return strings.Contains(ref, ":") }
 
 // inspect gathers the facts of ref, and returns the config it read
 // created from (the first platform's for an index), if it read one.
-func (c *Client) inspect(ctx context.Context, rt route, ref string, need gate.Need) (gate.Facts, *imageConfig, error) {
+func (c *Client) inspect(ctx context.Context, rt route, ref string, need imagefacts.Need) (imagefacts.Facts, *imageConfig, error) {
 	m, err := c.manifestOf(ctx, rt, ref)
 	if err != nil {
-		return gate.Facts{}, nil, err
+		return imagefacts.Facts{}, nil, err
 	}
-	f := gate.Facts{Digest: m.digest}
+	f := imagefacts.Facts{Digest: m.digest}
 	switch {
 	case m.mediaType.IsIndex():
 		return c.inspectIndex(ctx, rt, m, need, f)
@@ -128,45 +129,45 @@ func (c *Client) inspect(ctx context.Context, rt route, ref string, need gate.Ne
 		}
 		cfg, err := c.imageFacts(ctx, rt, m, nil, &f)
 		if err != nil {
-			return gate.Facts{}, nil, err
+			return imagefacts.Facts{}, nil, err
 		}
 		f.Platforms = []string{cfg.platform}
 		if cfg.platform == "" {
 			f.Platforms = nil
 		}
-		if gate.Known(f.Created) {
+		if imagefacts.Known(f.Created) {
 			f.Newest = f.Created
 		}
 		return f, cfg, nil
 	}
-	return gate.Facts{}, nil, fmt.Errorf("%s is a %s, not an image", ref, m.mediaType)
+	return imagefacts.Facts{}, nil, fmt.Errorf("%s is a %s, not an image", ref, m.mediaType)
 }
 
-func (c *Client) inspectIndex(ctx context.Context, rt route, m *manifest, need gate.Need, f gate.Facts) (gate.Facts, *imageConfig, error) {
+func (c *Client) inspectIndex(ctx context.Context, rt route, m *manifest, need imagefacts.Need, f imagefacts.Facts) (imagefacts.Facts, *imageConfig, error) {
 	idx, err := v1.ParseIndexManifest(bytes.NewReader(m.body))
 	if err != nil {
-		return gate.Facts{}, nil, fmt.Errorf("index %s: %w", m.digest, err)
+		return imagefacts.Facts{}, nil, fmt.Errorf("index %s: %w", m.digest, err)
 	}
 	images := platformImages(idx)
 	if len(images) == 0 {
-		return gate.Facts{}, nil, fmt.Errorf("index %s lists no platform image", m.digest)
+		return imagefacts.Facts{}, nil, fmt.Errorf("index %s lists no platform image", m.digest)
 	}
 	for _, d := range images {
 		f.Platforms = append(f.Platforms, platform(*d.Platform))
 	}
 	var first *imageConfig
-	if need&(gate.NeedCreated|gate.NeedNewest) != 0 {
+	if need&(imagefacts.NeedCreated|imagefacts.NeedNewest) != 0 {
 		child, err := c.manifestOf(ctx, rt, images[0].Digest.String())
 		if err != nil {
-			return gate.Facts{}, nil, err
+			return imagefacts.Facts{}, nil, err
 		}
 		if first, err = c.imageFacts(ctx, rt, child, idx.Annotations, &f); err != nil {
-			return gate.Facts{}, nil, err
+			return imagefacts.Facts{}, nil, err
 		}
 	}
-	if need&gate.NeedNewest != 0 {
+	if need&imagefacts.NeedNewest != 0 {
 		if f.Newest, err = c.newest(ctx, rt, images, idx.Annotations); err != nil {
-			return gate.Facts{}, nil, err
+			return imagefacts.Facts{}, nil, err
 		}
 	}
 	return f, first, nil
@@ -184,11 +185,11 @@ func (c *Client) newest(ctx context.Context, rt route, images []v1.Descriptor, i
 		if err != nil {
 			return time.Time{}, err
 		}
-		var f gate.Facts
+		var f imagefacts.Facts
 		if _, err := c.imageFacts(ctx, rt, child, indexAnn, &f); err != nil {
 			return time.Time{}, err
 		}
-		if gate.Known(f.Created) && f.Created.After(newest) {
+		if imagefacts.Known(f.Created) && f.Created.After(newest) {
 			newest = f.Created
 		}
 	}
@@ -198,7 +199,7 @@ func (c *Client) newest(ctx context.Context, rt route, images []v1.Descriptor, i
 // imageFacts reads an image manifest's config and sets f.Created from the
 // first source that knows it: the config's created, the manifest's
 // annotation, the index's annotation, the config's label.
-func (c *Client) imageFacts(ctx context.Context, rt route, m *manifest, indexAnn map[string]string, f *gate.Facts) (*imageConfig, error) {
+func (c *Client) imageFacts(ctx context.Context, rt route, m *manifest, indexAnn map[string]string, f *imagefacts.Facts) (*imageConfig, error) {
 	im, err := v1.ParseManifest(bytes.NewReader(m.body))
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", m.digest, err)
@@ -212,18 +213,18 @@ func (c *Client) imageFacts(ctx context.Context, rt route, m *manifest, indexAnn
 		from string
 		v    string
 	}{
-		{gate.FromConfig, ""},
-		{gate.FromAnnotation, im.Annotations[createdAnnotation]},
-		{gate.FromAnnotation, indexAnn[createdAnnotation]},
-		{gate.FromLabel, cfg.labels[createdAnnotation]},
+		{imagefacts.FromConfig, ""},
+		{imagefacts.FromAnnotation, im.Annotations[createdAnnotation]},
+		{imagefacts.FromAnnotation, indexAnn[createdAnnotation]},
+		{imagefacts.FromLabel, cfg.labels[createdAnnotation]},
 	} {
 		t := cfg.created
-		if src.from != gate.FromConfig {
+		if src.from != imagefacts.FromConfig {
 			if t, err = time.Parse(time.RFC3339, src.v); err != nil {
 				continue
 			}
 		}
-		if gate.Known(t) {
+		if imagefacts.Known(t) {
 			f.Created, f.CreatedFrom = t, src.from
 			break
 		}

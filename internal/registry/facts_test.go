@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 )
@@ -46,30 +47,30 @@ func TestFacts(t *testing.T) {
 	at, _ := time.Parse(time.RFC3339, annotated)
 	tests := []struct {
 		name, tag string
-		need      gate.Need
-		want      gate.Facts
+		need      imagefacts.Need
+		want      imagefacts.Facts
 		cost      gets
 	}{
-		{name: "single", tag: "1.0.0", need: 0, want: gate.Facts{}, cost: gets{Manifests: 1}},
-		{name: "single", tag: "1.0.0", need: gate.NeedCreated | gate.NeedPlatforms | gate.NeedNewest,
-			want: gate.Facts{Created: created, CreatedFrom: gate.FromConfig, Newest: created, Platforms: []string{"linux/amd64"}},
+		{name: "single", tag: "1.0.0", need: 0, want: imagefacts.Facts{}, cost: gets{Manifests: 1}},
+		{name: "single", tag: "1.0.0", need: imagefacts.NeedCreated | imagefacts.NeedPlatforms | imagefacts.NeedNewest,
+			want: imagefacts.Facts{Created: created, CreatedFrom: imagefacts.FromConfig, Newest: created, Platforms: []string{"linux/amd64"}},
 			cost: gets{Manifests: 1, Blobs: 1}},
-		{name: "index", tag: "2.0.0", need: gate.NeedPlatforms,
-			want: gate.Facts{Platforms: []string{"linux/amd64", "linux/arm64/v8"}}, cost: gets{Manifests: 1}},
-		{name: "index", tag: "2.0.0", need: gate.NeedCreated,
-			want: gate.Facts{Created: created, CreatedFrom: gate.FromConfig, Platforms: []string{"linux/amd64", "linux/arm64/v8"}},
+		{name: "index", tag: "2.0.0", need: imagefacts.NeedPlatforms,
+			want: imagefacts.Facts{Platforms: []string{"linux/amd64", "linux/arm64/v8"}}, cost: gets{Manifests: 1}},
+		{name: "index", tag: "2.0.0", need: imagefacts.NeedCreated,
+			want: imagefacts.Facts{Created: created, CreatedFrom: imagefacts.FromConfig, Platforms: []string{"linux/amd64", "linux/arm64/v8"}},
 			cost: gets{Manifests: 2, Blobs: 1}},
-		{name: "index", tag: "2.0.0", need: gate.NeedNewest,
-			want: gate.Facts{Created: created, CreatedFrom: gate.FromConfig, Newest: created.Add(5 * time.Hour), Platforms: []string{"linux/amd64", "linux/arm64/v8"}},
+		{name: "index", tag: "2.0.0", need: imagefacts.NeedNewest,
+			want: imagefacts.Facts{Created: created, CreatedFrom: imagefacts.FromConfig, Newest: created.Add(5 * time.Hour), Platforms: []string{"linux/amd64", "linux/arm64/v8"}},
 			cost: gets{Manifests: 3, Blobs: 2}},
-		{name: "manifest annotation", tag: "3.0.0", need: gate.NeedCreated,
-			want: gate.Facts{Created: at, CreatedFrom: gate.FromAnnotation, Platforms: []string{"linux/amd64"}, Newest: at}, cost: gets{Manifests: 1, Blobs: 1}},
-		{name: "index annotation", tag: "4.0.0", need: gate.NeedCreated,
-			want: gate.Facts{Created: at, CreatedFrom: gate.FromAnnotation, Platforms: []string{"linux/amd64", "linux/arm64"}}, cost: gets{Manifests: 2, Blobs: 1}},
-		{name: "label", tag: "5.0.0", need: gate.NeedCreated,
-			want: gate.Facts{Created: at, CreatedFrom: gate.FromLabel, Platforms: []string{"linux/amd64"}, Newest: at}, cost: gets{Manifests: 1, Blobs: 1}},
-		{name: "unknown", tag: "6.0.0", need: gate.NeedCreated,
-			want: gate.Facts{Created: epoch, Platforms: []string{"linux/amd64"}}, cost: gets{Manifests: 1, Blobs: 1}},
+		{name: "manifest annotation", tag: "3.0.0", need: imagefacts.NeedCreated,
+			want: imagefacts.Facts{Created: at, CreatedFrom: imagefacts.FromAnnotation, Platforms: []string{"linux/amd64"}, Newest: at}, cost: gets{Manifests: 1, Blobs: 1}},
+		{name: "index annotation", tag: "4.0.0", need: imagefacts.NeedCreated,
+			want: imagefacts.Facts{Created: at, CreatedFrom: imagefacts.FromAnnotation, Platforms: []string{"linux/amd64", "linux/arm64"}}, cost: gets{Manifests: 2, Blobs: 1}},
+		{name: "label", tag: "5.0.0", need: imagefacts.NeedCreated,
+			want: imagefacts.Facts{Created: at, CreatedFrom: imagefacts.FromLabel, Platforms: []string{"linux/amd64"}, Newest: at}, cost: gets{Manifests: 1, Blobs: 1}},
+		{name: "unknown", tag: "6.0.0", need: imagefacts.NeedCreated,
+			want: imagefacts.Facts{Created: epoch, Platforms: []string{"linux/amd64"}}, cost: gets{Manifests: 1, Blobs: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +109,7 @@ func TestFactsShared(t *testing.T) {
 	if _, err := c.Digest(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Facts(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"), gate.NeedCreated); err != nil {
+	if _, err := c.Facts(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"), imagefacts.NeedCreated); err != nil {
 		t.Fatal(err)
 	}
 	info, err := c.Info(t.Context(), registrytest.Tag(t, "ghcr.io/acme/api", "1.0.0"))
@@ -140,7 +141,7 @@ func TestFactsNotFound(t *testing.T) {
 	pushTags(t, srv, "acme/api", "1.0.0")
 	c := newClient(viaMirror(srv))
 	for _, ref := range []string{"9.9.9", "sha256:0000000000000000000000000000000000000000000000000000000000000000"} {
-		_, err := c.Facts(t.Context(), registrytest.Ref(t, "ghcr.io/acme/api", ref), gate.NeedCreated)
+		_, err := c.Facts(t.Context(), registrytest.Ref(t, "ghcr.io/acme/api", ref), imagefacts.NeedCreated)
 		if !errors.Is(err, gate.ErrNotFound) {
 			t.Errorf("Facts(%s) = %v, want gate.ErrNotFound", ref, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,18 +13,16 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
-
-	"github.com/imagebot/imagebot/internal/gate"
-	"github.com/imagebot/imagebot/internal/signature"
 )
 
-// The Client is the signature check's Fetcher: signatures are read with
-// the Client's credentials, caps, budget and counting, and each manifest,
-// blob and referrers index at most once per run.
-var _ signature.Fetcher = (*Client)(nil)
+// The Client is the signature check's Fetcher (internal/signature):
+// signatures are read with the Client's credentials, caps, budget and
+// counting, and each manifest, blob and referrers index at most once per
+// run. The registry does not import the signature check; a test asserts
+// that the Client is its Fetcher.
 
 // Manifest returns the manifest ref (a tag or a digest) names and its
-// media type. A 404 wraps signature.ErrNotFound.
+// media type. A 404 wraps fs.ErrNotExist.
 func (c *Client) Manifest(ctx context.Context, ref name.Reference) ([]byte, string, error) {
 	rt, err := c.routeRef(ref)
 	if err != nil {
@@ -38,7 +37,7 @@ func (c *Client) Manifest(ctx context.Context, ref name.Reference) ([]byte, stri
 
 // Blob returns the blob ref names, its digest verified. The caller
 // bounds what it asks for by the size in the descriptor; the Client caps
-// every blob at Limits.BlobBytes. A 404 wraps signature.ErrNotFound.
+// every blob at Limits.BlobBytes. A 404 wraps fs.ErrNotExist.
 func (c *Client) Blob(ctx context.Context, ref name.Digest) ([]byte, error) {
 	rt, err := c.routeRef(ref)
 	if err != nil {
@@ -57,7 +56,7 @@ func (c *Client) Blob(ctx context.Context, ref name.Digest) ([]byte, error) {
 // Referrers returns the OCI 1.1 referrers index of ref, filtered by
 // artifactType where the registry filters. A registry that answers the
 // endpoint with 404 has no referrers API (the distribution spec forbids a
-// 404 from one that has it): the error wraps signature.ErrNoReferrersAPI.
+// 404 from one that has it): the error wraps errors.ErrUnsupported.
 func (c *Client) Referrers(ctx context.Context, ref name.Digest, artifactType string) ([]byte, error) {
 	rt, err := c.routeRef(ref)
 	if err != nil {
@@ -93,7 +92,7 @@ func (c *Client) fetchReferrers(ctx context.Context, rt route, digest, artifactT
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, fmt.Errorf("%w (GET %s: 404)", signature.ErrNoReferrersAPI, redact(&u))
+		return nil, fmt.Errorf("registry has no referrers API (GET %s: 404): %w", redact(&u), errors.ErrUnsupported)
 	}
 	if err := transport.CheckError(resp, http.StatusOK); err != nil {
 		return nil, err
@@ -125,7 +124,7 @@ func (c *Client) Exists(ctx context.Context, ref name.Digest) (bool, error) {
 		if err == nil {
 			return true, nil
 		}
-		if errors.Is(notFound(err), gate.ErrNotFound) {
+		if errors.Is(notFound(err), fs.ErrNotExist) {
 			return false, nil
 		}
 		if !headRefused(err) {
@@ -133,7 +132,7 @@ func (c *Client) Exists(ctx context.Context, ref name.Digest) (bool, error) {
 		}
 		// A registry that refuses HEAD answers a GET, counted as a pull.
 		switch _, err := c.manifestOf(ctx, rt, digest); {
-		case errors.Is(err, gate.ErrNotFound):
+		case errors.Is(err, fs.ErrNotExist):
 			return false, nil
 		case err != nil:
 			return false, err

@@ -7,8 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imagebot/imagebot/internal/gate/inspect"
+	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+)
+
+// The Client is the signature check's Fetcher, and the gates' inspector's
+// registry.
+var (
+	_ signature.Fetcher = (*registry.Client)(nil)
+	_ inspect.Registry  = (*registry.Client)(nil)
 )
 
 func newKey(t *testing.T) (*ecdsa.PrivateKey, *signature.Verifier) {

@@ -3,6 +3,7 @@ package signature
 import (
 	"context"
 	"errors"
+	"io/fs"
 
 	"github.com/google/go-containerregistry/pkg/name"
 )
@@ -31,10 +32,12 @@ type Fetcher interface {
 
 var (
 	// ErrNotFound is what Fetcher errors wrap when the registry does not
-	// have the manifest or blob asked for.
-	ErrNotFound = errors.New("not found")
+	// have the manifest or blob asked for. It is fs.ErrNotExist, which
+	// the registry client wraps without importing this package.
+	ErrNotFound = fs.ErrNotExist
 	// ErrNoReferrersAPI is what Fetcher.Referrers errors wrap when the
 	// registry does not serve the OCI 1.1 referrers API; Verify then reads
-	// the referrers tag schema instead.
-	ErrNoReferrersAPI = errors.New("registry has no referrers API")
+	// the referrers tag schema instead. It is errors.ErrUnsupported, for
+	// the same reason.
+	ErrNoReferrersAPI = errors.ErrUnsupported
 )

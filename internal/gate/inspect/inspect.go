@@ -12,6 +12,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 
 	"github.com/imagebot/imagebot/internal/gate"
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
@@ -19,7 +20,7 @@ import (
 // (internal/registry's Client).
 type Registry interface {
 	signature.Fetcher
-	Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error)
+	Facts(ctx context.Context, ref name.Reference, need imagefacts.Need) (imagefacts.Facts, error)
 	Exists(ctx context.Context, ref name.Digest) (bool, error)
 }
 
@@ -71,7 +72,7 @@ func New(reg Registry, opts ...Option) *Inspector {
 }
 
 // Facts is the registry's Facts.
-func (i *Inspector) Facts(ctx context.Context, ref name.Reference, need gate.Need) (gate.Facts, error) {
+func (i *Inspector) Facts(ctx context.Context, ref name.Reference, need imagefacts.Need) (imagefacts.Facts, error) {
 	return i.reg.Facts(ctx, ref, need)
 }
 
