@@ -112,15 +112,16 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
 		return nil, err
 	}
-	carried := map[string]string{}
+	held := openBranches{carried: map[string]string{}, holder: map[string]string{}}
 	for branch, pr := range open {
 		if m, ok := parseMarker(pr.GetBody()); ok && m.Kind == "" {
 			for _, mv := range m.Moves {
-				carried[mv.Image+"\x00"+mv.From] = branch
+				held.carried[mv.Image+"\x00"+mv.From] = branch
+				held.holder[branch] = streamKey(mv.Image, mv.To)
 			}
 		}
 	}
-	gs := groupsKeeping(p, o.BranchPrefix, carried)
+	gs := groupsKeeping(p, o.BranchPrefix, held)
 	asked, closedErr := r.loadClosed(ctx, gs)
 	if isRateLimit(closedErr) {
 		r.limit(closedErr)
