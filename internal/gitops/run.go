@@ -114,7 +114,7 @@ func (r *runner) withoutDeclined(g group) group {
 // merged rollback PR moved u's image away from u's target.
 func (r *runner) declined(g group, u plan.Update) bool {
 	for _, pr := range r.closed[g.Branch] {
-		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt == nil && m.proposes(u) {
+		if m, ok := prMarker(pr); ok && pr.MergedAt == nil && m.proposes(u) {
 			return true
 		}
 	}
@@ -122,7 +122,7 @@ func (r *runner) declined(g group, u plan.Update) bool {
 		return false // a person asked for this one
 	}
 	for _, pr := range r.closed[rollbackBranch(r.o.BranchPrefix, u.Image)] {
-		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt != nil && m.rollsBack(u) {
+		if m, ok := prMarker(pr); ok && pr.MergedAt != nil && m.rollsBack(u) {
 			return true
 		}
 	}

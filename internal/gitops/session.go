@@ -114,7 +114,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	}
 	held := openBranches{carried: map[string]string{}, holder: map[string]string{}}
 	for branch, pr := range open {
-		if m, ok := parseMarker(pr.GetBody()); ok && m.Kind == "" {
+		if m, ok := prMarker(pr); ok && m.Kind == "" {
 			for _, mv := range m.Moves {
 				held.carried[mv.Image+"\x00"+mv.From] = branch
 				held.holder[branch] = streamKey(mv.Image, mv.To)
@@ -183,7 +183,7 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 
 // proposesAll reports whether pr's marker proposes every update of g.
 func proposesAll(pr *github.PullRequest, g group) bool {
-	m, ok := parseMarker(pr.GetBody())
+	m, ok := prMarker(pr)
 	if !ok {
 		return false
 	}
