@@ -172,7 +172,11 @@ func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, t
 		return nil
 	}
 	mark := fmt.Sprintf("<!-- imagebot:foreign %s -->", tip.Hash)
-	if done, err := r.h.commented(ctx, pr.GetNumber(), mark); err != nil || done {
+	id, err := r.h.whoAmI(ctx)
+	if err != nil {
+		return err
+	}
+	if done, err := r.h.commented(ctx, pr.GetNumber(), mark, r.byBot(id)); err != nil || done {
 		return err
 	}
 	if r.limited {

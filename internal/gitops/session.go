@@ -177,8 +177,41 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 			}
 		}
 	}
-	r.closed, err = r.h.closedPulls(ctx, ask)
+	closed, err := r.h.closedPulls(ctx, ask)
+	if err != nil {
+		return asked, err
+	}
+	r.closed, err = r.bots(ctx, closed)
 	return asked, err
+}
+
+// bots keeps the closed PRs that the bot opened: anyone can open a PR on a
+// branch of the bot's name (from a fork, or as a writer) with a marker in
+// it and close it, and that must not decline a version. Who the bot is is
+// asked only when there is a marked PR to judge.
+func (r *runner) bots(ctx context.Context, closed map[string][]*github.PullRequest) (map[string][]*github.PullRequest, error) {
+	var by func(string) bool
+	out := map[string][]*github.PullRequest{}
+	for b, prs := range closed {
+		for _, pr := range prs {
+			if _, ok := prMarker(pr); !ok || !ownBranch(pr) {
+				continue
+			}
+			if by == nil {
+				id, err := r.h.whoAmI(ctx)
+				if err != nil {
+					return nil, err
+				}
+				by = r.byBot(id)
+			}
+			if by(pr.GetUser().GetLogin()) {
+				out[b] = append(out[b], pr)
+			} else {
+				r.log.Debug("ignoring a closed pull request the bot did not open", "branch", b, "number", pr.GetNumber(), "author", pr.GetUser().GetLogin())
+			}
+		}
+	}
+	return out, nil
 }
 
 // proposesAll reports whether pr's marker proposes every update of g.
