@@ -274,7 +274,7 @@ func fileEditNote(u plan.Update) string {
 	if u.Kind == plan.KindPrepull {
 		return "adds the image to the pre-pull DaemonSet"
 	}
-	return "removes " + lit(shortName(u.Image)) + " from the pre-pull DaemonSet: the nodes keep it cached"
+	return "removes " + word(shortName(u.Image)) + " from the pre-pull DaemonSet: the nodes keep it cached"
 }
 
 // prepullTable lists the images a pre-pull PR adds, and where each will
