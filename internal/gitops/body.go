@@ -2,8 +2,13 @@ package gitops
 
 import (
 	"fmt"
+	"net/url"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/imagefacts"
@@ -13,8 +18,14 @@ import (
 	"github.com/imagebot/imagebot/internal/timefmt"
 )
 
-// title is short and says the version: "Update nginx to 1.26.1".
-func title(g group) string {
+// maxTitle is GitHub's limit on a pull request's title, in characters.
+const maxTitle = 256
+
+// title is short and says the version: "Update nginx to 1.26.1". It is
+// plain text, never longer than GitHub takes.
+func title(g group) string { return clip(oneLine(fullTitle(g)), maxTitle) }
+
+func fullTitle(g group) string {
 	if !g.plain() {
 		return kindTitle(g)
 	}
@@ -35,30 +46,47 @@ func title(g group) string {
 	return fmt.Sprintf("Update %s to %s", name, strings.Join(tos, ", "))
 }
 
+// maxBody is GitHub's limit on a pull request's description (and a
+// comment's), in characters: a longer one is refused with 422.
+const maxBody = 65536
+
+// bodyBudget leaves room under maxBody for people's edits around the text.
+const bodyBudget = maxBody - 1024
+
 // body renders the PR description. It depends only on the plan, never on the
 // time or the run, so an unchanged plan gives an unchanged body and a rerun
-// writes nothing.
+// writes nothing. It always fits GitHub's limit (fit): a table too long
+// for it is cut, and what is left out is summarised by directory.
+//
+// Whatever a registry or the tree says (tags, file names, labels) is
+// quoted: in code spans (lit), or as an https URL alone (sourceURL); the
+// bot's own Markdown around interpolated values is tamed. So no image
+// publisher or file name can mention people, embed HTML or forge the
+// marker.
 func body(g group) string {
-	var b strings.Builder
+	var head strings.Builder
 	if g.plain() {
-		fmt.Fprintf(&b, "This pull request moves **%s** ", g.Image)
+		fmt.Fprintf(&head, "This pull request moves **%s** ", word(g.Image))
 		if len(g.Updates) == 1 {
 			u := g.Updates[0]
-			fmt.Fprintf(&b, "from `%s` to `%s` (%s).\n\n", u.From, u.To, u.Type)
+			fmt.Fprintf(&head, "from %s to %s (%s).\n\n", lit(u.From), lit(u.To), u.Type)
 		} else {
-			fmt.Fprintf(&b, "to a newer tag in %d places.\n\n", len(g.Updates))
+			fmt.Fprintf(&head, "to a newer tag in %d places.\n\n", len(g.Updates))
 		}
-		writeNotes(&b, g)
+		writeNotes(&head, g)
 	} else {
-		b.WriteString(kindIntro(g))
+		head.WriteString(kindIntro(g))
 	}
+	var t table
 	if g.Kind == plan.KindPrepull {
-		prepullTable(&b, g)
+		t = prepullTable(g)
 	} else {
-		changesTable(&b, g)
+		t = changesTable(g)
 	}
+	var tail strings.Builder
+	tail.WriteString(t.after)
 	if d := g.Updates[0].Digest; d != "" && len(g.Updates) == 1 {
-		fmt.Fprintf(&b, "\nNew digest: `%s`\n", d)
+		fmt.Fprintf(&tail, "\nNew digest: %s\n", lit(d))
 	}
 	var notes []string
 	for i, u := range g.Updates {
@@ -70,19 +98,123 @@ func body(g group) string {
 		if len(g.images()) > 1 {
 			n = imagesOfNotes(g, n) + ": " + n
 		}
-		b.WriteString("\n" + n + "\n")
+		tail.WriteString("\n" + n + "\n")
 	}
-	b.WriteString(checks(g))
-	b.WriteString("\n" + outro(g) + "\n\n")
-	b.WriteString(markerOf(g).text() + "\n")
+	tail.WriteString(checks(g))
+	end := "\n" + outro(g) + "\n\n" + markerOf(g).text() + "\n"
+	return fit(head.String(), t, tail.String(), end)
+}
+
+// table is a Markdown table, row by row, so that fit can cut it.
+type table struct {
+	header string
+	rows   []string
+	// where is what each row is about, for the summary of rows cut: a
+	// file, or "" for a row about an image.
+	where []string
+	after string // what follows the table
+}
+
+// fit joins a body's parts; when they are longer than GitHub takes, the
+// table keeps its first rows and says how many more there are in which
+// directories, and the text before and after it is cut to a share of
+// the budget. The marker, in end, is never cut.
+func fit(head string, t table, tail, end string) string {
+	full := head + t.header + strings.Join(t.rows, "") + tail + end
+	if runes(full) <= bodyBudget {
+		return full
+	}
+	const summaryRoom = 4 << 10
+	head, tail = cut(head, 8<<10), cut(tail, 8<<10)
+	room := bodyBudget - runes(head) - runes(t.header) - runes(tail) - runes(end) - summaryRoom
+	n := 0
+	for n < len(t.rows) && runes(t.rows[n]) <= room {
+		room -= runes(t.rows[n])
+		n++
+	}
+	return head + t.header + strings.Join(t.rows[:n], "") + summary(t.where[n:], summaryRoom) + tail + end
+}
+
+// summary says what the rows cut from a table were about: how many
+// locations in which directories, the busiest first, in at most room
+// characters.
+func summary(where []string, room int) string {
+	if len(where) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var dirs []string
+	images := 0
+	for _, w := range where {
+		if w == "" {
+			images++
+			continue
+		}
+		d := path.Dir(w) + "/"
+		if count[d] == 0 {
+			dirs = append(dirs, d)
+		}
+		count[d]++
+	}
+	var b strings.Builder
+	if images > 0 {
+		fmt.Fprintf(&b, "\n…and %d more images, not listed to keep this description within GitHub's limit.\n", images)
+	}
+	if len(dirs) == 0 {
+		return b.String()
+	}
+	slices.SortStableFunc(dirs, func(a, b string) int { return count[b] - count[a] })
+	fmt.Fprintf(&b, "\n…and %d more locations, not listed to keep this description within GitHub's limit; the diff has them all:\n\n", len(where)-images)
+	for i, d := range dirs {
+		line := fmt.Sprintf("- %s: %d\n", lit(d), count[d])
+		if runes(b.String())+runes(line) > room-100 {
+			fmt.Fprintf(&b, "- and %d more directories\n", len(dirs)-i)
+			break
+		}
+		b.WriteString(line)
+	}
 	return b.String()
+}
+
+// cut shortens Markdown to at most n characters, at a line's end.
+func cut(s string, n int) string {
+	if runes(s) <= n {
+		return s
+	}
+	s = clip(s, n-80)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[:i+1]
+	}
+	return s + "\n(…cut to keep this description within GitHub's limit)\n"
+}
+
+// clip shortens s to at most n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if runes(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// runes is the length GitHub's limits count.
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// oneLine makes s plain text of one line, as a title is.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // imagesOfNotes names the images whose release notes are n.
 func imagesOfNotes(g group, n string) string {
 	var names []string
 	for i, u := range g.Updates {
-		if s := "`" + shortName(u.Image) + "`"; releaseNotes(u, g.info(i)) == n && !slices.Contains(names, s) {
+		if s := lit(shortName(u.Image)); releaseNotes(u, g.info(i)) == n && !slices.Contains(names, s) {
 			names = append(names, s)
 		}
 	}
@@ -91,45 +223,51 @@ func imagesOfNotes(g group, n string) string {
 
 // changesTable lists every reference the PR changes, with the image when
 // the PR moves several.
-func changesTable(b *strings.Builder, g group) {
+func changesTable(g group) table {
+	var t table
 	multi := len(g.images()) > 1
 	if multi {
-		b.WriteString("| Location | Image | Old | New | Type |\n|---|---|---|---|---|\n")
+		t.header = "| Location | Image | Old | New | Type |\n|---|---|---|---|---|\n"
 	} else {
-		b.WriteString("| Location | Old | New | Type |\n|---|---|---|---|\n")
+		t.header = "| Location | Old | New | Type |\n|---|---|---|---|\n"
 	}
 	for _, u := range g.Updates {
 		for _, c := range u.Changes {
-			old := "`" + c.Ref.Tag + "`"
+			old := cell(c.Ref.Tag)
 			if c.Ref.Tag == "" {
 				old = "(no tag)"
 			}
 			if c.Ref.Digest != "" {
-				old += "<br>`" + imagename.ShortDigest(c.Ref.Digest) + "`"
+				old += "<br>" + cell(imagename.ShortDigest(c.Ref.Digest))
 			}
 			tag := c.Tag
 			if tag == "" {
 				tag = c.Ref.Tag
 			}
-			nw := "`" + tag + "`"
+			nw := cell(tag)
 			if d := c.Digest; d != "" {
-				nw += "<br>`" + imagename.ShortDigest(d) + "`"
+				nw += "<br>" + cell(imagename.ShortDigest(d))
 			} else if c.Ref.Digest != "" {
-				nw += "<br>`" + imagename.ShortDigest(c.Ref.Digest) + "`"
+				nw += "<br>" + cell(imagename.ShortDigest(c.Ref.Digest))
 			}
+			loc := cell(fmt.Sprintf("%s:%d", c.Ref.File, c.Ref.Line))
 			if multi {
-				fmt.Fprintf(b, "| `%s:%d` | `%s` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, shortName(u.Image), old, nw, u.Type)
+				t.rows = append(t.rows, fmt.Sprintf("| %s | %s | %s | %s | %s |\n", loc, cell(shortName(u.Image)), old, nw, u.Type))
 			} else {
-				fmt.Fprintf(b, "| `%s:%d` | %s | %s | %s |\n", c.Ref.File, c.Ref.Line, old, nw, u.Type)
+				t.rows = append(t.rows, fmt.Sprintf("| %s | %s | %s | %s |\n", loc, old, nw, u.Type))
 			}
+			t.where = append(t.where, c.Ref.File)
 		}
 	}
+	var b strings.Builder
 	for _, u := range g.Updates {
 		for _, f := range u.Files {
-			fmt.Fprintf(b, "\nAlso edits `%s` (%s).\n", f.Path, fileEditNote(u))
+			fmt.Fprintf(&b, "\nAlso edits %s (%s).\n", lit(f.Path), fileEditNote(u))
 			break
 		}
 	}
+	t.after = b.String()
+	return t
 }
 
 // fileEditNote says why an update edits a whole file.
@@ -137,27 +275,29 @@ func fileEditNote(u plan.Update) string {
 	if u.Kind == plan.KindPrepull {
 		return "adds the image to the pre-pull DaemonSet"
 	}
-	return "removes " + shortName(u.Image) + " from the pre-pull DaemonSet: the nodes keep it cached"
+	return "removes " + word(shortName(u.Image)) + " from the pre-pull DaemonSet: the nodes keep it cached"
 }
 
 // prepullTable lists the images a pre-pull PR adds, and where each will
 // roll out.
-func prepullTable(b *strings.Builder, g group) {
-	b.WriteString("| Image | Tag | Rolls out to |\n|---|---|---|\n")
+func prepullTable(g group) table {
+	t := table{header: "| Image | Tag | Rolls out to |\n|---|---|---|\n"}
 	for _, u := range g.Updates {
-		tag := "`" + u.To + "`"
+		tag := cell(u.To)
 		if u.Digest != "" {
-			tag += "<br>`" + imagename.ShortDigest(u.Digest) + "`"
+			tag += "<br>" + cell(imagename.ShortDigest(u.Digest))
 		}
 		var locs []string
 		for _, l := range u.Locations {
-			locs = append(locs, fmt.Sprintf("`%s:%d`", l.File, l.Line))
+			locs = append(locs, cell(fmt.Sprintf("%s:%d", l.File, l.Line)))
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", u.Image, tag, strings.Join(locs, "<br>"))
+		t.rows = append(t.rows, fmt.Sprintf("| %s | %s | %s |\n", cell(u.Image), tag, strings.Join(locs, "<br>")))
+		t.where = append(t.where, "")
 	}
 	if len(g.Updates) > 0 && len(g.Updates[0].Files) > 0 {
-		fmt.Fprintf(b, "\nThe DaemonSet is `%s`; imagebot owns that file.\n", g.Updates[0].Files[0].Path)
+		t.after = fmt.Sprintf("\nThe DaemonSet is %s; imagebot owns that file.\n", lit(g.Updates[0].Files[0].Path))
 	}
+	return t
 }
 
 // checks lists what the policy's gates verified of each new image. Ages
@@ -173,7 +313,7 @@ func checks(g group) string {
 		}
 		done = append(done, u.To)
 		if len(g.Updates) > 1 {
-			fmt.Fprintf(&b, "\n**Checks for `%s`**\n\n", u.To)
+			fmt.Fprintf(&b, "\n**Checks for %s**\n\n", lit(u.To))
 		} else {
 			b.WriteString("\n**Checks**\n\n")
 		}
@@ -191,7 +331,7 @@ func checks(g group) string {
 			if s.Issuer != "" {
 				who += " issued by `" + code(s.Issuer) + "`"
 			}
-			fmt.Fprintf(&b, "- Signature: %s on `%s` (%s)\n", who, imagename.ShortDigest(ev.Digest), signatureMethod(s.Method))
+			fmt.Fprintf(&b, "- Signature: %s on %s (%s)\n", who, lit(imagename.ShortDigest(ev.Digest)), signatureMethod(s.Method))
 		}
 	}
 	return b.String()
@@ -210,7 +350,7 @@ func createdFrom(from string) string {
 func platformsVerdict(p *gate.PlatformsEvidence) string {
 	switch {
 	case p.Unknown != "":
-		return p.Unknown
+		return tame(p.Unknown)
 	case p.Keep:
 		return "every platform of the current image (" + codeList(p.Want) + ")"
 	}
@@ -224,33 +364,95 @@ func signatureMethod(m string) string {
 	return "cosign, signature tag"
 }
 
-// code makes text safe inside a Markdown code span.
-func code(s string) string { return strings.ReplaceAll(s, "`", "'") }
+// code makes text safe inside a Markdown code span: a backtick would end
+// it, a line break end the paragraph, and "<!--" could start a marker.
+func code(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '`':
+			return '\''
+		case unicode.IsControl(r):
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	return strings.ReplaceAll(s, "<!--", "<!-\u200b-")
+}
+
+// lit quotes text from a registry or the tree as a code span: GitHub
+// renders it as it is, with no Markdown, HTML or @mention.
+func lit(s string) string { return "`" + code(s) + "`" }
+
+// cell is lit for a table cell, where a pipe would end the cell.
+func cell(s string) string { return "`" + strings.ReplaceAll(code(s), "|", `\|`) + "`" }
+
+// plainWord is what a name may hold to be written as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:-]*$`)
+
+// word writes a name (an image, a tag) as it is when it is made of plain
+// characters only, else quoted.
+func word(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return lit(s)
+}
+
+// tame makes the bot's own Markdown around interpolated values inert: a
+// zero-width space after "<" and "@" keeps HTML tags, comments (a forged
+// marker) and @mentions from forming, in and out of code spans, and a line
+// break cannot end the paragraph or the list item.
+func tame(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.NewReplacer("<", "<\u200b", "@", "@\u200b").Replace(s)
+}
 
 func codeList(items []string) string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = "`" + code(s) + "`"
+		out[i] = lit(s)
 	}
 	return strings.Join(out, ", ")
 }
 
-// releaseNotes links the source the image's OCI labels name.
+// releaseNotes links the source the image's OCI labels name, when it is a
+// plain https URL: the label is the image publisher's, and anything else
+// in it (Markdown, HTML, a forged marker) is not written at all.
 func releaseNotes(u plan.Update, info *registry.Info) string {
 	if info == nil {
 		return ""
 	}
-	src := info.Labels["org.opencontainers.image.source"]
-	if !strings.HasPrefix(src, "https://") {
+	src, ok := sourceURL(info.Labels["org.opencontainers.image.source"])
+	if !ok {
 		return ""
 	}
-	src = strings.TrimSuffix(strings.TrimSuffix(src, "/"), ".git")
-	line := fmt.Sprintf("Source: %s", src)
+	line := "Source: " + src
 	if strings.HasPrefix(src, "https://github.com/") {
-		line += fmt.Sprintf(" · [release notes for %s](%s/releases/tag/%s)", u.To, src, u.To)
+		notes := "release notes for " + word(u.To)
+		line += fmt.Sprintf(" · [%s](%s/releases/tag/%s)", notes, src, url.PathEscape(u.To))
 	}
 	if !info.Created.IsZero() {
 		line += fmt.Sprintf(" · built %s", info.Created.UTC().Format("2006-01-02"))
 	}
 	return line
+}
+
+// sourceURL is an image's source label as an https URL that GitHub can
+// autolink and nothing else: no credentials, no characters that Markdown
+// or HTML read, without a trailing slash or ".git".
+func sourceURL(s string) (string, bool) {
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git")
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Opaque != "" || len(s) > 500 ||
+		strings.ContainsFunc(s, func(r rune) bool {
+			return r <= ' ' || r >= 0x7f || strings.ContainsRune("<>\"'`()[]{}|\\^@*!", r)
+		}) {
+		return "", false
+	}
+	return s, true
 }

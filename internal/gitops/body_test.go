@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,32 @@ func TestBodyNotice(t *testing.T) {
 	}
 	if strings.Contains(markerOf(groupOf("imagebot/docker.io-library-nginx", u)).text(), "held back") {
 		t.Error("a plain PR's marker carries its notice")
+	}
+}
+
+// What the plan says along an update (a notice, the grounds of a rollout)
+// carries tags and names from elsewhere: it can neither mention people,
+// embed HTML nor forge a second marker; and a title stays within GitHub's
+// 256 characters however many images a group moves.
+func TestBodyTamesNotes(t *testing.T) {
+	g := nginxMinor
+	u := g.Updates[0]
+	u.Notice = "held back 1.27.0 @octocat <img src=x> " + markerOf(busyboxTwo).text()
+	g.Updates = []plan.Update{u}
+	b := body(g)
+	for _, bad := range []string{"@octocat", "<img", "<!-- imagebot:v1 {\"image\":\"docker.io/library/busybox\""} {
+		if strings.Contains(b, bad) {
+			t.Errorf("body holds %q:\n%s", bad, b)
+		}
+	}
+	if m, ok := parseMarker(b); !ok || m.Branch != g.Branch {
+		t.Errorf("own marker not read: %+v %v", m, ok)
+	}
+	big := group{Kind: kindGroup, Name: "all", Branch: "imagebot/group-all"}
+	for i := range 40 {
+		big.Updates = append(big.Updates, update(fmt.Sprintf("ghcr.io/acme/service-%02d", i), "1.0.0", fmt.Sprintf("1.%d.0", i+1), "minor", ""))
+	}
+	if n := len([]rune(title(big))); n > maxTitle {
+		t.Errorf("title of %d characters", n)
 	}
 }

@@ -2,6 +2,8 @@ package gitops
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -47,7 +49,17 @@ func (g group) changes() []plan.Change {
 }
 
 // groups gives every update of the plan a branch: see groupsKeeping.
-func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefix, nil) }
+func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefix, openBranches{}) }
+
+// openBranches is what the open PRs say about the branches they hold.
+type openBranches struct {
+	// carried maps image+"\x00"+from to the branch of the open PR that
+	// moves it.
+	carried map[string]string
+	// holder maps a branch to the stream (streamKey) that its open PR
+	// moves, for one image stream's PRs.
+	holder map[string]string
+}
 
 // groupsKeeping sorts the plan's updates onto branches. Updates of a kind
 // or a config group share a branch named for it (rollout.go); the others
@@ -58,8 +70,14 @@ func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefi
 // told apart by their old tag. An update an open PR already carries (same
 // image, same old tag) keeps that PR's branch: a newer version moves the
 // open PR even when another tag of the stream now needs its own branch.
-// open maps image+"\x00"+from to a branch.
-func groupsKeeping(p *plan.Plan, prefix string, open map[string]string) []group {
+//
+// Image names are not injective once sanitised (ghcr.io/acme/a-b and
+// ghcr.io/acme-a/b both give ghcr.io-acme-a-b), so a readable name that
+// two streams would share gets a short hash of the exact stream
+// (streamBranch), except for the stream whose open PR holds it already.
+// A name that no other stream shares stays as it always was, so that an
+// upgrade moves no existing PR.
+func groupsKeeping(p *plan.Plan, prefix string, open openBranches) []group {
 	var plain []plan.Update
 	shared := map[string]*group{}
 	for _, u := range p.Updates {
@@ -87,25 +105,26 @@ func groupsKeeping(p *plan.Plan, prefix string, open map[string]string) []group 
 }
 
 // streamGroups gives each update its own branch, named from its stream.
-func streamGroups(ups []plan.Update, prefix string, open map[string]string) []group {
+func streamGroups(ups []plan.Update, prefix string, open openBranches) []group {
 	branch := make([]string, len(ups))
 	taken := map[string]bool{}
 	for i, u := range ups {
-		if b, ok := open[u.Image+"\x00"+u.From]; ok && !taken[b] {
+		if b, ok := open.carried[u.Image+"\x00"+u.From]; ok && !taken[b] {
 			branch[i], taken[b] = b, true
 		}
 	}
+	named := streamBranches(ups, prefix, open.holder)
 	count := map[string]int{}
 	for i, u := range ups {
 		if branch[i] == "" {
-			count[branchName(prefix, u.Image, u.To)]++
+			count[named[streamKey(u.Image, u.To)]]++
 		}
 	}
 	out := make([]group, 0, len(ups))
 	for i, u := range ups {
 		b := branch[i]
 		if b == "" {
-			b = branchName(prefix, u.Image, u.To)
+			b = named[streamKey(u.Image, u.To)]
 			if count[b] > 1 || taken[b] {
 				b += "-from-" + sanitize(u.From)
 			}
@@ -113,6 +132,43 @@ func streamGroups(ups []plan.Update, prefix string, open map[string]string) []gr
 		out = append(out, group{Branch: b, Image: u.Image, Updates: []plan.Update{u}})
 	}
 	return out
+}
+
+// streamBranches names the branch of each stream (streamKey) of ups: its
+// readable name, unless another stream of ups has the same one, or an open
+// PR of another stream holds it; then the readable name and a hash of the
+// exact stream.
+func streamBranches(ups []plan.Update, prefix string, holder map[string]string) map[string]string {
+	streams := map[string][]string{} // readable name -> stream keys
+	for _, u := range ups {
+		k, b := streamKey(u.Image, u.To), branchName(prefix, u.Image, u.To)
+		if !slices.Contains(streams[b], k) {
+			streams[b] = append(streams[b], k)
+		}
+	}
+	out := map[string]string{}
+	for b, keys := range streams {
+		for _, k := range keys {
+			h, held := holder[b]
+			switch {
+			case held && h == k, !held && len(keys) == 1:
+				out[k] = b
+			default:
+				out[k] = b + "-" + shortHash(k)
+			}
+		}
+	}
+	return out
+}
+
+// streamKey is the exact image stream an update belongs to, before any
+// sanitising: what a branch must be unique for.
+func streamKey(image, tag string) string { return image + "\x00" + rollout.Stream(tag) }
+
+// shortHash tells apart the streams whose readable branch names collide.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
 }
 
 // branchName is prefix + image + stream: "imagebot/docker.io-library-nginx",

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -162,5 +163,36 @@ func TestGroups(t *testing.T) {
 				t.Errorf("groups (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A readable branch name two streams share is kept by the stream whose
+// open PR holds it; the other gets a hash, also when it alone is in the
+// plan, so that its change is never pushed onto the other image's branch.
+// A name nobody shares stays readable, as before.
+func TestCollidingBranchNames(t *testing.T) {
+	ab := plan.Update{Image: "ghcr.io/acme/a-b", From: "1.0.0", To: "1.1.0"}
+	ab2 := plan.Update{Image: "ghcr.io/acme-a/b", From: "1.0.0", To: "1.1.0"}
+	plain := "imagebot/ghcr.io-acme-a-b"
+	branches := func(o openBranches, us ...plan.Update) map[string]string {
+		out := map[string]string{}
+		for _, g := range groupsKeeping(&plan.Plan{Updates: us}, "imagebot/", o) {
+			out[g.Image] = g.Branch
+		}
+		return out
+	}
+	if got := branches(openBranches{}, ab); got[ab.Image] != plain {
+		t.Errorf("alone: %v, want %s", got, plain)
+	}
+	both := branches(openBranches{}, ab, ab2)
+	if both[ab.Image] == both[ab2.Image] || !strings.HasPrefix(both[ab.Image], plain+"-") || !strings.HasPrefix(both[ab2.Image], plain+"-") {
+		t.Errorf("both, no PR: %v", both)
+	}
+	held := openBranches{holder: map[string]string{plain: streamKey(ab.Image, "1.1.0")}}
+	if got := branches(held, ab, ab2); got[ab.Image] != plain || got[ab2.Image] != both[ab2.Image] {
+		t.Errorf("both, %s holds it: %v", ab.Image, got)
+	}
+	if got := branches(held, ab2); got[ab2.Image] != both[ab2.Image] {
+		t.Errorf("the other alone, %s holds it: %v", ab.Image, got)
 	}
 }

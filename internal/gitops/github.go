@@ -20,6 +20,56 @@ type hub struct {
 	graphqlURL  string
 	owner, name string
 	creds       credentials
+
+	// self is who the run acts as, once asked (see whoAmI).
+	self *identity
+}
+
+// identity is the login the bot's PRs and comments are made as. Assumed
+// is true when GitHub would not say (an installation token cannot ask who
+// it is) and GITHUB_TOKEN's github-actions[bot] is taken.
+type identity struct {
+	login   string
+	assumed bool
+}
+
+// whoAmI is the bot's login, asked once per run and only by a run that
+// must tell the bot's PRs and comments from others' (a closed PR to read,
+// a comment to look for): a rerun with nothing to do never asks. An App
+// is "<slug>[bot]" (one request, with its JWT); a person's token is its
+// user (GET /user); an installation token, which GET /user refuses, is
+// taken for GITHUB_TOKEN's github-actions[bot].
+func (h *hub) whoAmI(ctx context.Context) (identity, error) {
+	if h.self != nil {
+		return *h.self, nil
+	}
+	var id identity
+	if app, ok := h.creds.(*appCredentials); ok {
+		a, _, err := app.asApp().Apps.Get(ctx, "")
+		if err != nil {
+			return identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", err)
+		}
+		id.login = a.GetSlug() + "[bot]"
+	} else {
+		u, _, err := h.gh.Users.Get(ctx, "")
+		switch {
+		case status(err) == http.StatusForbidden:
+			id = identity{login: actionsBot, assumed: true}
+		case err != nil:
+			return identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", err)
+		default:
+			id.login = u.GetLogin()
+		}
+	}
+	h.self = &id
+	return id, nil
+}
+
+// ownBranch reports whether pr's head branch is in the repository itself,
+// not in a fork: only writers can push there.
+func ownBranch(pr *github.PullRequest) bool {
+	head, base := pr.GetHead().GetRepo().GetFullName(), pr.GetBase().GetRepo().GetFullName()
+	return head != "" && strings.EqualFold(head, base)
 }
 
 // newHub connects to the API as o says: with o.App's installation tokens
@@ -122,9 +172,10 @@ func (h *hub) comment(ctx context.Context, n int, text string) error {
 	return nil
 }
 
-// commented reports whether some comment on the PR contains mark, so that a
-// rerun does not say the same thing twice.
-func (h *hub) commented(ctx context.Context, n int, mark string) (bool, error) {
+// commented reports whether a comment of the bot's (by reports whose
+// login is) on the PR contains mark, so that a rerun does not say the same
+// thing twice; the same words from anyone else do not count.
+func (h *hub) commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
@@ -132,7 +183,7 @@ func (h *hub) commented(ctx context.Context, n int, mark string) (bool, error) {
 			return false, fmt.Errorf("list comments of #%d: %w", n, err)
 		}
 		for _, c := range cs {
-			if strings.Contains(c.GetBody(), mark) {
+			if strings.Contains(c.GetBody(), mark) && by(c.GetUser().GetLogin()) {
 				return true, nil
 			}
 		}

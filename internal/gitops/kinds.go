@@ -86,20 +86,20 @@ func kindIntro(g group) string {
 	switch g.Kind {
 	case plan.KindRollback:
 		u := g.Updates[0]
-		fmt.Fprintf(&b, "This pull request rolls **%s** back from `%s` to `%s`, everywhere the repository references it.\n\n", u.Image, u.From, u.To)
+		fmt.Fprintf(&b, "This pull request rolls **%s** back from %s to %s, everywhere the repository references it.\n\n", word(u.Image), lit(u.From), lit(u.To))
 	case plan.KindPrepull:
 		b.WriteString("This pull request adds images to imagebot's pre-pull DaemonSet, so that the nodes pull them before the rollout " +
 			"and the rollout does not wait for (or fail on) the registry:\n\n")
 	case plan.KindPromotion:
-		fmt.Fprintf(&b, "This pull request promotes to **%s** what has soaked in the environment before it", g.Env)
+		fmt.Fprintf(&b, "This pull request promotes to **%s** what has soaked in the environment before it", word(g.Env))
 		if g.Name != "" {
-			fmt.Fprintf(&b, ", for the **%s** group", g.Name)
+			fmt.Fprintf(&b, ", for the **%s** group", word(g.Name))
 		}
 		b.WriteString(".\n\n")
 	default:
-		fmt.Fprintf(&b, "This pull request moves the images of the **%s** group together", g.Name)
+		fmt.Fprintf(&b, "This pull request moves the images of the **%s** group together", word(g.Name))
 		if sameTarget(g) != "" && len(g.images()) > 1 {
-			fmt.Fprintf(&b, ", to `%s`", sameTarget(g))
+			fmt.Fprintf(&b, ", to %s", lit(sameTarget(g)))
 		}
 		b.WriteString(".\n\n")
 	}
@@ -119,10 +119,10 @@ func writeNotes(b *strings.Builder, g group) {
 		ev = appendNew(ev, u.Grounds...)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(b, "Note: %s.\n\n", n)
+		fmt.Fprintf(b, "Note: %s.\n\n", tame(n))
 	}
 	for _, e := range ev {
-		fmt.Fprintf(b, "- %s\n", e)
+		fmt.Fprintf(b, "- %s\n", tame(e))
 	}
 	if len(ev) > 0 {
 		b.WriteString("\n")
@@ -138,8 +138,8 @@ func outro(g group) string {
 	case "":
 		return humanGate + "Closing this pull request without merging tells imagebot not to propose this version again."
 	case plan.KindRollback:
-		return fmt.Sprintf("Once this is merged, imagebot does not propose `%s` again; a newer version is proposed as usual. "+
-			"Closing it without merging changes nothing.", g.Updates[0].From)
+		return fmt.Sprintf("Once this is merged, imagebot does not propose %s again; a newer version is proposed as usual. "+
+			"Closing it without merging changes nothing.", lit(g.Updates[0].From))
 	case plan.KindPrepull:
 		return "Merging adds the images to the DaemonSet; each rollout pull request opens once its image has been on the default branch " +
 			"for the configured lead, and removes it from the DaemonSet again. " +

@@ -1,11 +1,15 @@
 package gitops
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
+	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -32,6 +36,10 @@ type markedMove struct {
 	// Locations ("file:line") let a rerun see that the body's table of
 	// locations is stale, e.g. after main gained another reference.
 	Locations []string `json:"locations,omitempty"`
+	// LocationsDigest stands for Locations when listing them would make
+	// the marker too long for a body (an image used in thousands of
+	// places): a sha256 of them, which changes when they do.
+	LocationsDigest string `json:"locationsDigest,omitempty"`
 	// Evidence is what made the move due (a promotion's soak and
 	// statuses, a pre-pull's lead), and Notice what else the PR says of
 	// it (a newer version waiting): a change of either rewrites the body.
@@ -59,7 +67,17 @@ const kindGroup = "group"
 
 const markerPrefix = "<!-- imagebot:v2 "
 
-var markerRE = regexp.MustCompile(`<!-- imagebot:(v[12]) (\{.*?\}) -->`)
+// markerStart begins every marker. Nothing else in a body holds it: text
+// from a registry or the tree has its "<!--" broken up (body.go).
+const markerStart = "<!-- imagebot:v"
+
+// markerRE is the marker's line. The JSON in it never holds "<", ">" or a
+// line break: encoding/json escapes them.
+var markerRE = regexp.MustCompile(`^<!-- imagebot:(v[12]) (\{.*\}) -->$`)
+
+// maxMarker is the longest marker that lists every location; a longer one
+// gives their digest instead, so that the body stays within GitHub's limit.
+const maxMarker = 16 << 10
 
 func markerOf(g group) marker {
 	m := marker{Kind: g.Kind, Group: g.Name, Env: g.Env, Branch: g.Branch}
@@ -75,6 +93,12 @@ func markerOf(g group) marker {
 		}
 		m.Moves = append(m.Moves, mv)
 	}
+	if b, _ := json.Marshal(m); len(b) > maxMarker {
+		for i, mv := range m.Moves {
+			sum := sha256.Sum256([]byte(strings.Join(mv.Locations, "\n")))
+			m.Moves[i].Locations, m.Moves[i].LocationsDigest = nil, "sha256:"+hex.EncodeToString(sum[:])
+		}
+	}
 	return m
 }
 
@@ -82,7 +106,7 @@ func markerOf(g group) marker {
 // nothing that version cannot (one image stream's PR), so that the PRs of
 // plain updates read as they always have; version 2 otherwise.
 func (m marker) text() string {
-	if imgs := m.images(); m.Kind == "" && len(imgs) == 1 && !slices.ContainsFunc(m.Moves, func(mv markedMove) bool { return len(mv.Evidence) > 0 }) {
+	if imgs := m.images(); m.Kind == "" && len(imgs) == 1 && !slices.ContainsFunc(m.Moves, func(mv markedMove) bool { return len(mv.Evidence) > 0 || mv.LocationsDigest != "" }) {
 		v1 := markerV1{Image: imgs[0], Branch: m.Branch}
 		for _, mv := range m.Moves {
 			v1.Updates = append(v1.Updates, movedV1{From: mv.From, To: mv.To, Digest: mv.Digest, Locations: mv.Locations})
@@ -95,9 +119,23 @@ func (m marker) text() string {
 }
 
 // parseMarker reads the marker of a PR body; ok is false for PRs that
-// imagebot did not write.
+// imagebot did not write. The marker is read only when the body holds
+// exactly one, on a line of its own (people may write around it): a
+// marker quoted anywhere else, in an image's label or a file's name, is
+// never taken for the bot's memory, and a body holding two says nothing.
 func parseMarker(body string) (marker, bool) {
-	sub := markerRE.FindStringSubmatch(body)
+	if strings.Count(body, markerStart) != 1 {
+		return marker{}, false
+	}
+	i := strings.Index(body, markerStart)
+	line := body[i:]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	if k := strings.LastIndexByte(body[:i], '\n'); strings.TrimSpace(body[k+1:i]) != "" {
+		return marker{}, false
+	}
+	sub := markerRE.FindStringSubmatch(strings.TrimSpace(line))
 	if sub == nil {
 		return marker{}, false
 	}
@@ -120,6 +158,17 @@ func parseMarker(body string) (marker, bool) {
 		if mv.Image == "" {
 			return marker{}, false
 		}
+	}
+	return m, true
+}
+
+// prMarker is the marker of an open or closed PR, if it has one that
+// agrees with the branch the PR is on: a marker copied onto another
+// branch's PR says nothing about that branch.
+func prMarker(pr *github.PullRequest) (marker, bool) {
+	m, ok := parseMarker(pr.GetBody())
+	if !ok || m.Branch != pr.GetHead().GetRef() {
+		return marker{}, false
 	}
 	return m, true
 }

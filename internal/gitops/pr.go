@@ -172,7 +172,11 @@ func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, t
 		return nil
 	}
 	mark := fmt.Sprintf("<!-- imagebot:foreign %s -->", tip.Hash)
-	if done, err := r.h.commented(ctx, pr.GetNumber(), mark); err != nil || done {
+	id, err := r.h.whoAmI(ctx)
+	if err != nil {
+		return err
+	}
+	if done, err := r.h.commented(ctx, pr.GetNumber(), mark, r.byBot(id)); err != nil || done {
 		return err
 	}
 	if r.limited {
@@ -181,7 +185,7 @@ func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, t
 	return r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
 			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
-			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", title(g), mark))
+			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark))
 }
 
 // closeObsolete closes imagebot's open PRs that the plan no longer needs:
@@ -199,7 +203,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		if handled[branch] {
 			continue
 		}
-		m, ok := parseMarker(pr.GetBody())
+		m, ok := prMarker(pr)
 		if !ok || m.Kind == plan.KindRollback || slices.ContainsFunc(m.images(), func(img string) bool {
 			return failing[img] || (held[img] && m.Kind != plan.KindPrepull)
 		}) {
@@ -304,15 +308,19 @@ func heldImages(p *plan.Plan) map[string]bool {
 
 // obsoleteComment says why imagebot closes one of its PRs.
 func obsoleteComment(m marker, base string) string {
-	imgs := strings.Join(m.images(), ", ")
+	var names []string
+	for _, img := range m.images() {
+		names = append(names, word(img))
+	}
+	imgs := clip(strings.Join(names, ", "), 4<<10)
 	switch m.Kind {
 	case plan.KindPromotion:
-		return fmt.Sprintf("`%s` no longer has this version to promote for %s: the environment it is promoted from moved back "+
-			"to an earlier version, or `%s` has it already, so imagebot withdraws this promotion.", m.Env, imgs, base)
+		return fmt.Sprintf("%s no longer has this version to promote for %s: the environment it is promoted from moved back "+
+			"to an earlier version, or %s has it already, so imagebot withdraws this promotion.", lit(m.Env), imgs, lit(base))
 	case plan.KindPrepull:
-		return fmt.Sprintf("Nothing is left to pre-pull on `%s` (the images are there, or their updates are gone), so imagebot closes this.", base)
+		return fmt.Sprintf("Nothing is left to pre-pull on %s (the images are there, or their updates are gone), so imagebot closes this.", lit(base))
 	}
-	return fmt.Sprintf("%s no longer needs this update on `%s` (it was made there, or the image is gone), so imagebot closes it.", imgs, base)
+	return fmt.Sprintf("%s no longer needs this update on %s (it was made there, or the image is gone), so imagebot closes it.", imgs, lit(base))
 }
 
 // appendNew appends what list lacks.

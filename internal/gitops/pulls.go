@@ -46,6 +46,17 @@ func (h *hub) pulls(ctx context.Context, state, head string) ([]*github.PullRequ
 	return all, err
 }
 
+// ownPulls keeps the PRs whose head branch is in the repository itself.
+func ownPulls(prs []*github.PullRequest) []*github.PullRequest {
+	var out []*github.PullRequest
+	for _, pr := range prs {
+		if ownBranch(pr) {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
 // openPulls is imagebot's open pull requests by branch: one listing of the
 // repository's open PRs, whatever the number of updates, kept when their
 // head branch has the prefix. It is the one listing a run with nothing to
@@ -57,7 +68,7 @@ func (h *hub) openPulls(ctx context.Context, prefix string) (map[string]*github.
 	}
 	open := map[string]*github.PullRequest{}
 	for _, pr := range prs {
-		if b := pr.GetHead().GetRef(); strings.HasPrefix(b, prefix) && pr.GetHead().GetRepo().GetFullName() == pr.GetBase().GetRepo().GetFullName() {
+		if b := pr.GetHead().GetRef(); strings.HasPrefix(b, prefix) && ownBranch(pr) {
 			open[b] = pr
 		}
 	}
@@ -69,7 +80,8 @@ func (h *hub) openPulls(ctx context.Context, prefix string) (map[string]*github.
 // every closed PR of the repository. Closed PRs pile up over a repository's
 // life (every merged one stays), so listing them all is worth it only when
 // it takes fewer pages than there are branches to ask about; the first
-// page's Link says how many there are.
+// page's Link says how many there are. A fork's PR from a branch of the
+// same name is no PR of that branch.
 func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]*github.PullRequest, error) {
 	out := map[string][]*github.PullRequest{}
 	if len(branches) == 0 {
@@ -90,7 +102,7 @@ func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]
 				return false
 			}
 			for _, pr := range prs {
-				if b := pr.GetHead().GetRef(); want[b] {
+				if b := pr.GetHead().GetRef(); want[b] && ownBranch(pr) {
 					out[b] = append(out[b], pr)
 				}
 			}
@@ -105,7 +117,7 @@ func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]
 		if err != nil {
 			return nil, err
 		}
-		out[b] = prs
+		out[b] = ownPulls(prs)
 	}
 	return out, nil
 }

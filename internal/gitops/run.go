@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -25,7 +26,7 @@ type runner struct {
 	tip     *object.Commit
 	base    string
 	open    map[string]*github.PullRequest   // imagebot's open PRs by branch
-	closed  map[string][]*github.PullRequest // closed PRs by branch, where asked
+	closed  map[string][]*github.PullRequest // closed PRs by branch, where asked: the bot's own only (loadClosed)
 	limited bool                             // GitHub said stop writing
 	res     *Result
 	// apiAuthor is who GitHub makes the author of the commits the run
@@ -111,10 +112,11 @@ func (r *runner) withoutDeclined(g group) group {
 }
 
 // declined reports whether a closed PR of g's branch proposed u, or a
-// merged rollback PR moved u's image away from u's target.
+// merged rollback PR moved u's image away from u's target. r.closed holds
+// only the bot's own PRs, from the repository's own branches.
 func (r *runner) declined(g group, u plan.Update) bool {
 	for _, pr := range r.closed[g.Branch] {
-		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt == nil && m.proposes(u) {
+		if m, ok := prMarker(pr); ok && pr.MergedAt == nil && m.proposes(u) {
 			return true
 		}
 	}
@@ -122,7 +124,7 @@ func (r *runner) declined(g group, u plan.Update) bool {
 		return false // a person asked for this one
 	}
 	for _, pr := range r.closed[rollbackBranch(r.o.BranchPrefix, u.Image)] {
-		if m, ok := parseMarker(pr.GetBody()); ok && pr.MergedAt != nil && m.rollsBack(u) {
+		if m, ok := prMarker(pr); ok && pr.MergedAt != nil && m.rollsBack(u) {
 			return true
 		}
 	}
@@ -187,6 +189,25 @@ func (r *runner) tree(files map[string][]byte) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return editTree(st, root, blobs)
+}
+
+// byBot reports whether login is the bot's: the identity the run acts as
+// or, when that had to be assumed, the author of one of the bot's open PRs
+// (an App's token passed as GITHUB_TOKEN is not github-actions[bot]).
+func (r *runner) byBot(id identity) func(login string) bool {
+	return func(login string) bool {
+		if strings.EqualFold(login, id.login) {
+			return true
+		}
+		if id.assumed {
+			for _, pr := range r.open {
+				if _, ok := prMarker(pr); ok && strings.EqualFold(pr.GetUser().GetLogin(), login) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 }
 
 // ours reports whether imagebot made the branch's tip: one commit, authored

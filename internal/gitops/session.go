@@ -112,15 +112,16 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
 		return nil, err
 	}
-	carried := map[string]string{}
+	held := openBranches{carried: map[string]string{}, holder: map[string]string{}}
 	for branch, pr := range open {
-		if m, ok := parseMarker(pr.GetBody()); ok && m.Kind == "" {
+		if m, ok := prMarker(pr); ok && m.Kind == "" {
 			for _, mv := range m.Moves {
-				carried[mv.Image+"\x00"+mv.From] = branch
+				held.carried[mv.Image+"\x00"+mv.From] = branch
+				held.holder[branch] = streamKey(mv.Image, mv.To)
 			}
 		}
 	}
-	gs := groupsKeeping(p, o.BranchPrefix, carried)
+	gs := groupsKeeping(p, o.BranchPrefix, held)
 	asked, closedErr := r.loadClosed(ctx, gs)
 	if isRateLimit(closedErr) {
 		r.limit(closedErr)
@@ -176,13 +177,46 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 			}
 		}
 	}
-	r.closed, err = r.h.closedPulls(ctx, ask)
+	closed, err := r.h.closedPulls(ctx, ask)
+	if err != nil {
+		return asked, err
+	}
+	r.closed, err = r.bots(ctx, closed)
 	return asked, err
+}
+
+// bots keeps the closed PRs that the bot opened: anyone can open a PR on a
+// branch of the bot's name (from a fork, or as a writer) with a marker in
+// it and close it, and that must not decline a version. Who the bot is is
+// asked only when there is a marked PR to judge.
+func (r *runner) bots(ctx context.Context, closed map[string][]*github.PullRequest) (map[string][]*github.PullRequest, error) {
+	var by func(string) bool
+	out := map[string][]*github.PullRequest{}
+	for b, prs := range closed {
+		for _, pr := range prs {
+			if _, ok := prMarker(pr); !ok || !ownBranch(pr) {
+				continue
+			}
+			if by == nil {
+				id, err := r.h.whoAmI(ctx)
+				if err != nil {
+					return nil, err
+				}
+				by = r.byBot(id)
+			}
+			if by(pr.GetUser().GetLogin()) {
+				out[b] = append(out[b], pr)
+			} else {
+				r.log.Debug("ignoring a closed pull request the bot did not open", "branch", b, "number", pr.GetNumber(), "author", pr.GetUser().GetLogin())
+			}
+		}
+	}
+	return out, nil
 }
 
 // proposesAll reports whether pr's marker proposes every update of g.
 func proposesAll(pr *github.PullRequest, g group) bool {
-	m, ok := parseMarker(pr.GetBody())
+	m, ok := prMarker(pr)
 	if !ok {
 		return false
 	}

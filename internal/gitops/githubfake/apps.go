@@ -177,6 +177,9 @@ func (s *Server) getUser(w http.ResponseWriter, req *http.Request) {
 	login := req.PathValue("login")
 	s.mu.Lock()
 	known := strings.EqualFold(login, botLogin) || strings.EqualFold(login, humanLogin)
+	for _, u := range s.users {
+		known = known || strings.EqualFold(login, u)
+	}
 	for _, a := range s.apps {
 		known = known || strings.EqualFold(login, a.bot())
 	}
@@ -190,7 +193,11 @@ func (s *Server) getUser(w http.ResponseWriter, req *http.Request) {
 
 // getAuthenticatedUser is GET /user, which only a person's token can ask:
 // GitHub answers a bot's token with 403.
-func (s *Server) getAuthenticatedUser(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) getAuthenticatedUser(w http.ResponseWriter, req *http.Request) {
+	if a := actorOf(req); a.cred == withUser {
+		writeJSON(w, http.StatusOK, user(a.login))
+		return
+	}
 	writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 }
 

@@ -21,6 +21,8 @@ const (
 	withToken credential = iota
 	// withInstallation is an installation access token: the App's bot.
 	withInstallation
+	// withUser is a person's token (WithUser): the person acts.
+	withUser
 	// withJWT is an App's own JWT, good only for the /app endpoints and
 	// for finding the installation of a repository.
 	withJWT
@@ -93,6 +95,9 @@ func (s *Server) authenticate(r *http.Request) (*actor, string) {
 func (s *Server) byToken(tok string) (*actor, string) {
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1 {
 		return &actor{login: botLogin, cred: withToken}, ""
+	}
+	if login, ok := s.users[tok]; ok {
+		return &actor{login: login, cred: withUser}, ""
 	}
 	it := s.tokens[tok]
 	if it == nil || !s.clock().Before(it.expires) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Comments and labels live on the issue side of a pull request, as on
@@ -61,6 +62,10 @@ func (s *Server) createComment(w http.ResponseWriter, req *http.Request) {
 	defer s.mu.Unlock()
 	if in.Body == "" {
 		writeInvalid(w, fieldError{Resource: "IssueComment", Field: "body", Code: "missing_field"})
+		return
+	}
+	if utf8.RuneCountInString(in.Body) > maxBody {
+		writeInvalid(w, fieldError{Resource: "IssueComment", Field: "data", Code: "unprocessable", Message: fmt.Sprintf("Body is too long (maximum is %d characters)", maxBody)})
 		return
 	}
 	c := comment{id: s.id(), author: actorOf(req).login, body: in.Body, created: s.now()}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 func (s *Server) getRepo(w http.ResponseWriter, req *http.Request) {
@@ -37,7 +38,7 @@ func (s *Server) listPulls(w http.ResponseWriter, req *http.Request) {
 		s.sync(r, p, false)
 		switch {
 		case state != "all" && p.state != state,
-			qualified && (!strings.EqualFold(headOwner, r.owner) || p.head != headRef),
+			qualified && (!strings.EqualFold(headOwner, p.headOwner(r)) || p.head != headRef),
 			q.Get("base") != "" && p.base != q.Get("base"):
 			continue
 		}
@@ -73,12 +74,19 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 	}
 	defer s.mu.Unlock()
 	head := in.Head
+	var fork *repo
 	if owner, ref, ok := strings.Cut(head, ":"); ok {
-		if !strings.EqualFold(owner, r.owner) { // forks are not modelled
-			writeInvalid(w, fieldError{Resource: "PullRequest", Field: "head", Code: "invalid"})
-			return
+		if !strings.EqualFold(owner, r.owner) {
+			if fork = s.forkOf(r, owner); fork == nil {
+				writeInvalid(w, fieldError{Resource: "PullRequest", Field: "head", Code: "invalid"})
+				return
+			}
 		}
 		head = ref
+	}
+	if fork != nil {
+		s.createForkPull(w, req, r, fork, head, in.Title, in.Base, in.Body)
+		return
 	}
 	var errs []fieldError
 	for _, f := range []struct{ name, value string }{{"title", in.Title}, {"head", head}, {"base", in.Base}} {
@@ -86,6 +94,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 			errs = append(errs, fieldError{Resource: "PullRequest", Field: f.name, Code: "missing_field"})
 		}
 	}
+	errs = append(errs, tooLong("PullRequest", in.Title, in.Body)...)
 	if len(errs) > 0 {
 		writeInvalid(w, errs...)
 		return
@@ -128,6 +137,45 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, http.StatusCreated, j)
 }
 
+// createForkPull opens a pull request from a fork's branch: its commits
+// are the fork's, so the head is taken as it is, without a comparison.
+func (s *Server) createForkPull(w http.ResponseWriter, req *http.Request, r, fork *repo, head, title, base, body string) {
+	headSHA, ok := fork.git.BranchSHA(fork.owner, fork.name, head)
+	_, baseOK := r.git.BranchSHA(r.owner, r.name, base)
+	errs := tooLong("PullRequest", title, body)
+	if title == "" {
+		errs = append(errs, fieldError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
+	}
+	if !ok {
+		errs = append(errs, fieldError{Resource: "PullRequest", Field: "head", Code: "invalid"})
+	}
+	if !baseOK {
+		errs = append(errs, fieldError{Resource: "PullRequest", Field: "base", Code: "invalid"})
+	}
+	if len(errs) > 0 {
+		writeInvalid(w, errs...)
+		return
+	}
+	t := s.now()
+	p := &pull{
+		id: s.id(), number: int64(len(r.pulls) + 1), title: title, body: body,
+		head: head, headRepo: fork, base: base, state: "open",
+		headSHA: headSHA, created: t, updated: t, author: actorOf(req).login,
+	}
+	r.pulls = append(r.pulls, p)
+	j := s.fullPullJSON(r, p)
+	w.Header().Set("Location", j.URL)
+	writeJSON(w, http.StatusCreated, j)
+}
+
+// headOwner is the owner of the repository p's head branch is in.
+func (p *pull) headOwner(r *repo) string {
+	if p.headRepo != nil {
+		return p.headRepo.owner
+	}
+	return r.owner
+}
+
 func (s *Server) getPull(w http.ResponseWriter, req *http.Request) {
 	if r, p := s.lockPull(w, req, nil); p != nil {
 		defer s.mu.Unlock()
@@ -147,6 +195,10 @@ func (s *Server) editPull(w http.ResponseWriter, req *http.Request) {
 	}
 	defer s.mu.Unlock()
 	s.sync(r, p, false)
+	if errs := tooLong("PullRequest", deref(in.Title), deref(in.Body)); len(errs) > 0 {
+		writeInvalid(w, errs...)
+		return
+	}
 	if in.State != nil && *in.State != "open" && *in.State != "closed" {
 		writeInvalid(w, fieldError{Resource: "PullRequest", Field: "state", Code: "invalid"})
 		return
@@ -285,6 +337,33 @@ func (s *Server) requestReviewers(w http.ResponseWriter, req *http.Request) {
 	p.updated = s.now()
 	s.sync(r, p, true)
 	writeJSON(w, http.StatusCreated, s.fullPullJSON(r, p))
+}
+
+// GitHub's limits on a pull request's title and on a description or
+// comment, in characters.
+const (
+	maxTitle = 256
+	maxBody  = 65536
+)
+
+// tooLong is GitHub's verdict on a title and body above its limits, in
+// its words.
+func tooLong(resource, title, body string) []fieldError {
+	var errs []fieldError
+	if utf8.RuneCountInString(title) > maxTitle {
+		errs = append(errs, fieldError{Resource: resource, Field: "title", Code: "custom", Message: fmt.Sprintf("title is too long (maximum is %d characters)", maxTitle)})
+	}
+	if utf8.RuneCountInString(body) > maxBody {
+		errs = append(errs, fieldError{Resource: resource, Field: "body", Code: "custom", Message: fmt.Sprintf("body is too long (maximum is %d characters)", maxBody)})
+	}
+	return errs
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // addFold appends the names not yet present, ignoring case as GitHub does

@@ -336,3 +336,71 @@ func TestLabelsCommentsReviewers(t *testing.T) {
 	_, _, err = e.gh.Issues.CreateComment(e.ctx, "acme", "apps", 9, &github.IssueComment{Body: github.String("x")})
 	errorResponse(t, err, http.StatusNotFound)
 }
+
+// A stranger's fork: a PR from its branch shows the fork as head.repo and
+// the stranger as author, does not count as the repository's own PR of
+// that branch name, and GET /user says who the stranger is.
+func TestForkPullRequest(t *testing.T) {
+	e := setup(t, []Option{WithUser("mallory", "mallory-token")})
+	if _, err := e.git.CreateRepo("mallory", "apps", map[string][]byte{"x.yaml": []byte("image: nginx:9\n")}, "imagebot/nginx"); err != nil {
+		t.Fatal(err)
+	}
+	e.fake.AddRepo("mallory", "apps", "imagebot/nginx", BareRepos(e.git.Dir), ForkOf("acme", "apps"))
+	mallory := client(t, e.fake, "mallory-token")
+	pr, _, err := mallory.PullRequests.Create(e.ctx, "acme", "apps", &github.NewPullRequest{
+		Title: github.String("x"), Head: github.String("mallory:imagebot/nginx"), Base: github.String("main"), Body: github.String("forged"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.GetHead().GetRepo().GetFullName() != "mallory/apps" || !pr.GetHead().GetRepo().GetFork() || pr.GetBase().GetRepo().GetFullName() != "acme/apps" ||
+		pr.GetUser().GetLogin() != "mallory" || pr.GetHead().GetRef() != "imagebot/nginx" || pr.GetHead().GetLabel() != "mallory:imagebot/nginx" {
+		t.Errorf("fork PR: head %s %s fork=%v, base %s, user %s", pr.GetHead().GetLabel(), pr.GetHead().GetRepo().GetFullName(),
+			pr.GetHead().GetRepo().GetFork(), pr.GetBase().GetRepo().GetFullName(), pr.GetUser().GetLogin())
+	}
+	// The repository's own branch of the same name still gets its PR.
+	e.branch("imagebot/nginx", "1.26.1")
+	if own := e.createPR("imagebot/nginx"); own.GetHead().GetRepo().GetFullName() != "acme/apps" || own.GetUser().GetLogin() != "github-actions[bot]" {
+		t.Errorf("own PR: %s by %s", own.GetHead().GetRepo().GetFullName(), own.GetUser().GetLogin())
+	}
+	for head, want := range map[string]int{"acme:imagebot/nginx": 1, "mallory:imagebot/nginx": 1} {
+		prs, _, err := e.gh.PullRequests.List(e.ctx, "acme", "apps", &github.PullRequestListOptions{Head: head})
+		if err != nil || len(prs) != want {
+			t.Errorf("head %s: %d PRs (%v), want %d", head, len(prs), err, want)
+		}
+	}
+	if u, _, err := mallory.Users.Get(e.ctx, ""); err != nil || u.GetLogin() != "mallory" {
+		t.Errorf("GET /user as mallory: %v %v", u.GetLogin(), err)
+	}
+	if _, _, err := e.gh.Users.Get(e.ctx, ""); err == nil {
+		t.Error("GET /user with the bot's token succeeded")
+	}
+}
+
+// GitHub refuses a description or comment over 65,536 characters and a
+// title over 256 with 422; exactly at the limit is fine.
+func TestTooLong(t *testing.T) {
+	e := setup(t, nil)
+	e.branch("imagebot/nginx", "1.26.1")
+	long := strings.Repeat("é", 65537)
+	_, _, err := e.gh.PullRequests.Create(e.ctx, "acme", "apps", &github.NewPullRequest{
+		Title: github.String(strings.Repeat("t", 257)), Head: github.String("imagebot/nginx"), Base: github.String("main"), Body: &long,
+	})
+	er := errorResponse(t, err, http.StatusUnprocessableEntity)
+	want := []github.Error{
+		{Resource: "PullRequest", Field: "title", Code: "custom", Message: "title is too long (maximum is 256 characters)"},
+		{Resource: "PullRequest", Field: "body", Code: "custom", Message: "body is too long (maximum is 65536 characters)"},
+	}
+	if diff := cmp.Diff(want, er.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	pr := e.createPR("imagebot/nginx")
+	fits := long[:len(long)-len("é")]
+	if _, _, err := e.gh.PullRequests.Edit(e.ctx, "acme", "apps", pr.GetNumber(), &github.PullRequest{Body: &fits}); err != nil {
+		t.Errorf("edit to exactly 65536 characters: %v", err)
+	}
+	_, _, err = e.gh.PullRequests.Edit(e.ctx, "acme", "apps", pr.GetNumber(), &github.PullRequest{Body: &long})
+	errorResponse(t, err, http.StatusUnprocessableEntity)
+	_, _, err = e.gh.Issues.CreateComment(e.ctx, "acme", "apps", pr.GetNumber(), &github.IssueComment{Body: &long})
+	errorResponse(t, err, http.StatusUnprocessableEntity)
+}

@@ -43,6 +43,7 @@ type Server struct {
 	requests int
 	writeLog []Write
 
+	users         map[string]string // a person's token -> login; see WithUser
 	tokenLifetime time.Duration
 	apps          map[int64]*app
 	installations map[int64]*installation
@@ -56,6 +57,18 @@ type Option func(*Server)
 // WithToken sets the token that acts as github-actions[bot], GITHUB_TOKEN's
 // user; installation tokens of an App work besides it.
 func WithToken(t string) Option { return func(s *Server) { s.token = t } }
+
+// WithUser adds a person who acts with token: someone who opens pull
+// requests (from the repository's branches, or from a fork added with
+// ForkOf) and comments, as a writer or a stranger would.
+func WithUser(login, token string) Option {
+	return func(s *Server) {
+		if s.users == nil {
+			s.users = map[string]string{}
+		}
+		s.users[token] = login
+	}
+}
 
 // WithClock sets the time the fake lives in: rate-limit windows, Retry-After
 // and timestamps. Tests share it with the client's clock, so that a client

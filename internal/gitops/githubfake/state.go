@@ -28,13 +28,15 @@ type repo struct {
 	pulls               []*pull          // pulls[i].number == i+1
 	labels              map[string]int64 // lower-case name -> id, created on first use
 	checks              *checkState      // commit statuses and check runs; see statuses.go
+	parent              string           // repoKey of the repository this is a fork of; "" for none
 }
 
 type pull struct {
 	id, number       int64
 	author           string // login of whoever opened it
 	title, body      string
-	head, base       string // branch names in the same repository
+	head, base       string // branch names; head in headRepo
+	headRepo         *repo  // a fork the head branch is in; nil: the same repository
 	state            string // "open" or "closed"
 	draft, merged    bool
 	headSHA, baseSHA string // frozen once closed, as on GitHub
@@ -62,6 +64,7 @@ type PR struct {
 	Number                   int
 	Author                   string // login of whoever opened it
 	Title, Body, Head, Base  string
+	HeadRepo                 string // "owner/name" of a fork the head branch is in; "" for the repository's own
 	State                    string // "open" or "closed"
 	Merged, Draft, AutoMerge bool
 	Labels, Reviewers        []string
@@ -87,6 +90,11 @@ func WithDeleteBranchOnMerge() RepoOption { return func(r *repo) { r.deleteBranc
 // for a mergeable PR: "Pull request is in clean status"). MergePR, a human
 // admin, bypasses it.
 func WithRequiredCheck(name string) RepoOption { return func(r *repo) { r.requiredCheck = name } }
+
+// ForkOf makes the repository a fork of owner/name: its owner can open
+// pull requests from its branches into the parent ("owner:branch" as
+// head), which show head.repo as the fork, as GitHub's do.
+func ForkOf(owner, name string) RepoOption { return func(r *repo) { r.parent = repoKey(owner, name) } }
 
 // WithCloneURL sets the repository's clone_url, e.g. gitserver's URL.
 func WithCloneURL(u string) RepoOption { return func(r *repo) { r.cloneURL = u } }
@@ -120,7 +128,7 @@ func (s *Server) PRs(owner, name string) []PR {
 	for _, p := range r.pulls {
 		s.sync(r, p, false)
 		snap := PR{
-			Number: int(p.number), Author: p.author, Title: p.title, Body: p.body, Head: p.head, Base: p.base,
+			Number: int(p.number), Author: p.author, Title: p.title, Body: p.body, Head: p.head, Base: p.base, HeadRepo: p.forkName(),
 			State: p.state, Merged: p.merged, Draft: p.draft, AutoMerge: p.autoMerge != "",
 			Labels: slices.Clone(p.labels), Reviewers: slices.Clone(p.reviewers),
 			TeamReviewers: slices.Clone(p.teams), HeadSHA: p.headSHA,
@@ -210,6 +218,14 @@ func (s *Server) sync(r *repo, p *pull, full bool) {
 	if p.state != "open" {
 		return
 	}
+	if h := p.headRepo; h != nil {
+		// A fork's objects are not in this repository: its head follows
+		// the fork's branch, and mergeability stays unknown.
+		if sha, ok := h.git.BranchSHA(h.owner, h.name, p.head); ok && sha != p.headSHA {
+			p.headSHA, p.updated = sha, s.now()
+		}
+		return
+	}
 	sha, ok := r.git.BranchSHA(r.owner, r.name, p.head)
 	if !ok {
 		s.closePull(p)
@@ -241,6 +257,9 @@ func (s *Server) land(r *repo, p *pull, method, title, msg, by string) error {
 	if p.state != "open" {
 		return errClosed
 	}
+	if p.headRepo != nil {
+		return errors.New("merging a fork's pull request is not modelled")
+	}
 	sha, err := r.git.Merge(r.owner, r.name, MergeRequest{Base: p.base, Head: p.head, Method: method, Title: title, Message: msg, When: s.now()})
 	if err != nil {
 		return err
@@ -267,12 +286,30 @@ func defaultCommit(r *repo, p *pull, method string) (title, msg string) {
 // rule for pull requests.
 func (s *Server) openPullFor(r *repo, head, base string) *pull {
 	for _, p := range r.pulls {
-		if p.head != head || p.base != base {
+		if p.head != head || p.base != base || p.headRepo != nil {
 			continue // only a PR of this branch can be its open one
 		}
 		s.sync(r, p, false)
 		if p.state == "open" {
 			return p
+		}
+	}
+	return nil
+}
+
+// forkName is "owner/name" of the fork p's head branch is in, or "".
+func (p *pull) forkName() string {
+	if h := p.headRepo; h != nil {
+		return h.owner + "/" + h.name
+	}
+	return ""
+}
+
+// forkOf finds owner's fork of r; the caller holds s.mu.
+func (s *Server) forkOf(r *repo, owner string) *repo {
+	for _, f := range s.repos {
+		if f.parent == repoKey(r.owner, r.name) && strings.EqualFold(f.owner, owner) {
+			return f
 		}
 	}
 	return nil

@@ -57,7 +57,7 @@ func (s *Server) repoJSON(r *repo) repoJSON {
 	owner.Type = "Organization"
 	return repoJSON{
 		ID: r.id, NodeID: nodeID("R", r.owner+"/"+r.name), Name: r.name, FullName: r.owner + "/" + r.name,
-		Owner: owner, Private: true, Visibility: "private",
+		Owner: owner, Private: true, Visibility: "private", Fork: r.parent != "",
 		HTMLURL: s.URL() + "/" + r.owner + "/" + r.name, URL: s.URL() + "/repos/" + r.owner + "/" + r.name,
 		CloneURL: r.cloneURL, DefaultBranch: r.defaultBranch,
 		AllowMergeCommit: true, AllowSquashMerge: true, AllowRebaseMerge: true,
@@ -163,6 +163,10 @@ func (s *Server) pullJSON(r *repo, p *pull) pullJSON {
 		Head:              branchJSON{Label: r.owner + ":" + p.head, Ref: p.head, SHA: p.headSHA, User: rj.Owner, Repo: rj},
 		Base:              branchJSON{Label: r.owner + ":" + p.base, Ref: p.base, SHA: p.baseSHA, User: rj.Owner, Repo: rj},
 		AuthorAssociation: "CONTRIBUTOR", Draft: p.draft,
+	}
+	if h := p.headRepo; h != nil {
+		hj := s.repoJSON(h)
+		j.Head.Label, j.Head.User, j.Head.Repo = h.owner+":"+p.head, hj.Owner, hj
 	}
 	for _, l := range p.labels {
 		j.Labels = append(j.Labels, s.labelJSON(r, l))
