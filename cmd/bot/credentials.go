@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
+	"slices"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/authn/github"
@@ -13,7 +16,7 @@ import (
 // registryOptions configure the registry client from the config and the
 // flags: mirrors (flags win), credentials, how many requests at once and
 // how many in all.
-func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []registry.Option {
+func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) ([]registry.Option, error) {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
@@ -27,9 +30,13 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []re
 			budgets[host] = r.MaxRequests
 		}
 	}
+	creds, err := credentials(cfg, mirrors, o.Env, o.envAllowed(), log)
+	if err != nil {
+		return nil, err
+	}
 	return []registry.Option{
 		registry.WithMirrors(mirrors),
-		registry.WithCredentials(credentials(cfg, mirrors, o.Env, log)),
+		registry.WithCredentials(creds),
 		registry.WithKeychain(keychain),
 		// The flags are for every host; the config's entries, for one.
 		registry.WithConcurrency(o.Concurrency.n),
@@ -37,7 +44,7 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []re
 		registry.WithMaxRequests(o.MaxRequests.n),
 		registry.WithHostMaxRequests(budgets),
 		registry.WithLogger(log),
-	}
+	}, nil
 }
 
 // keychain answers for the hosts the config gives no credentials for. The
@@ -53,12 +60,19 @@ var keychain = authn.NewMultiKeychain(authn.DefaultKeychain, github.Keychain)
 // registry has one) to the credentials the config names for it. Secrets come
 // from the environment only; the config holds variable names. A named
 // variable that is unset is said out loud: the host is then contacted with
-// what the keychain has for it, which is often nothing.
-func credentials(cfg *config.Config, mirrors map[string]string, env environ, log *slog.Logger) map[string]registry.Credentials {
+// what the keychain has for it, which is often nothing. A variable the
+// config may not name (envAllowed) fails the run before anything is sent.
+func credentials(cfg *config.Config, mirrors map[string]string, env environ, allowed envAllowed, log *slog.Logger) (map[string]registry.Credentials, error) {
 	creds := map[string]registry.Credentials{}
-	for host, r := range cfg.Registries {
+	for _, host := range slices.Sorted(maps.Keys(cfg.Registries)) {
+		r := cfg.Registries[host]
 		if r.Username == "" && r.PasswordEnv == "" {
 			continue
+		}
+		if r.PasswordEnv != "" {
+			if err := allowed.check(r.PasswordEnv, host); err != nil {
+				return nil, fmt.Errorf("%s: registries.%s.passwordEnv: %w", configLine(cfg, r.PasswordEnvLine), host, err)
+			}
 		}
 		contacted := host
 		if m, ok := mirrors[host]; ok {
@@ -78,7 +92,15 @@ func credentials(cfg *config.Config, mirrors map[string]string, env environ, log
 		}
 		creds[contacted] = registry.Credentials{Username: r.Username, Password: password}
 	}
-	return creds
+	return creds, nil
+}
+
+// configLine is file:line for messages.
+func configLine(cfg *config.Config, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", configName(cfg), line)
+	}
+	return configName(cfg)
 }
 
 // configName is the config file for messages; "defaults" when there is none.
