@@ -38,6 +38,10 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) ([]r
 		registry.WithMirrors(mirrors),
 		registry.WithCredentials(creds),
 		registry.WithKeychain(keychain),
+		// Hosts on this machine or its networks are contacted only when
+		// the config names them (or a mirror is there), never because a
+		// manifest does.
+		registry.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
 		// The flags are for every host; the config's entries, for one.
 		registry.WithConcurrency(o.Concurrency.n),
 		registry.WithHostConcurrency(concurrency),
