@@ -60,8 +60,10 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) ([]r
 // the host it is asked about, so no credential reaches another host.
 var keychain = authn.NewMultiKeychain(authn.DefaultKeychain, github.Keychain)
 
-// credentials maps the host actually contacted (the mirror's, when a
-// registry has one) to the credentials the config names for it. Secrets come
+// credentials maps the host actually contacted (the mirror's, when the
+// config's entry names that mirror) to the credentials the config names
+// for it; a mirror set by --mirror gets only what an entry for its own host
+// gives. Secrets come
 // from the environment only; the config holds variable names. A named
 // variable that is unset is said out loud: the host is then contacted with
 // what the keychain has for it, which is often nothing. A variable the
@@ -80,6 +82,15 @@ func credentials(cfg *config.Config, mirrors map[string]string, env environ, all
 		}
 		contacted := host
 		if m, ok := mirrors[host]; ok {
+			if m != r.Mirror {
+				// A --mirror flag put another host in front of this
+				// registry: the entry's credentials are the registry's,
+				// and the mirror is not that registry.
+				log.Warn("registry credentials: "+host+" is fetched from a mirror that --mirror set, and its credentials are not sent there; "+
+					"give the mirror's host an entry of its own (registries.MIRRORHOST.username and passwordEnv) if it needs them",
+					"config", configName(cfg), "registry", host)
+				continue
+			}
 			if u, err := url.Parse(m); err == nil {
 				contacted = u.Host
 			}

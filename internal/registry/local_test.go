@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -142,5 +143,38 @@ func TestRedirects(t *testing.T) {
 	}
 	if n := cdn.auths.Load(); n != 0 {
 		t.Errorf("the CDN received credentials %d times", n)
+	}
+}
+
+// TestErrorBodiesCut: whatever answers an error, its body reaches a
+// message cut to a short printable line: no terminal escapes, no page of
+// HTML, for text and for the spec's JSON errors alike.
+func TestErrorBodiesCut(t *testing.T) {
+	page := "<html>\x1b[31mred\x1b[0m\r\n" + strings.Repeat("<p>filler</p>\n", 2000) + "END</html>"
+	for name, body := range map[string]string{
+		"text": page,
+		"json": `{"errors":[{"code":"` + strings.Repeat("C", 500) + `","message":"` + strings.Repeat("m", 5000) + `\u001b[2J","detail":"` + strings.Repeat("d", 5000) + `"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v2/" {
+					return
+				}
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, body)
+			})
+			c := newClient(registry.WithRetry(0, 0), registry.WithMirrors(map[string]string{"docker.io": srv.URL}))
+			_, err := c.Tags(t.Context(), registrytest.Repo(t, "docker.io/acme/app"))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if len(msg) > 600 || strings.ContainsAny(msg, "\x1b\r\n") || strings.Contains(msg, "END") || strings.Contains(msg, "ddd") {
+				t.Errorf("error of %d bytes: %q", len(msg), msg)
+			}
+			if name == "text" && !strings.Contains(msg, "403") {
+				t.Errorf("error %q does not say the status", msg)
+			}
+		})
 	}
 }
