@@ -16,7 +16,8 @@ import (
 // connection says which GitHub repository run works on and how to reach
 // it: the environment GitHub Actions sets, and the checkout's origin. A
 // directory that is no clone will do when GITHUB_REPOSITORY names the
-// repository: run fetches what it needs into memory anyway.
+// repository: run fetches what it needs into memory anyway. The remote must
+// be on the GitHub server's host (checkForgeHost): the token goes nowhere else.
 func connection(repo string, env environ) (gitops.Options, error) {
 	c := gitops.Options{APIURL: env.GitHubAPIURL, Token: env.GitHubToken, Repository: env.GitHubRepository}
 	if err := checkRepoDir(repo); err != nil {
@@ -36,9 +37,12 @@ func connection(repo string, env environ) (gitops.Options, error) {
 				"or set GITHUB_REPOSITORY to its owner/name (and GITHUB_SERVER_URL for GitHub Enterprise)", dirName(repo), what)
 		}
 		// As actions/checkout builds the URL: the server, then owner/name.
-		c.URL = strings.TrimSuffix(cmp.Or(env.GitHubServerURL, "https://github.com"), "/") + "/" + c.Repository + ".git"
-		return c, nil
+		c.URL = strings.TrimSuffix(cmp.Or(env.GitHubServerURL, defaultServerURL), "/") + "/" + c.Repository + ".git"
+		return c, checkForgeHost(c.URL, env)
 	default:
+		return c, err
+	}
+	if err := checkForgeHost(origin, env); err != nil {
 		return c, err
 	}
 	if c.Repository == "" {

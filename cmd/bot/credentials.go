@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
+	"slices"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/authn/github"
@@ -13,7 +16,7 @@ import (
 // registryOptions configure the registry client from the config and the
 // flags: mirrors (flags win), credentials, how many requests at once and
 // how many in all.
-func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []registry.Option {
+func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) ([]registry.Option, error) {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Mirrors {
 		mirrors[h] = u
@@ -27,17 +30,25 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []re
 			budgets[host] = r.MaxRequests
 		}
 	}
+	creds, err := credentials(cfg, mirrors, o.Env, o.envAllowed(), log)
+	if err != nil {
+		return nil, err
+	}
 	return []registry.Option{
 		registry.WithMirrors(mirrors),
-		registry.WithCredentials(credentials(cfg, mirrors, o.Env, log)),
+		registry.WithCredentials(creds),
 		registry.WithKeychain(keychain),
+		// Hosts on this machine or its networks are contacted only when
+		// the config names them (or a mirror is there), never because a
+		// manifest does.
+		registry.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
 		// The flags are for every host; the config's entries, for one.
 		registry.WithConcurrency(o.Concurrency.n),
 		registry.WithHostConcurrency(concurrency),
 		registry.WithMaxRequests(o.MaxRequests.n),
 		registry.WithHostMaxRequests(budgets),
 		registry.WithLogger(log),
-	}
+	}, nil
 }
 
 // keychain answers for the hosts the config gives no credentials for. The
@@ -49,19 +60,37 @@ func registryOptions(o commonOptions, cfg *config.Config, log *slog.Logger) []re
 // the host it is asked about, so no credential reaches another host.
 var keychain = authn.NewMultiKeychain(authn.DefaultKeychain, github.Keychain)
 
-// credentials maps the host actually contacted (the mirror's, when a
-// registry has one) to the credentials the config names for it. Secrets come
+// credentials maps the host actually contacted (the mirror's, when the
+// config's entry names that mirror) to the credentials the config names
+// for it; a mirror set by --mirror gets only what an entry for its own host
+// gives. Secrets come
 // from the environment only; the config holds variable names. A named
 // variable that is unset is said out loud: the host is then contacted with
-// what the keychain has for it, which is often nothing.
-func credentials(cfg *config.Config, mirrors map[string]string, env environ, log *slog.Logger) map[string]registry.Credentials {
+// what the keychain has for it, which is often nothing. A variable the
+// config may not name (envAllowed) fails the run before anything is sent.
+func credentials(cfg *config.Config, mirrors map[string]string, env environ, allowed envAllowed, log *slog.Logger) (map[string]registry.Credentials, error) {
 	creds := map[string]registry.Credentials{}
-	for host, r := range cfg.Registries {
+	for _, host := range slices.Sorted(maps.Keys(cfg.Registries)) {
+		r := cfg.Registries[host]
 		if r.Username == "" && r.PasswordEnv == "" {
 			continue
 		}
+		if r.PasswordEnv != "" {
+			if err := allowed.check(r.PasswordEnv, host); err != nil {
+				return nil, fmt.Errorf("%s: registries.%s.passwordEnv: %w", configLine(cfg, r.PasswordEnvLine), host, err)
+			}
+		}
 		contacted := host
 		if m, ok := mirrors[host]; ok {
+			if m != r.Mirror {
+				// A --mirror flag put another host in front of this
+				// registry: the entry's credentials are the registry's,
+				// and the mirror is not that registry.
+				log.Warn("registry credentials: "+host+" is fetched from a mirror that --mirror set, and its credentials are not sent there; "+
+					"give the mirror's host an entry of its own (registries.MIRRORHOST.username and passwordEnv) if it needs them",
+					"config", configName(cfg), "registry", host)
+				continue
+			}
 			if u, err := url.Parse(m); err == nil {
 				contacted = u.Host
 			}
@@ -78,7 +107,15 @@ func credentials(cfg *config.Config, mirrors map[string]string, env environ, log
 		}
 		creds[contacted] = registry.Credentials{Username: r.Username, Password: password}
 	}
-	return creds
+	return creds, nil
+}
+
+// configLine is file:line for messages.
+func configLine(cfg *config.Config, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", configName(cfg), line)
+	}
+	return configName(cfg)
 }
 
 // configName is the config file for messages; "defaults" when there is none.

@@ -84,7 +84,10 @@ func tipEngine(ctx context.Context, o commonOptions, conn gitops.Options) (*gito
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
 func engineFor(o commonOptions, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) (*engine, error) {
-	opts := registryOptions(o, cfg, log)
+	opts, err := registryOptions(o, cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	cached, err := o.Cache.registryOptions()
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ type environ struct {
 	StepSummary      string // GITHUB_STEP_SUMMARY: file the plan's Markdown is appended to
 	Output           string // GITHUB_OUTPUT: file the step outputs are appended to
 	JobIndex         string // JOB_COMPLETION_INDEX: serve --shard auto/n in an Indexed Job
+	AllowEnv         string // IMAGEBOT_ALLOW_ENV: comma-separated --allow-env patterns
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -40,6 +41,7 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		StepSummary:      get("GITHUB_STEP_SUMMARY"),
 		Output:           get("GITHUB_OUTPUT"),
 		JobIndex:         get("JOB_COMPLETION_INDEX"),
+		AllowEnv:         get("IMAGEBOT_ALLOW_ENV"),
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),

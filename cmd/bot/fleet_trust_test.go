@@ -47,7 +47,7 @@ func TestServeSharesTrustRoot(t *testing.T) {
 	tuf := signature.TUF{URL: k.tuf.URL(), Root: k.tuf.Root()}
 	serve := func(extra ...string) {
 		t.Helper()
-		o, err := parseServe(append(append([]string{}, args...), extra...), environ{GitHubToken: runToken, GitHubAPIURL: gh.URL()})
+		o, err := parseServe(append(append([]string{}, args...), extra...), environ{GitHubToken: runToken, GitHubAPIURL: gh.URL(), GitHubServerURL: serverURL(gs)})
 		if err != nil {
 			t.Fatal(err)
 		}

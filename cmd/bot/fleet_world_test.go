@@ -31,6 +31,7 @@ type fleet struct {
 	gs     *gitserver.Server
 	gh     *githubfake.Server
 	ghURL  string // the fake GitHub's API, behind the fleet's latency
+	gitURL string // the git server, behind the fleet's latency: GITHUB_SERVER_URL
 	urls   []string
 	images int
 	work   string // serve's --workdir: the clones outlive a run, as in a Deployment
@@ -69,7 +70,8 @@ func newFleet(tb testing.TB, repos, files, images int, latency time.Duration, op
 	f.gh = githubfake.New(githubfake.WithToken(fleetToken))
 	tb.Cleanup(f.gh.Close)
 	f.ghURL = delayed(tb, f.gh, latency)
-	gitURL := delayed(tb, f.gs, latency)
+	f.gitURL = delayed(tb, f.gs, latency)
+	gitURL := f.gitURL
 
 	rng := rand.New(rand.NewPCG(200, 50))
 	var mu sync.Mutex
@@ -126,7 +128,7 @@ func fleetRepo(rng *rand.Rand, files, images int) map[string][]byte {
 func (f *fleet) serve(tb testing.TB, args ...string) (int, string) {
 	tb.Helper()
 	for k, v := range map[string]string{
-		"GITHUB_TOKEN": fleetToken, "GITHUB_API_URL": f.ghURL, "GITHUB_REPOSITORY": "",
+		"GITHUB_TOKEN": fleetToken, "GITHUB_API_URL": f.ghURL, "GITHUB_SERVER_URL": f.gitURL, "GITHUB_REPOSITORY": "",
 		"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": "",
 	} {
 		tb.Setenv(k, v)

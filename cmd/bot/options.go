@@ -29,6 +29,7 @@ type commonOptions struct {
 	Concurrency count
 	MaxRequests count
 	Mirrors     mirrorFlag
+	AllowEnv    []string // --allow-env: variables a config's passwordEnv may name
 	LogLevel    *choice
 	LogFormat   *choice
 	Verbose     bool
@@ -58,6 +59,7 @@ func (o *commonOptions) bind(fs *pflag.FlagSet) {
 	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io; registries.HOST.concurrency in the config for one host)")
 	fs.Var(&o.MaxRequests, "max-requests", "at most `N` requests per registry host and run, retries included; once spent, that host's lookups fail (default: no cap; registries.HOST.maxRequests in the config for one host)")
 	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST, overriding the config; repeatable (docker.io=https://mirror.example.com)")
+	fs.StringArrayVar(&o.AllowEnv, "allow-env", nil, "let the config's registries.HOST.passwordEnv name the variable `NAME` (a pattern such as 'REGISTRY_*'); repeatable. Without it, only IMAGEBOT_* and HOST_TOKEN for the registry's own host (see IMAGEBOT_ALLOW_ENV)")
 	fs.Var(o.LogLevel, "log-level", "log `LEVEL`: debug, info, warn or error")
 	fs.Var(o.LogFormat, "log-format", "log `FORMAT`: text or json")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "list every reference left alone, and why")

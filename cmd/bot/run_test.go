@@ -66,7 +66,7 @@ func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env := environ{GitHubToken: runToken, GitHubAPIURL: gh.URL(), GitHubRepository: "acme/gitops"}
+	env := environ{GitHubToken: runToken, GitHubAPIURL: gh.URL(), GitHubServerURL: serverURL(gs), GitHubRepository: "acme/gitops"}
 	args := []string{"run", clone}
 	for host, u := range reg.Mirrors() {
 		args = append(args, "--mirror", host+"="+u)

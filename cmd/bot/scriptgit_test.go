@@ -32,7 +32,7 @@ import (
 //
 //	gitrepo DIR                  the repository acme/gitops from DIR's files (one commit,
 //	                             dated 2024-01-01), cloned to $WORK/checkout; sets
-//	                             GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY
+//	                             GITHUB_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL, GITHUB_REPOSITORY
 //	gitcommit AGO DIR MSG        commit DIR's files onto main, dated AGO ago (30h, 0s);
 //	                             sets COMMIT to its hash
 //	gitshow PATH                 print PATH as it is on main
@@ -102,7 +102,15 @@ func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Setenv("GITHUB_API_URL", gh.URL())
+	// The git remote's server: the token goes to no other host.
+	ts.Setenv("GITHUB_SERVER_URL", serverURL(gs))
 	ts.Setenv("GITHUB_REPOSITORY", "acme/gitops")
+}
+
+// serverURL is what GITHUB_SERVER_URL says for gs: the URL its
+// repositories' clone URLs start with.
+func serverURL(gs *gitserver.Server) string {
+	return strings.TrimSuffix(gs.URL("o/r"), "/o/r.git")
 }
 
 var scriptAuth = &githttp.BasicAuth{Username: "x-access-token", Password: scriptToken}

@@ -147,6 +147,11 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
+	if token != "" || app != nil {
+		if err := checkServeHosts(o); err != nil {
+			return nil, err
+		}
+	}
 	// With a GitHub App, clones and fetches use the App's installation
 	// token for each repository, as runs do: an App alone serves private
 	// repositories too.

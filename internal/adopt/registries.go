@@ -86,16 +86,15 @@ func registryComment(hosts []*host) []string {
 		case h.authed:
 			why = "the old tool had credentials for it"
 		}
-		stub = append(stub, fmt.Sprintf("  %s:   # %s", h.name, why))
 		if h.name == "ghcr.io" {
-			stub = append(stub,
-				"    username: x-access-token   # ghcr.io takes any user name with a token",
-				"    passwordEnv: GITHUB_TOKEN  # the workflow's token (the job has `packages: read`)")
+			// The forge's token is never a registry password in the
+			// config; the keychain gives it to ghcr.io alone.
+			stub = append(stub, fmt.Sprintf("  # ghcr.io (%s) needs no entry: it gets the workflow's GITHUB_TOKEN (the job has `packages: read`)", why))
 			continue
 		}
-		stub = append(stub,
+		stub = append(stub, fmt.Sprintf("  %s:   # %s", h.name, why),
 			"    username: imagebot",
-			"    passwordEnv: "+envName(h.name)+"   # the NAME of the variable, never the secret")
+			"    passwordEnv: "+TokenEnv(h.name)+"   # the NAME of the variable, never the secret")
 	}
 	if h := find(hosts, "docker.io"); h != nil {
 		lines = append(lines, "docker.io needs no login to list tags; a login (docker/login-action, or",
@@ -122,9 +121,11 @@ func find(hosts []*host, name string) *host {
 	return nil
 }
 
-// envName is the variable a host's token would live in:
+// TokenEnv is the variable a host's token would live in, as init names it
+// and as a config may name it without an operator's leave (see imagebot's
+// credentials):
 // registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN.
-func envName(host string) string {
+func TokenEnv(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}

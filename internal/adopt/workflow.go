@@ -45,7 +45,7 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 			continue
 		}
 		if h.private() {
-			secrets = append(secrets, envName(h.name))
+			secrets = append(secrets, TokenEnv(h.name))
 		}
 	}
 	schedule := mapping(kv("cron", str(cron), ""))

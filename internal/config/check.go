@@ -196,10 +196,18 @@ func (r *Registry) check(d *decoder, m mapping) {
 			d.errorf(n, "\"mirror\" %s", msg)
 		}
 	}
-	if n := m.value(d, "passwordEnv"); n != nil && (!envName.MatchString(r.PasswordEnv) || looksLikeToken(r.PasswordEnv)) {
-		// The value is not echoed: it may be the very secret that was
-		// meant to stay out of the file and out of CI logs.
-		d.errorf(n, "\"passwordEnv\" must be the name of an environment variable (such as REGISTRY_TOKEN), not the password itself")
+	if n := m.value(d, "passwordEnv"); n != nil {
+		r.PasswordEnvLine = n.Line
+		switch {
+		case !envName.MatchString(r.PasswordEnv) || looksLikeToken(r.PasswordEnv):
+			// The value is not echoed: it may be the very secret that was
+			// meant to stay out of the file and out of CI logs.
+			d.errorf(n, "\"passwordEnv\" must be the name of an environment variable (such as REGISTRY_TOKEN), not the password itself")
+		case ForgeSecret(r.PasswordEnv):
+			d.errorf(n, "\"passwordEnv\" %s is the forge's own credential, which never goes to a registry as a password: "+
+				"ghcr.io gets the workflow's GITHUB_TOKEN without any configuration (remove username and passwordEnv); "+
+				"another registry needs a token of its own, in a variable of its own (such as IMAGEBOT_REGISTRY_TOKEN)", r.PasswordEnv)
+		}
 	}
 	if n := m.value(d, "concurrency"); n != nil && r.Concurrency < 1 {
 		d.errorf(n, "\"concurrency\" must be at least 1, got %d (leave it out for the default)", r.Concurrency)
@@ -216,6 +224,24 @@ func (*Registry) keyHint(key string) string {
 		return " (secrets don't go in the file: put it in an environment variable and use passwordEnv to name it)"
 	}
 	return ""
+}
+
+// forgeSecrets are the variables that hold the credentials of the forge
+// and of the CI runner: imagebot's own GitHub token and App, the other
+// forges' tokens, and what GitHub Actions gives a job. A registry is never
+// sent one as a password, whatever the config says; ghcr.io gets
+// GITHUB_TOKEN through the keychain, for that host only.
+var forgeSecrets = []string{
+	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
+	"IMAGEBOT_APP_ID", "IMAGEBOT_APP_PRIVATE_KEY", "IMAGEBOT_APP_PRIVATE_KEY_FILE", "IMAGEBOT_APP_INSTALLATION_ID",
+	"GITLAB_TOKEN", "GL_TOKEN", "CI_JOB_TOKEN", "GITEA_TOKEN", "FORGEJO_TOKEN",
+	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+}
+
+// ForgeSecret tells whether an environment variable holds the forge's or
+// the CI runner's own credentials (compared as Windows would, ignoring case).
+func ForgeSecret(name string) bool {
+	return slices.ContainsFunc(forgeSecrets, func(s string) bool { return strings.EqualFold(s, name) })
 }
 
 // tokenPrefixes start the access tokens of GitHub, GitLab and Docker Hub,

@@ -56,6 +56,9 @@ type Registry struct {
 	// password or token. The file never holds the secret itself, so a
 	// "password" key is an error.
 	PasswordEnv string `yaml:"passwordEnv"`
+	// PasswordEnvLine is the line of passwordEnv in File, for messages
+	// about the variable it names.
+	PasswordEnvLine int `yaml:"-" json:"-"`
 	// Concurrency is how many requests may be in flight to this registry
 	// at once; 0 leaves the registry client's default.
 	Concurrency int `yaml:"concurrency"`

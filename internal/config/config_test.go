@@ -39,7 +39,7 @@ func TestParse(t *testing.T) {
 			"registries:\n  Index.Docker.io: {mirror: 'https://m.example.com'}\n  ghcr.io: {username: u, passwordEnv: T}\n",
 			withDefaults(Config{Registries: map[string]Registry{
 				"docker.io": {Mirror: "https://m.example.com"},
-				"ghcr.io":   {Username: "u", PasswordEnv: "T"},
+				"ghcr.io":   {Username: "u", PasswordEnv: "T", PasswordEnvLine: 3},
 			}}),
 		},
 		{

@@ -61,6 +61,10 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		done()
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && req.Method != http.MethodHead && resp.Body != nil && resp.Body != http.NoBody {
+		sanitizeError(resp, done)
+		return resp, nil
+	}
 	limit := h.bodyLimit(k)
 	if resp.ContentLength > limit {
 		resp.Body.Close()

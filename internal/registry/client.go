@@ -29,6 +29,8 @@ type Client struct {
 	schemes     map[string]string // mirror host -> the one scheme it is spoken to with
 	concurrency map[string]int    // contacted host -> requests in flight
 	budgets     map[string]int    // contacted host -> requests allowed (0: no budget)
+	// allowedLocal are the local hosts that may be contacted (WithLocalHosts).
+	allowedLocal map[string]bool
 
 	mu    sync.Mutex
 	hosts map[string]*host
@@ -81,6 +83,7 @@ func NewClient(opts ...Option) *Client {
 		c.base = baseTransport()
 	}
 	c.err = c.parseMirrors(o.mirrors)
+	c.allowedLocal = c.localAllowed()
 	c.perHost(c.concurrency, o.hostConcurrency, 1)
 	c.perHost(c.budgets, o.hostMaxRequests, 0)
 	return c
@@ -171,6 +174,9 @@ func (c *Client) route(repo name.Repository) (route, error) {
 	}
 	m, ok := c.mirrors[reg]
 	if !ok {
+		if err := c.checkLocal(reg, reg); err != nil {
+			return route{}, err
+		}
 		return route{h: c.host(reg), path: p}, nil
 	}
 	if m.err != nil {

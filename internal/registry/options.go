@@ -58,6 +58,8 @@ type options struct {
 	deadAfter       int
 	limits          Limits
 	cache           *cache.Cache
+	guardLocal      bool     // WithLocalHosts was given
+	localHosts      []string // the local hosts allowed
 }
 
 func defaults() options {
@@ -198,6 +200,20 @@ func WithLimits(l Limits) Option {
 			o.limits.TokenBytes = l.TokenBytes
 		}
 	}
+}
+
+// WithLocalHosts guards this machine and its networks against registry
+// names that whoever edits a manifest writes: a registry host that is
+// "localhost" (or under .localhost) or an IP address that is loopback,
+// link-local (169.254.0.0/16, the cloud metadata services), private
+// (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10) or
+// unspecified is contacted only when allowed names it (as the config
+// does), or when it is a mirror's host. Any other such host fails its
+// lookups with an error wrapping ErrLocalHost, without a request, and a
+// redirect or token realm pointing to one is not followed. Without this
+// option every host may be contacted.
+func WithLocalHosts(allowed []string) Option {
+	return func(o *options) { o.guardLocal, o.localHosts = true, allowed }
 }
 
 // WithCache keeps answers across runs in c: tags listings for c's TTL,

@@ -55,6 +55,11 @@ func (f *front) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.URL.Scheme == "http" && (f.h.scheme == "https" || redirectedFromHTTPS(req)) {
 			return nil, fmt.Errorf("refusing %s: registry %s is spoken to over https, never downgraded to http", redact(req.URL), f.h.name)
 		}
+		// A redirect or token realm may not lead a remote registry to
+		// this machine or its private network.
+		if err := f.h.c.checkLocal(req.URL.Host, f.h.name); err != nil && !isLocal(f.h.name) {
+			return nil, &permanent{fmt.Errorf("refusing %s, where registry %s sent us: %w", redact(req.URL), f.h.name, ErrLocalHost)}
+		}
 		return f.next.RoundTrip(req)
 	}
 	if req.URL.Scheme != f.h.scheme {
