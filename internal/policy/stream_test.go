@@ -211,3 +211,30 @@ func TestStreamAmbiguity(t *testing.T) {
 		{name: "a describe build is no release", current: "v2.4.0", tags: []string{"v2.4.0-12-g3a4b5c6"}, reason: ReasonUpToDate},
 	})
 }
+
+// TestStreamClarifications holds DESIGN.md's clarifications, measured on
+// other tools' tag tables: a number after a word counts builds, and a tag
+// that carries a date or build counter names one build, so a less precise
+// alias of it does not float.
+func TestStreamClarifications(t *testing.T) {
+	runDecide(t, []decideCase{
+		{name: "a number after a word counts builds", current: "3.10-main-412",
+			tags: []string{"3.10-main-412", "3.10-main-530", "3.10-dev-900", "3.10-main"}, want: "3.10-main-530", typ: "build"},
+		{name: "a number after two words counts builds", current: "11-jdk-main-1",
+			tags: []string{"11-jdk-main-1", "11-jdk-main-9", "11-jre-main-12"}, want: "11-jdk-main-9", typ: "build"},
+		{name: "a long number after a word counts builds, not a commit", current: "3.10-main-1234567",
+			tags: []string{"3.10-main-1234567", "3.10-main-1234999"}, want: "3.10-main-1234999", typ: "build"},
+		{name: "the version before the counter", current: "3.10-main-412",
+			tags: []string{"3.10-main-530", "3.11-main-20"}, want: "3.11-main-20", typ: "minor"},
+		{name: "a word's alias floats over its builds", current: "3.10-main",
+			tags: []string{"3.10-main", "3.10-main-530"}, reason: ReasonFloating, detail: "3.10-main floats, now 3.10-main-530 (pin: tag)"},
+		{name: "temurin-21 names a Java release, a variant", current: "3.9.6-eclipse-temurin-17",
+			tags: []string{"3.9.6-eclipse-temurin-21", "3.9.7-eclipse-temurin-17", "3.9.7-eclipse-temurin-21"},
+			want: "3.9.7-eclipse-temurin-17", typ: "patch"},
+		{name: "a dated build is not floating", current: "2.4-php-202301051200",
+			tags: []string{"2.4-php-202301051200", "2.4.58-php-202301051200"}, want: "2.4.58-php-202301051200", typ: "patch"},
+		{name: "a dated build moves to a higher version, even less precise", current: "2.4-php-202301051200",
+			tags: []string{"2.4-php-202301051200", "2.4.58-php-202301051200", "3-php-202406010900", "2.4.58-php"},
+			want: "3-php-202406010900", typ: "major"},
+	})
+}

@@ -177,7 +177,10 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 		case txt == "":
 			t.addVariant(sg.sep, "")
 			last = kindVariant
-		case isHash(txt) || (isNumber(txt) && looksLikeID(txt) && !buildWords[prevWord]):
+		case isHash(txt) || (isNumber(txt) && looksLikeID(txt) && prevWord == ""):
+			// After a word, a long number counts builds (main-1234567):
+			// only hex that looks like a hash, or a number standing
+			// alone, is a commit id.
 			t.id = true
 			t.skel += sg.sep + "@"
 			t.form += sg.sep + "@"
@@ -188,6 +191,13 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 				t.pre.num = digitRuns(txt) // rc.1, ea-30, beta.3
 			case last == kindVariant && prevWord != "" && counterWords[prevWord]:
 				t.wordToCounter(prevWord, sg.sep, txt) // build-5: the word counts builds
+				last = kindCounter
+			case last == kindVariant && prevWord != "" && sg.sep != "." && !isWindowsRelease(txt, windows) &&
+				(!numberedWords[prevWord] || dateLike(strings.ReplaceAll(txt, ".", ""))):
+				// 3.10-main-412, 2.4-php-202301051200: a number after a word
+				// counts builds, and the word stays a variant; debian-12 and
+				// temurin-21 name a release of what the word names.
+				t.addCounter(sg.sep, "", digitRuns(txt))
 				last = kindCounter
 			case (last == kindVariant && prevWord != "") || strings.Contains(sg.sep, ".") || isWindowsRelease(txt, windows):
 				// debian-12, nanoserver-1809: the number belongs to the variant.
