@@ -34,6 +34,7 @@ type tag struct {
 	formEnd []int
 	winOS   string // "10.0.17763" for a Windows OS build: another build is another OS
 	id      bool   // holds a commit id
+	dated   bool   // the version is a date: 20240612, 2024-03-05T04-48-44Z
 	digits  bool   // holds a digit at all
 
 	// Keys computed once, since a listing's tags are compared many times.
@@ -77,6 +78,7 @@ func parseTag(s string, windows bool) *tag {
 	if i := t.findVersion(segs, windows); i >= 0 {
 		t.readSuffix(segs[i:], windows)
 	}
+	t.dated = t.version != nil && (dateTime(t.verText) == len(t.verText) || (len(t.version) == 1 && dateLike(t.version[0])))
 	if len(t.version) == 4 && t.version[0] == "10" && t.version[1] == "0" && len(t.version[2]) >= 5 {
 		t.winOS = "10.0." + t.version[2]
 	}
