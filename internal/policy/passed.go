@@ -9,12 +9,12 @@ import (
 // Reasons a current tag stays although a newer version exists in another
 // shape: the Decision names the highest such tag and why it was passed over.
 const (
-	ReasonOtherStream    = "other-stream"     // newer only with another prefix, or another form of build counter or commit id
-	ReasonOtherOS        = "other-os"         // newer only for another Windows OS build, which must match the node's
-	ReasonNewerFloating  = "newer-floating"   // newer only as a floating tag (an alias that moves)
-	ReasonNewerPrerelase = "newer-prerelease" // newer only as a prerelease the current tag may not move to
-	ReasonLessPrecise    = "less-precise"     // newer only as a tag stating fewer numbers (an alias or another scheme)
-	ReasonExcluded       = "excluded"         // newer, but the policy's ignore, allow, range, pattern or versioning leaves it out
+	ReasonOtherStream     = "other-stream"     // newer only with another prefix, or another form of build counter or commit id
+	ReasonOtherOS         = "other-os"         // newer only for another Windows OS build, which must match the node's
+	ReasonNewerFloating   = "newer-floating"   // newer only as a floating tag (an alias that moves)
+	ReasonNewerPrerelease = "newer-prerelease" // newer only as a prerelease the current tag may not move to
+	ReasonLessPrecise     = "less-precise"     // newer only as a tag stating fewer numbers (an alias or another scheme)
+	ReasonExcluded        = "excluded"         // newer, but the policy's ignore, allow, range, pattern or versioning leaves it out
 )
 
 // passedOver is the reason and detail for a current tag that its rule
@@ -155,9 +155,9 @@ func (x *Index) whyExplicit(e *entry, ct *tag, cur version, not func(string, str
 		return not(ReasonLessPrecise, "states fewer numbers than %s: not proposed", ct.raw)
 	case ok && sv.v.Prerelease() != "" && (c.v == nil || c.v.Prerelease() == ""):
 		if x.p.spec.Range != "" {
-			return not(ReasonNewerPrerelase, "a prerelease, and range %q names none: not proposed", x.p.spec.Range)
+			return not(ReasonNewerPrerelease, "a prerelease, and range %q names none: not proposed", x.p.spec.Range)
 		}
-		return not(ReasonNewerPrerelase, "a prerelease: a release never moves to one")
+		return not(ReasonNewerPrerelease, "a prerelease: a release never moves to one")
 	case ok && x.p.spec.Range != "":
 		return not(ReasonExcluded, "outside range %q: not proposed", x.p.spec.Range)
 	}
@@ -167,12 +167,12 @@ func (x *Index) whyExplicit(e *entry, ct *tag, cur version, not func(string, str
 // whyPrerelease says why the stream rule passed over a prerelease.
 func (x *Index) whyPrerelease(t, ct *tag, not func(string, string, ...any) (string, string)) (string, string) {
 	if ct.pre.word == "" {
-		return not(ReasonNewerPrerelase, "a prerelease: a release never moves to one")
+		return not(ReasonNewerPrerelease, "a prerelease: a release never moves to one")
 	}
 	if t.stream() != ct.stream() {
-		return not(ReasonNewerPrerelase, "a prerelease of another stream: not proposed")
+		return not(ReasonNewerPrerelease, "a prerelease of another stream: not proposed")
 	}
-	return not(ReasonNewerPrerelase, "a prerelease of another version (%s, not %s): a prerelease moves only to a later one of its own version, or to a release",
+	return not(ReasonNewerPrerelease, "a prerelease of another version (%s, not %s): a prerelease moves only to a later one of its own version, or to a release",
 		strings.Join(t.version, "."), strings.Join(ct.version, "."))
 }
 

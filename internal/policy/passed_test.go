@@ -18,13 +18,13 @@ func TestPassedOver(t *testing.T) {
 			reason: ReasonOtherOS, detail: "3.13.0 only as windowsservercore-ltsc2025, none for Windows ltsc2022: " +
 				"a container's OS build must match its node's, so another is never proposed"},
 		{name: "a prerelease of another version", current: "23-ea-12", tags: []string{"23-ea-12", "24-ea-3"},
-			reason: ReasonNewerPrerelase, detail: "24-ea-3 is newer but a prerelease of another version (24, not 23): " +
+			reason: ReasonNewerPrerelease, detail: "24-ea-3 is newer but a prerelease of another version (24, not 23): " +
 				"a prerelease moves only to a later one of its own version, or to a release"},
 		{name: "a floating newer version", current: "9.2", tags: []string{"9.2", "9.4", "9.4-1214", "9.4-1181.1712567892"},
 			reason: ReasonNewerFloating, detail: "9.4 is newer but floats, now 9.4-1214 (an alias that moves): not proposed"},
 		// Every other reason.
 		{name: "a release never moves to a prerelease", current: "1.4.0", tags: []string{"1.4.0", "1.5.0-rc.1"},
-			reason: ReasonNewerPrerelase, detail: "1.5.0-rc.1 is newer but a prerelease: a release never moves to one"},
+			reason: ReasonNewerPrerelease, detail: "1.5.0-rc.1 is newer but a prerelease: a release never moves to one"},
 		{name: "a release before a higher prerelease", current: "1.4.0", tags: []string{"1.4.0", "1.6.0-rc.1", "v1.5.0"},
 			reason: ReasonOtherStream, detail: "v1.5.0 is newer but spells the version with another prefix: not proposed; " +
 				`a policy with pattern '^v?(?P<version>\d+(\.\d+)*)$' follows both`},
@@ -48,7 +48,7 @@ func TestPassedOver(t *testing.T) {
 		{name: "semver: outside the range", spec: Spec{Versioning: "semver", Range: "<2"}, current: "1.4.5",
 			tags: []string{"1.4.5", "2.0.0"}, reason: ReasonExcluded, detail: `2.0.0 is newer but outside range "<2": not proposed`},
 		{name: "semver: a prerelease the range does not name", spec: Spec{Versioning: "semver", Range: "<2"}, current: "1.4.5",
-			tags: []string{"1.4.5", "1.5.0-rc.1"}, reason: ReasonNewerPrerelase,
+			tags: []string{"1.4.5", "1.5.0-rc.1"}, reason: ReasonNewerPrerelease,
 			detail: `1.5.0-rc.1 is newer but a prerelease, and range "<2" names none: not proposed`},
 		{name: "semver: a bare number", spec: Spec{Versioning: "semver"}, current: "1.4.5", tags: []string{"1.4.5", "3050"},
 			reason: ReasonLessPrecise, detail: "3050 is newer but states fewer numbers than 1.4.5: not proposed"},
