@@ -13,6 +13,8 @@ import (
 //	21.0.2.1_1-jdk-jammy     version 21.0.2.1, counter _1, variant "-jdk-jammy"
 //	v2.4.0-12-g3a4b5c6       version 2.4.0, counter 12, id g3a4b5c6
 //	3.12.0rc2-bookworm       version 3.12.0, prerelease rc2, variant "-bookworm"
+//	3.10-main-412            version 3.10, variant "-main", counter 412
+//	2.4-php-202301051200     version 2.4, variant "-php", counter 202301051200
 //
 // A tag without a version either floats (latest, alpine3.20, jdk21) or is
 // an opaque id that cannot be ordered (sha-3f9a2c1, 1234567).
