@@ -176,3 +176,50 @@ func TestBuildPinNotice(t *testing.T) {
 		t.Errorf("plan %+v, notices %+v: want one pin update without a notice", summarize(p), p.Notices)
 	}
 }
+
+// TestBuildPassedOver: `up-to-date` only when nothing newer exists in any
+// shape; a reference left alone beside a newer version in another shape
+// names it and why, in the plan's notices. A build counter after a word
+// moves, and a dated build's less precise alias does not float.
+func TestBuildPassedOver(t *testing.T) {
+	reg := newRegistry(t, map[string][][]string{
+		"ghcr.io/acme/servercore":   {{"10.0.17763.5576"}, {"10.0.20348.2340"}},
+		"docker.io/library/openjdk": {{"23-ea-12"}, {"24-ea-3"}},
+		"ghcr.io/acme/ubi9":         {{"9.2"}, {"9.4-1181.1712567892"}, {"9.4-1214", "9.4"}},
+		"docker.io/library/busybox": {{"1.36.1"}, {"1.37.0"}},
+		"ghcr.io/acme/app":          {{"3.10-main-412"}, {"3.10-main-530"}},
+		"ghcr.io/acme/php":          {{"2.4-php-202301051200", "2.4.58-php-202301051200"}, {"3-php-202406010900"}},
+	})
+	res := scanFiles(t, map[string]string{"a.yaml": pod(
+		"ghcr.io/acme/servercore:10.0.17763.5576", // 8
+		"openjdk:23-ea-12",                        // 10
+		"ghcr.io/acme/ubi9:9.2",                   // 12
+		"busybox:1.37.0",                          // 14
+		"ghcr.io/acme/app:3.10-main-412",          // 16
+		"ghcr.io/acme/php:2.4-php-202301051200",   // 18
+	)})
+	p, err := plan.Build(t.Context(), res, plan.Options{Registry: reg.client(), Policy: policies(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"a.yaml:8 ghcr.io/acme/servercore:10.0.17763.5576 other-os: 10.0.20348.2340 is newer but for another Windows OS build (10.0.20348, not 10.0.17763): a container's OS build must match its node's, so it is never proposed",
+		"a.yaml:10 docker.io/library/openjdk:23-ea-12 newer-prerelease: 24-ea-3 is newer but a prerelease of another version (24, not 23): a prerelease moves only to a later one of its own version, or to a release",
+		"a.yaml:12 ghcr.io/acme/ubi9:9.2 newer-floating: 9.4 is newer but floats, now 9.4-1214 (an alias that moves): not proposed",
+		"a.yaml:14 docker.io/library/busybox:1.37.0 up-to-date",
+	}
+	if diff := cmp.Diff(want, noticeLines(p)); diff != "" {
+		t.Errorf("notices (-want +got):\n%s", diff)
+	}
+	wantUpdates := []summary{{
+		Image: "ghcr.io/acme/app", From: "3.10-main-412", To: "3.10-main-530", Type: "build",
+		Locations: []string{"a.yaml:16"}, Changes: []string{"a.yaml:16 3.10-main-530@"},
+	}, {
+		Image: "ghcr.io/acme/php", From: "2.4-php-202301051200", To: "3-php-202406010900", Type: "major",
+		Locations: []string{"a.yaml:18"}, Changes: []string{"a.yaml:18 3-php-202406010900@"},
+	}}
+	if diff := cmp.Diff(wantUpdates, summarize(p)); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+	assertAccounted(t, len(res.Refs), p)
+}

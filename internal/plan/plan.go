@@ -51,21 +51,29 @@ type Notice struct {
 
 // Reasons a reference is left alone.
 const (
-	ReasonUpToDate      = policy.ReasonUpToDate     // the newest allowed tag of its stream
-	ReasonFloating      = policy.ReasonFloating     // a mutable tag (latest, 1.27 beside 1.27.3); pin: tag fixes it
-	ReasonOtherVariant  = policy.ReasonOtherVariant // newer versions exist only in other variants
-	ReasonNoVersion     = policy.ReasonNoVersion    // a commit id (sha-3f9a2c1) without a version to compare
-	ReasonNoDigestField = "no-digest-field"         // pin: digest, but the reference has no place for a digest (a tag marker)
-	ReasonHeld          = "held"                    // a gate held back every candidate (detail: gate and candidate)
-	ReasonNoTag         = "no-tag"                  // no tag written (Kubernetes pulls latest)
-	ReasonDigestOnly    = "digest-only"             // name@sha256:... without a tag: nothing to compare
-	ReasonVariable      = "variable"                // ${VAR} or another value that is not a reference
-	ReasonInvalid       = "invalid"                 // an image value that is not a valid reference (detail says why)
-	ReasonSkipped       = "skipped"                 // a policy says skip
-	ReasonPattern       = "pattern"                 // the tag does not match the policy's pattern or versioning
-	ReasonPromoted      = "promoted"                // the file's environment takes versions from another one (detail: which, and what holds it)
-	ReasonLockstep      = "lockstep"                // a lockstep group waits for a tag every member has
-	ReasonPrepulling    = "prepulling"              // the new image is being pre-pulled; the rollout waits for the lead
+	ReasonUpToDate     = policy.ReasonUpToDate     // nothing newer exists in any shape
+	ReasonFloating     = policy.ReasonFloating     // a mutable tag (latest, 1.27 beside 1.27.3); pin: tag fixes it
+	ReasonOtherVariant = policy.ReasonOtherVariant // newer versions exist only in other variants
+	ReasonNoVersion    = policy.ReasonNoVersion    // a commit id (sha-3f9a2c1) without a version to compare
+	// A newer version exists only in another shape; the detail names the
+	// highest such tag and why it was passed over.
+	ReasonOtherStream     = policy.ReasonOtherStream     // another prefix, or another form of build counter or commit id
+	ReasonOtherOS         = policy.ReasonOtherOS         // another Windows OS build, which must match the node's
+	ReasonNewerFloating   = policy.ReasonNewerFloating   // a floating tag (an alias that moves)
+	ReasonNewerPrerelease = policy.ReasonNewerPrerelease // a prerelease the current tag may not move to
+	ReasonLessPrecise     = policy.ReasonLessPrecise     // a tag stating fewer numbers (an alias or another scheme)
+	ReasonExcluded        = policy.ReasonExcluded        // left out by the policy's ignore, allow, range, pattern or versioning
+	ReasonNoDigestField   = "no-digest-field"            // pin: digest, but the reference has no place for a digest (a tag marker)
+	ReasonHeld            = "held"                       // a gate held back every candidate (detail: gate and candidate)
+	ReasonNoTag           = "no-tag"                     // no tag written (Kubernetes pulls latest)
+	ReasonDigestOnly      = "digest-only"                // name@sha256:... without a tag: nothing to compare
+	ReasonVariable        = "variable"                   // ${VAR} or another value that is not a reference
+	ReasonInvalid         = "invalid"                    // an image value that is not a valid reference (detail says why)
+	ReasonSkipped         = "skipped"                    // a policy says skip
+	ReasonPattern         = "pattern"                    // the tag does not match the policy's pattern or versioning
+	ReasonPromoted        = "promoted"                   // the file's environment takes versions from another one (detail: which, and what holds it)
+	ReasonLockstep        = "lockstep"                   // a lockstep group waits for a tag every member has
+	ReasonPrepulling      = "prepulling"                 // the new image is being pre-pulled; the rollout waits for the lead
 )
 
 // Update is one image moving from one tag to another. Every place in the

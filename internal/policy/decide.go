@@ -7,7 +7,7 @@ import (
 
 // Reasons a Decision proposes nothing.
 const (
-	ReasonUpToDate     = "up-to-date"    // the newest allowed tag of its stream
+	ReasonUpToDate     = "up-to-date"    // nothing newer exists in any shape
 	ReasonFloating     = "floating"      // the current tag floats (latest, 1.27 beside 1.27.3): pin: tag fixes it
 	ReasonOtherVariant = "other-variant" // newer versions exist only in other variants
 	ReasonNoVersion    = "no-version"    // the current tag is a commit id (sha-3f9a2c1): nothing to compare
@@ -64,22 +64,24 @@ func (x *Index) Decide(current string) (Decision, error) {
 	for i, c := range cs {
 		d.Candidates[i] = c.tag
 	}
+	otherOS := false
 	if !x.p.explicit() {
 		newest := ct
 		if len(cs) > 0 {
 			newest = cs[0].v.(*tag)
 		}
-		d.Detail = x.otherVariants(ct, cur, newest)
+		d.Detail, otherOS = x.otherVariants(ct, cur, newest)
 	}
 	switch {
 	case len(cs) > 0:
+	case otherOS:
+		d.Reason = ReasonOtherOS
 	case d.Detail != "":
 		d.Reason = ReasonOtherVariant
 	default:
-		d.Reason = ReasonUpToDate
-		if !x.p.explicit() {
-			d.Detail = cmp.Or(x.otherPrefix(ct), x.lessPrecise(ct))
-		}
+		// Up to date only when nothing newer exists in any shape.
+		d.Reason, d.Detail = x.passedOver(ct, cur)
+		d.Reason = cmp.Or(d.Reason, ReasonUpToDate)
 	}
 	return d, nil
 }

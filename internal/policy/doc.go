@@ -15,8 +15,10 @@
 //     numeric.go and alphabetical.go are opt-in);
 //   - pick: every candidate newer than the current tag, best first, so that
 //     a later check (age, platforms, signature) may pass over one for the
-//     next; or the reason there is none (up to date, floating, newer only in
-//     another variant, a commit id without a version).
+//     next; or the reason there is none (floating, newer only in another
+//     variant, a commit id without a version; or, when a newer version
+//     exists only in another shape, the highest such tag and why it was
+//     passed over: passed.go). Up to date means nothing newer in any shape.
 //
 // The default rule reads a tag as a prefix, a version and suffix tokens
 // (variants, build counters, commit ids, a prerelease): see tag.go and

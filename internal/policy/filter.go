@@ -19,14 +19,17 @@ func (p *Policy) compared(tag string) (string, bool) {
 // ignored reports whether the user listed tag, exactly or by glob ("1.27.*").
 // An exact tag is a glob that matches only itself: tags never hold the
 // metacharacters * ? [ \.
-func (p *Policy) ignored(tag string) bool {
+func (p *Policy) ignored(tag string) bool { return p.ignoredBy(tag) != "" }
+
+// ignoredBy returns the first ignore entry that matches tag, or "".
+func (p *Policy) ignoredBy(tag string) string {
 	for _, g := range p.spec.Ignore {
 		// New checked every glob, so Match cannot fail here.
 		if ok, _ := path.Match(g, tag); ok {
-			return true
+			return g
 		}
 	}
-	return false
+	return ""
 }
 
 // allowed applies `allow`: minor keeps the first number of the current

@@ -50,6 +50,11 @@ func FuzzLatest(f *testing.F) {
 	f.Add(uint8(0), "v1.29.3-k3s2", "v1.29.4-k3s1\nv1.29.2-k0s.1\nv1.29.3-rke2r1-build20240315\nv1.29.3")
 	f.Add(uint8(0), "2022-CU12-ubuntu-22.04", "2022-CU13-GDR1-ubuntu-22.04\n2022-CU13-ubuntu-22.04\n2.3.1-cu121")
 	f.Add(uint8(0), "0.108.0-b.1", "0.108.0\n0.108.0-a.2\n7.2.0-v10\n1.2.3-linux-arm-v7\n1.0.0.GA-20.1770236070")
+	f.Add(uint8(0), "3.10-main-412", "3.10-main-530\n3.10-main\n11-jdk-main-9\n3.9.6-eclipse-temurin-21")
+	f.Add(uint8(0), "2.4-php-202301051200", "2.4.58-php-202301051200\n3-php-202406010900\n2.4.58-php")
+	f.Add(uint8(0), "9.2", "9.4\n9.4-1214\n9.4-1181.1712567892\n23-ea-12\n24-ea-3\n10.0.20348.2340")
+	f.Add(uint8(3), "1.4.5", "3050\nv1.6.0\n1.5.0-rc.1\n1.5.0.1")
+	f.Add(uint8(6), "1.4.5", "1.5.0-rc.1\n2\n1.4")
 	f.Fuzz(func(t *testing.T, spec uint8, current, listing string) {
 		p, err := New(fuzzSpecs[int(spec)%len(fuzzSpecs)])
 		if err != nil {

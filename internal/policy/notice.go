@@ -26,8 +26,10 @@ func (x *Index) floating(cur *tag) Decision {
 // (same prefix and counter form, any variant) is newer than newest, the best
 // the current stream offers, and exists only in other variants: "22.3.0 only
 // as alpine3.19". The policy's filters apply, so an ignored or disallowed
-// version is not mentioned. "" when there is nothing to say.
-func (x *Index) otherVariants(cur *tag, curV version, newest *tag) string {
+// version is not mentioned. "" when there is nothing to say. otherOS says
+// that the current tag is built for a Windows OS build and no variant of
+// that version is built for the same one: none could run on its node.
+func (x *Index) otherVariants(cur *tag, curV version, newest *tag) (detail string, otherOS bool) {
 	sibling := func(e entry) bool {
 		t := e.t
 		return e.ok && t.versioned() && t.pre.word == "" && t.family() == cur.family() && t.variant != cur.variant &&
@@ -40,15 +42,22 @@ func (x *Index) otherVariants(cur *tag, curV version, newest *tag) string {
 		}
 	}
 	if top == nil || compareTuple(top.version, newest.version) <= 0 {
-		return ""
+		return "", false
 	}
 	labels := map[string]bool{}
+	os := windowsBuild(cur)
+	otherOS = os != ""
 	for _, e := range x.entries {
 		if sibling(e) && compareTuple(e.t.version, top.version) == 0 {
 			labels[variantLabel(e.t.variant)] = true
+			otherOS = otherOS && windowsBuild(e.t) != os
 		}
 	}
-	return top.verText + " only as " + strings.Join(closest(cur.variant, labels), ", ")
+	detail = top.verText + " only as " + strings.Join(closest(cur.variant, labels), ", ")
+	if otherOS {
+		detail += fmt.Sprintf(", none for Windows %s: a container's OS build must match its node's, so another is never proposed", os)
+	}
+	return detail, otherOS
 }
 
 // highest is the tag a notice names among the entries keep accepts, or
@@ -133,21 +142,6 @@ func variantWords(v string) []string {
 	return ws
 }
 
-// lessPrecise says when the stream has a newer release that states fewer
-// numbers than the current tag, and so is never proposed (postgres 9.6.24
-// beside 18.6: an alias or another scheme, for a human to judge).
-func (x *Index) lessPrecise(cur *tag) string {
-	top := x.highest(func(e entry) bool {
-		t := e.t
-		return e.ok && t.versioned() && t.pre.word == "" && t.stream() == cur.stream() && !t.preciseFor(cur) &&
-			compareTuple(t.version, cur.version) > 0
-	})
-	if top == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s is newer but states fewer numbers than %s: not proposed", top.raw, cur.raw)
-}
-
 // variantLabel names a variant for humans: "alpine3.19", "jdk-jammy", or
 // "plain" for a tag without one.
 func variantLabel(v string) string {
@@ -155,21 +149,4 @@ func variantLabel(v string) string {
 		return "plain"
 	}
 	return v
-}
-
-// otherPrefix says when a newer release of the same stream exists only
-// with or without a `v` before its version (coredns moved from 1.8.0 to
-// v1.9.0): the prefix is part of the stream, so it is never proposed, but
-// the user is told how to follow it.
-func (x *Index) otherPrefix(cur *tag) string {
-	bare := strings.TrimSuffix(cur.prefix, "v")
-	top := x.highest(func(e entry) bool {
-		t := e.t
-		return e.ok && t.versioned() && t.pre.word == "" && t.prefix != cur.prefix && strings.TrimSuffix(t.prefix, "v") == bare &&
-			t.skel == cur.skel && t.winOS == cur.winOS && t.preciseFor(cur) && compareTuple(t.version, cur.version) > 0
-	})
-	if top == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s is newer but spells the version with another prefix: not proposed; a policy with pattern '^v?(?P<version>\\d+(\\.\\d+)*)$' follows both", top.raw)
 }

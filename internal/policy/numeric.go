@@ -30,7 +30,12 @@ func (numeric) parse(s string) (version, error) {
 	return numTuple(parts), nil
 }
 
-func (numeric) accepts(cur, v version) bool { return true }
+// accepts keeps candidates that state at least as many numbers as the
+// current tag (up to three): 2024.05.01 never moves to 2024.06, an alias
+// or another scheme, nor 1.4.5 to 3050.
+func (numeric) accepts(cur, v version) bool {
+	return cur == nil || min(len(v.(numTuple)), 3) >= min(len(cur.(numTuple)), 3)
+}
 
 func (a numTuple) compare(o version) int { return compareTuple(a, o.(numTuple)) }
 

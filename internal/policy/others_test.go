@@ -135,6 +135,7 @@ func TestStreamOthers(t *testing.T) {
 			reason: ReasonFloating, detail: "1.0 floats, now 1.0.1 (pin: tag)",
 		},
 		{name: "argocd: a describe build of an rc is no release", current: "v2.2.0",
-			tags: []string{"v2.2.0", "v2.3.0-rc.0.18.g1abb7b5dd-ppc64le", "v2.3.0-rc.0.18.g1abb7b5dd"}, reason: ReasonUpToDate},
+			tags: []string{"v2.2.0", "v2.3.0-rc.0.18.g1abb7b5dd-ppc64le", "v2.3.0-rc.0.18.g1abb7b5dd"}, reason: ReasonNewerPrerelease,
+			detail: "v2.3.0-rc.0.18.g1abb7b5dd is newer but a prerelease: a release never moves to one"},
 	})
 }

@@ -8,6 +8,7 @@ import "testing"
 // (testdata/tags says which is which).
 func TestStreamReal(t *testing.T) {
 	const other = "only as alpine, alpine3.23, alpine3.24, plain, 7 more"
+	const win1809 = ", none for Windows 1809: a container's OS build must match its node's, so another is never proposed"
 	runDecide(t, []decideCase{
 		// nginx: mainline and stable, debian/alpine with and without the
 		// alpine release, -perl, -slim, -otel.
@@ -40,7 +41,7 @@ func TestStreamReal(t *testing.T) {
 		{file: "postgres", current: "17beta1", want: "18.6"},
 		{file: "postgres", current: "17beta1-alpine3.20", want: "17.5-alpine3.20",
 			detail: "18.6 only as alpine, alpine3.23, alpine3.24, plain, 2 more"},
-		{file: "postgres", current: "9.6.24", reason: ReasonUpToDate,
+		{file: "postgres", current: "9.6.24", reason: ReasonLessPrecise,
 			detail: "18.6 is newer but states fewer numbers than 9.6.24: not proposed"},
 		{file: "postgres", current: "15-alpine", reason: ReasonFloating, detail: "15-alpine floats, now 15.19-alpine (pin: tag)"},
 		// golang: rc glued to a two-number version, tip builds by date,
@@ -49,14 +50,15 @@ func TestStreamReal(t *testing.T) {
 		{file: "golang", current: "1.22rc1-bookworm", want: "1.27.0-bookworm"},
 		{file: "golang", current: "tip-20240616-bookworm", want: "tip-20260815-bookworm"},
 		{file: "golang", current: "1.21.6-nanoserver-1809", want: "1.24.3-nanoserver-1809",
-			detail: "1.27.0 only as nanoserver, nanoserver-ltsc2022, nanoserver-ltsc2025, plain, 8 more"},
+			detail: "1.27.0 only as nanoserver, nanoserver-ltsc2022, nanoserver-ltsc2025, plain, 8 more" + win1809},
 		{file: "golang", current: "1.22.0-windowsservercore-ltsc2022", want: "1.27.0-windowsservercore-ltsc2022"},
 		// alpine, ubuntu, debian: floating releases, dated builds.
 		{file: "alpine", current: "3.19.1", want: "3.24.1"},
 		{file: "alpine", current: "3.19", reason: ReasonFloating, detail: "3.19 floats, now 3.19.9 (pin: tag)"},
 		{file: "alpine", current: "20240329", want: "20260805"},
 		{file: "ubuntu", current: "jammy-20240227", want: "jammy-20260810"},
-		{file: "ubuntu", current: "trusty-20191217", reason: ReasonUpToDate},
+		{file: "ubuntu", current: "trusty-20191217", reason: ReasonOtherStream,
+			detail: "jammy-20260810 is newer but has another prefix (jammy-, not trusty-): another stream, not proposed"},
 		{file: "ubuntu", current: "14.04", reason: ReasonFloating, detail: "14.04 floats, now 14.04.5 (pin: tag)"},
 		{file: "debian", current: "bookworm-20240311-slim", want: "bookworm-20260803-slim"},
 		{file: "debian", current: "12", reason: ReasonFloating, detail: "12 floats, now 12.15 (pin: tag)"},
@@ -86,7 +88,7 @@ func TestStreamReal(t *testing.T) {
 		{file: "traefik", current: "2.11.3", want: "3.7.11"},
 		{file: "traefik", current: "v3.0.0-rc5", want: "v3.7.11"},
 		{file: "traefik", current: "v3.0.1-windowsservercore-1809", want: "v3.4.1-windowsservercore-1809",
-			detail: "3.7.11 only as windowsservercore-ltsc2022, windowsservercore-ltsc2025, plain, nanoserver-ltsc2022, 1 more"},
+			detail: "3.7.11 only as windowsservercore-ltsc2022, windowsservercore-ltsc2025, plain, nanoserver-ltsc2022, 1 more" + win1809},
 		{file: "traefik", current: "1.7.34-alpine", reason: ReasonOtherVariant,
 			detail: "3.7.11 only as plain, nanoserver-ltsc2022, nanoserver-ltsc2025, windowsservercore-ltsc2022, 1 more"},
 		{file: "traefik", current: "mimolette", reason: ReasonFloating, detail: "mimolette floats (pin: tag)"},
@@ -97,7 +99,7 @@ func TestStreamReal(t *testing.T) {
 		{file: "eclipse-temurin", current: "8-jdk", reason: ReasonFloating, detail: "8-jdk floats, now 8u502-b07-jdk (pin: tag)"},
 		{file: "eclipse-temurin", current: "26_35-jdk-jammy", want: "26.0.2_10-jdk-jammy", typ: "patch"},
 		{file: "eclipse-temurin", current: "17.0.11_9-jdk-nanoserver-1809", want: "24_36-jdk-nanoserver-1809",
-			detail: "26.0.2 only as jdk-nanoserver, jdk-nanoserver-ltsc2022, jdk-nanoserver-ltsc2025, jdk, 24 more"},
+			detail: "26.0.2 only as jdk-nanoserver, jdk-nanoserver-ltsc2022, jdk-nanoserver-ltsc2025, jdk, 24 more" + win1809},
 		{file: "eclipse-temurin", current: "21-jdk-alpine", reason: ReasonFloating,
 			detail: "21-jdk-alpine floats, now 21.0.12_8-jdk-alpine (pin: tag)"},
 		{file: "elasticsearch", current: "7.17.21", want: "9.5.2"},
@@ -122,7 +124,8 @@ func TestStreamReal(t *testing.T) {
 		// Windows Server Core: the build is the OS.
 		{file: "windows-servercore", current: "10.0.17763.5458", want: "10.0.17763.5696"},
 		{file: "windows-servercore", current: "10.0.20348.2340-amd64", want: "10.0.20348.2402-amd64"},
-		{file: "windows-servercore", current: "10.0.19041.1415", reason: ReasonUpToDate},
+		{file: "windows-servercore", current: "10.0.19041.1415", reason: ReasonOtherOS,
+			detail: "10.0.26100.2033 is newer but for another Windows OS build (10.0.26100, not 10.0.19041): a container's OS build must match its node's, so it is never proposed"},
 		{file: "windows-servercore", current: "1809", reason: ReasonFloating, detail: "1809 floats (pin: tag)"},
 		{file: "windows-servercore", current: "2004-amd64", reason: ReasonFloating, detail: "2004-amd64 floats (pin: tag)"},
 		{file: "windows-servercore", current: "ltsc2022", reason: ReasonFloating, detail: "ltsc2022 floats (pin: tag)"},

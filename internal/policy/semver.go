@@ -9,7 +9,8 @@ import (
 )
 
 // semVer orders versions as Masterminds semver does (`v` prefix and `1.2`
-// accepted). A candidate keeps the current tag's `v` prefix (or its absence);
+// accepted). A candidate keeps the current tag's `v` prefix (or its absence)
+// and states at least as many numbers (up to three);
 // prereleases are candidates only when the current tag is one or when the
 // range mentions one (Masterminds' constraint semantics); the range, when
 // set, must hold.
@@ -70,7 +71,7 @@ func (semVer) parse(s string) (version, error) {
 func (s semVer) accepts(cur, v version) bool {
 	c, _ := cur.(semVersion) // zero when pinning (cur == nil)
 	sv := v.(semVersion)
-	if cur != nil && c.vPrefix != sv.vPrefix {
+	if cur != nil && (c.vPrefix != sv.vPrefix || sv.precision() < c.precision()) {
 		return false
 	}
 	curPre := c.v != nil && c.v.Prerelease() != ""
@@ -80,6 +81,16 @@ func (s semVer) accepts(cur, v version) bool {
 		return rng.Check(sv.v)
 	}
 	return sv.v.Prerelease() == "" || curPre
+}
+
+// precision is how many numbers the tag states, counting at most three:
+// Masterminds reads 3050 as 3050.0.0, but a tag that states fewer numbers
+// than the current one is an alias or another scheme, never a newer
+// version (1.4.5 never moves to 3050, nor 1.25.3 to 1.26).
+func (a semVersion) precision() int {
+	core, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a.v.Original(), "v"), "V"), "+")
+	core, _, _ = strings.Cut(core, "-")
+	return min(strings.Count(core, ".")+1, 3)
 }
 
 func (a semVersion) compare(o version) int { return a.v.Compare(o.(semVersion).v) }

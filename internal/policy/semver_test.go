@@ -46,6 +46,18 @@ func TestSemVer(t *testing.T) {
 		{"current the stream rule calls floating", sv, "1.2", []string{"1.2", "1.2.1", "1.3.0"}, "1.3.0"},
 		{"range ^1.0 moves 1.0", Spec{Versioning: "semver", Range: "^1.0"}, "1.0",
 			[]string{"1.0", "1.0.1", "1.1", "1.1.2", "2.0.0"}, "1.1.2"},
+		// A less precise tag is never a newer version (DESIGN.md).
+		{"a bare number is no newer version", sv, "1.4.5", []string{"3050", "1.4.6"}, "1.4.6"},
+		{"a bare number alone", sv, "1.4.5", []string{"3050", "2.0"}, ""},
+		{"v prefix: fewer numbers", sv, "v1.4.5", []string{"v2", "v1.5.0+build"}, "v1.5.0+build"},
+		{"a prerelease current: fewer numbers", sv, "1.4.5-rc.1", []string{"2-rc.2", "1.4.5-rc.2"}, "1.4.5-rc.2"},
+		// A range that names a prerelease admits prereleases (Masterminds).
+		{"range 1.x.x-0 admits prereleases", Spec{Versioning: "semver", Range: "1.x.x-0"}, "1.4.5",
+			[]string{"1.5.0-rc.1", "1.4.6", "2.0.0-rc.1"}, "1.5.0-rc.1"},
+		{"range >=1.0.0-0 admits prereleases", Spec{Versioning: "semver", Range: ">=1.0.0-0"}, "1.4.5",
+			[]string{"1.5.0-rc.1", "2.0.0-rc.1"}, "2.0.0-rc.1"},
+		{"range 1.x.x admits none", Spec{Versioning: "semver", Range: "1.x.x"}, "1.4.5",
+			[]string{"1.5.0-rc.1", "2.0.0-rc.1"}, ""},
 		{"mutable candidate never proposed", sv, "1.2.0", []string{"1.3", "1.3.0"}, "1.3.0"},
 		{"pattern", Spec{Versioning: "semver", Pattern: `^(?P<version>v?\d+\.\d+\.\d+)-debian-\d+$`}, "1.2.3-debian-12",
 			[]string{"1.3.0-debian-12", "1.4.0-debian-11", "1.5.0", "1.6.0-debian-x"}, "1.4.0-debian-11"},

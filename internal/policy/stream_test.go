@@ -31,10 +31,13 @@ func TestStreamDesign(t *testing.T) {
 			want: "9.3-1475", typ: "build"},
 		{name: "hash opaque, dev- another prefix", current: "main-20240601-3f9a2c1",
 			tags: []string{"main-20240601-3f9a2c1", "main-20240612-a0b1c2d", "dev-20240701-1234abc"},
-			want: "main-20240612-a0b1c2d", typ: "major"},
+			want: "main-20240612-a0b1c2d", typ: "build"},
 		{name: "git describe", current: "v2.4.0-12-g3a4b5c6",
 			tags: []string{"v2.4.0-12-g3a4b5c6", "v2.4.0-31-g9d8e7f6", "v2.5.0-3-g0a1b2c3"},
 			want: "v2.5.0-3-g0a1b2c3", typ: "minor"},
+		{name: "git describe: a count alone is a build", current: "v2.4.0-12-g3a4b5c6",
+			tags: []string{"v2.4.0-12-g3a4b5c6", "v2.4.0-31-g9d8e7f6"},
+			want: "v2.4.0-31-g9d8e7f6", typ: "build"},
 		{name: "prerelease to release", current: "3.12.0rc2",
 			tags: []string{"3.12.0rc2", "3.12.0", "3.12.1", "3.13.0a1"},
 			want: "3.12.1", typ: "patch"},
@@ -70,16 +73,16 @@ func TestStreamReadme(t *testing.T) {
 		{name: "prefix kept", current: "v1.7.0",
 			tags: []string{"1.9.0", "v1.9.0-rc.0", "v1.8.1", "v1.7.0"}, want: "v1.8.1"},
 		{name: "prefix: v1.7.0 never to 1.9.0, and told", current: "v1.7.0",
-			tags: []string{"1.9.0", "v1.9.0-rc.0", "v1.7"}, reason: ReasonUpToDate,
+			tags: []string{"1.9.0", "v1.9.0-rc.0", "v1.7"}, reason: ReasonOtherStream,
 			detail: `1.9.0 is newer but spells the version with another prefix: not proposed; a policy with pattern '^v?(?P<version>\d+(\.\d+)*)$' follows both`},
 		{name: "coredns gained a v: the newest plain one, and told", current: "1.8.0",
 			tags: []string{"1.8.0", "1.8.3", "v1.9.0", "v1.12.0"}, want: "1.8.3"},
 		{name: "coredns gained a v: told", current: "1.8.3",
-			tags: []string{"1.8.0", "1.8.3", "v1.9.0", "v1.12.0"}, reason: ReasonUpToDate,
+			tags: []string{"1.8.0", "1.8.3", "v1.9.0", "v1.12.0"}, reason: ReasonOtherStream,
 			detail: `v1.12.0 is newer but spells the version with another prefix: not proposed; a policy with pattern '^v?(?P<version>\d+(\.\d+)*)$' follows both`},
 		{name: "no shorter, floating or prerelease tags", current: "1.25.3",
 			tags:   []string{"1.26", "latest", "1.26.0-rc1", "1.25.3"},
-			reason: ReasonUpToDate, detail: "1.26 is newer but states fewer numbers than 1.25.3: not proposed"},
+			reason: ReasonLessPrecise, detail: "1.26 is newer but states fewer numbers than 1.25.3: not proposed"},
 		{name: "patch among distractors", current: "1.25.3",
 			tags: []string{"1.26", "latest", "1.26.0-rc1", "1.25.4"}, want: "1.25.4"},
 		{name: "busybox", current: "1.36.0",
@@ -209,5 +212,32 @@ func TestStreamAmbiguity(t *testing.T) {
 		{name: "rabbitmq beta with a variant", current: "4.0.0-beta.1-management",
 			tags: []string{"4.0.0-beta.2-management", "4.0.0-rc.1-management", "4.0.0-beta.3"}, want: "4.0.0-rc.1-management"},
 		{name: "a describe build is no release", current: "v2.4.0", tags: []string{"v2.4.0-12-g3a4b5c6"}, reason: ReasonUpToDate},
+	})
+}
+
+// TestStreamClarifications holds DESIGN.md's clarifications, measured on
+// other tools' tag tables: a number after a word counts builds, and a tag
+// that carries a date or build counter names one build, so a less precise
+// alias of it does not float.
+func TestStreamClarifications(t *testing.T) {
+	runDecide(t, []decideCase{
+		{name: "a number after a word counts builds", current: "3.10-main-412",
+			tags: []string{"3.10-main-412", "3.10-main-530", "3.10-dev-900", "3.10-main"}, want: "3.10-main-530", typ: "build"},
+		{name: "a number after two words counts builds", current: "11-jdk-main-1",
+			tags: []string{"11-jdk-main-1", "11-jdk-main-9", "11-jre-main-12"}, want: "11-jdk-main-9", typ: "build"},
+		{name: "a long number after a word counts builds, not a commit", current: "3.10-main-1234567",
+			tags: []string{"3.10-main-1234567", "3.10-main-1234999"}, want: "3.10-main-1234999", typ: "build"},
+		{name: "the version before the counter", current: "3.10-main-412",
+			tags: []string{"3.10-main-530", "3.11-main-20"}, want: "3.11-main-20", typ: "minor"},
+		{name: "a word's alias floats over its builds", current: "3.10-main",
+			tags: []string{"3.10-main", "3.10-main-530"}, reason: ReasonFloating, detail: "3.10-main floats, now 3.10-main-530 (pin: tag)"},
+		{name: "temurin-21 names a Java release, a variant", current: "3.9.6-eclipse-temurin-17",
+			tags: []string{"3.9.6-eclipse-temurin-21", "3.9.7-eclipse-temurin-17", "3.9.7-eclipse-temurin-21"},
+			want: "3.9.7-eclipse-temurin-17", typ: "patch"},
+		{name: "a dated build is not floating", current: "2.4-php-202301051200",
+			tags: []string{"2.4-php-202301051200", "2.4.58-php-202301051200"}, want: "2.4.58-php-202301051200", typ: "patch"},
+		{name: "a dated build moves to a higher version, even less precise", current: "2.4-php-202301051200",
+			tags: []string{"2.4-php-202301051200", "2.4.58-php-202301051200", "3-php-202406010900", "2.4.58-php"},
+			want: "3-php-202406010900", typ: "major"},
 	})
 }

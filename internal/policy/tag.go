@@ -13,6 +13,8 @@ import (
 //	21.0.2.1_1-jdk-jammy     version 21.0.2.1, counter _1, variant "-jdk-jammy"
 //	v2.4.0-12-g3a4b5c6       version 2.4.0, counter 12, id g3a4b5c6
 //	3.12.0rc2-bookworm       version 3.12.0, prerelease rc2, variant "-bookworm"
+//	3.10-main-412            version 3.10, variant "-main", counter 412
+//	2.4-php-202301051200     version 2.4, variant "-php", counter 202301051200
 //
 // A tag without a version either floats (latest, alpine3.20, jdk21) or is
 // an opaque id that cannot be ordered (sha-3f9a2c1, 1234567).
@@ -34,6 +36,7 @@ type tag struct {
 	formEnd []int
 	winOS   string // "10.0.17763" for a Windows OS build: another build is another OS
 	id      bool   // holds a commit id
+	dated   bool   // the version is a date: 20240612, 2024-03-05T04-48-44Z
 	digits  bool   // holds a digit at all
 
 	// Keys computed once, since a listing's tags are compared many times.
@@ -77,6 +80,7 @@ func parseTag(s string, windows bool) *tag {
 	if i := t.findVersion(segs, windows); i >= 0 {
 		t.readSuffix(segs[i:], windows)
 	}
+	t.dated = t.version != nil && (dateTime(t.verText) == len(t.verText) || (len(t.version) == 1 && dateLike(t.version[0])))
 	if len(t.version) == 4 && t.version[0] == "10" && t.version[1] == "0" && len(t.version[2]) >= 5 {
 		t.winOS = "10.0." + t.version[2]
 	}
@@ -177,7 +181,10 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 		case txt == "":
 			t.addVariant(sg.sep, "")
 			last = kindVariant
-		case isHash(txt) || (isNumber(txt) && looksLikeID(txt) && !buildWords[prevWord]):
+		case isHash(txt) || (isNumber(txt) && looksLikeID(txt) && prevWord == ""):
+			// After a word, a long number counts builds (main-1234567):
+			// only hex that looks like a hash, or a number standing
+			// alone, is a commit id.
 			t.id = true
 			t.skel += sg.sep + "@"
 			t.form += sg.sep + "@"
@@ -188,6 +195,13 @@ func (t *tag) readSuffix(segs []segment, windows bool) {
 				t.pre.num = digitRuns(txt) // rc.1, ea-30, beta.3
 			case last == kindVariant && prevWord != "" && counterWords[prevWord]:
 				t.wordToCounter(prevWord, sg.sep, txt) // build-5: the word counts builds
+				last = kindCounter
+			case last == kindVariant && prevWord != "" && sg.sep != "." && !isWindowsRelease(txt, windows) &&
+				(!numberedWords[prevWord] || dateLike(strings.ReplaceAll(txt, ".", ""))):
+				// 3.10-main-412, 2.4-php-202301051200: a number after a word
+				// counts builds, and the word stays a variant; debian-12 and
+				// temurin-21 name a release of what the word names.
+				t.addCounter(sg.sep, "", digitRuns(txt))
 				last = kindCounter
 			case (last == kindVariant && prevWord != "") || strings.Contains(sg.sep, ".") || isWindowsRelease(txt, windows):
 				// debian-12, nanoserver-1809: the number belongs to the variant.

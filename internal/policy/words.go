@@ -41,6 +41,28 @@ var numberedOS = words("alpine", "debian", "ubuntu", "ubi", "centos", "rocky", "
 	"fedora", "rhel", "el", "oraclelinux", "ol", "amazonlinux", "al", "amzn", "sles", "sle", "leap", "opensuse",
 	"photon", "mariner", "azurelinux", "cbl", "windows", "windowsservercore", "servercore", "nanoserver", "ltsc")
 
+// numberedWords are the variant words whose number, after a separator,
+// names a release of what the word names: an operating system (debian-12,
+// ubuntu-22.04) or a runtime, language or library (eclipse-temurin-21,
+// otp-26, scala_2.12). After any other word a number counts builds
+// (3.10-main-412); a date counts builds after every word (php-202301051200).
+var numberedWords = union(numberedOS, words("jdk", "jre", "java", "openjdk", "temurin", "corretto", "amazoncorretto",
+	"semeru", "sapmachine", "zulu", "liberica", "graalvm", "dragonwell", "node", "nodejs", "python", "py", "php", "ruby",
+	"go", "golang", "dotnet", "aspnet", "net", "perl", "rust", "erlang", "otp", "elixir", "scala", "kotlin", "gradle",
+	"maven", "lua", "luajit", "gcc", "llvm", "clang", "cuda", "cudnn", "rocm", "pg", "postgres", "postgresql", "mysql",
+	"mariadb", "mongo", "mongodb", "redis", "openssl", "glibc", "musl", "qt", "swift", "dart", "julia", "haskell", "ghc",
+	"tomcat", "jetty", "wildfly", "spark", "hadoop", "kafka", "flink"))
+
+func union(ms ...map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range ms {
+		for w := range m {
+			out[w] = true
+		}
+	}
+	return out
+}
+
 func words(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
 	for _, w := range ws {
