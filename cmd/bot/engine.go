@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"regexp"
 	"sync"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/safefs"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -44,7 +44,9 @@ func newEngine(o commonOptions) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engineFor(o, cfg, os.DirFS(o.Repo), o.Repo, o.logger())
+	// Through an os.Root: a path the config names (signature.key) cannot
+	// lead out of the repository, nor open a named pipe.
+	return engineFor(o, cfg, safefs.DirFS(o.Repo), o.Repo, o.logger())
 }
 
 // githubConnection is how run and rollback reach the repository on

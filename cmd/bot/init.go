@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/safefs"
 )
 
 // initOptions are the flags of `imagebot init [DIR]`.
@@ -80,7 +80,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 		}
 	}
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef}
-	fsys := os.DirFS(o.Repo)
+	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	var res *adopt.Result
 	var err error
 	switch o.From.value {

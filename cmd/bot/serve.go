@@ -27,6 +27,8 @@ type serveOptions struct {
 	Once       bool
 	RunAtStart bool
 	Parallel   count
+	// ResetCheckout marks DIR as disposable: serve may hard-reset it.
+	ResetCheckout bool
 
 	repoSet bool // --repo given, even as "."
 }
@@ -37,10 +39,16 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
 		Use:   "serve [DIR]",
 		Short: "Run on a schedule; serve /healthz, /readyz and /metrics",
 		Long: `Serve runs the job of 'imagebot run' on a cron schedule, in a long-running
-process, over one checkout (DIR or --repo, hard-reset to origin's default
-branch before each run) or over repositories it clones (--clone, repeatable). Runs
-never overlap; a stop (SIGTERM) lets the current run finish for up to 10
-minutes.
+process, over one checkout (DIR or --repo) or over repositories it clones
+(--clone, repeatable). Runs never overlap; a stop (SIGTERM) lets the current
+run finish for up to 10 minutes.
+
+Each run plans from origin's default branch, not from DIR's files. DIR is
+left as it is: serve refuses it while it has uncommitted changes or untracked
+files, since they are someone's work. --reset-checkout marks DIR as
+disposable (a checkout only serve uses): it is then hard-reset to origin's
+default branch before each run, as the --clone checkouts are. --dry-run
+writes nothing, to DIR or to the remote.
 
 /healthz answers 200 while the process serves; /readyz answers 200 only when
 the last run exited 0; /metrics has Prometheus metrics.
@@ -63,8 +71,9 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 	}
 	o.bind(cmd.Flags())
 	fs := cmd.Flags()
-	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; hard-reset to origin's default branch before each run"
+	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; left as it is, and refused while it has uncommitted or untracked files"
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
+	fs.BoolVar(&o.ResetCheckout, "reset-checkout", false, "DIR is disposable: hard-reset it to origin's default branch before each run, discarding its changes and untracked files")
 	fs.StringArrayVar(&o.Clones, "clone", nil, "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
 	fs.StringVar(&o.Schedule, "schedule", "", "cron `SPEC`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")
 	fs.StringVar(&o.Listen, "listen", ":8080", "`ADDRESS` for /healthz, /readyz and /metrics")
@@ -122,6 +131,9 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	if clone && o.repoSet {
 		return nil, usagef("DIR (--repo) and --clone: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
 	}
+	if o.ResetCheckout && clone {
+		return nil, usagef("--reset-checkout is for DIR (--repo); the --clone checkouts are serve's own and always reset")
+	}
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone")
 	}
@@ -170,7 +182,7 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	o.IO.Out, o.IO.ErrOut = &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
 	log := o.logger()
 	return serve.New(serve.Options{
-		Dir: o.Repo, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken, TokenFor: tokenFor,
+		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
 		Drain: 10 * time.Minute, Logger: log,
 		Parallel: cmp.Or(o.Parallel.n, defaultParallel()),

@@ -43,7 +43,7 @@ func (d *draft) add(e entry) { d.policies = append(d.policies, e) }
 // loader, so that what is returned always passes `imagebot validate`.
 func (d *draft) render() ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
-	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(), Content: []*yaml.Node{root}}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(false), Content: []*yaml.Node{root}}
 
 	if len(d.exclude) > 0 {
 		k := str("exclude")
@@ -88,11 +88,24 @@ func (d *draft) render() ([]byte, error) {
 		}
 		root.Content = append(root.Content, str("pullRequests"), pr)
 	}
-	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
-	if err != nil {
-		return nil, fmt.Errorf("encode .imagebot.yaml: %w", err)
+	out, err := encode(doc)
+	if err == nil && len(out) > config.MaxSize && len(d.notes) > 0 {
+		// init prints the notes too: thousands of them repeated in the
+		// header must not cost the config its place.
+		doc.HeadComment = d.header(true)
+		out, err = encode(doc)
 	}
-	if _, err := config.Parse(".imagebot.yaml", out); err != nil {
+	if err != nil {
+		return nil, err
+	}
+	// What validate (and every command) would make of the file: init
+	// never writes one they refuse.
+	if _, err := config.Check(".imagebot.yaml", out); err != nil {
+		if len(out) > config.MaxSize {
+			return nil, fmt.Errorf("%w: the .imagebot.yaml it would write is %d bytes (%d policies), above the %d bytes imagebot reads in a config: "+
+				"nothing was written; convert less at once (fewer rules in the config converted, or init on a part of the repository) and run init again",
+				ErrTooLarge, len(out), len(d.policies), config.MaxSize)
+		}
 		// Every part was checked on its own; a file that still does not
 		// load is our bug, and writing it would only hand it to the user.
 		return nil, fmt.Errorf("the generated .imagebot.yaml does not load (a bug in imagebot init, please report it): %w", err)
@@ -100,7 +113,17 @@ func (d *draft) render() ([]byte, error) {
 	return out, nil
 }
 
-func (d *draft) header() string {
+func encode(doc *yaml.Node) ([]byte, error) {
+	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
+	if err != nil {
+		return nil, fmt.Errorf("encode .imagebot.yaml: %w", err)
+	}
+	return out, nil
+}
+
+// header is the file's opening comment; summarise leaves the notes out
+// but for their count.
+func (d *draft) header(summarise bool) string {
 	lines := []string{
 		"yaml-language-server: $schema=" + schemaURL,
 		"",
@@ -114,8 +137,12 @@ func (d *draft) header() string {
 			heading = "Notes (also printed by init):"
 		}
 		lines = append(lines, "", heading)
-		for _, n := range d.notes {
-			lines = append(lines, "- "+n.String())
+		if summarise {
+			lines = append(lines, fmt.Sprintf("- %d notes, too many to repeat here: see init's output", len(d.notes)))
+		} else {
+			for _, n := range d.notes {
+				lines = append(lines, "- "+n.String())
+			}
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/imagebot/imagebot/internal/safefs"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -57,20 +58,15 @@ func yamlFiles(ctx context.Context, fsys fs.FS, ns *notes, screens []string, f f
 
 var errTooLarge = fmt.Errorf("larger than %d MiB", maxFile>>20)
 
+// readCapped reads a regular file of fsys, at most maxFile bytes of it; a
+// named pipe is refused before it is opened, so it cannot block init.
 func readCapped(fsys fs.FS, name string) ([]byte, error) {
-	fh, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	src, err := io.ReadAll(io.LimitReader(fh, maxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > maxFile {
+	src, err := safefs.ReadFS(fsys, name, maxFile)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, errTooLarge
 	}
-	return src, nil
+	return src, err
 }
 
 // documents parses every YAML document of src. A document that does not

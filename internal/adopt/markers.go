@@ -3,13 +3,12 @@ package adopt
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/rewrite"
+	"github.com/imagebot/imagebot/internal/safefs"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -157,12 +156,11 @@ func RewriteMarkers(root string, ms []Marker) ([]string, error) {
 }
 
 func rewriteFile(root, file string, ms []Marker) error {
-	path := filepath.Join(root, filepath.FromSlash(file))
-	st, err := os.Stat(path)
+	st, err := safefs.Lstat(root, file)
 	if err != nil {
 		return fmt.Errorf("rewrite markers: %w", err)
 	}
-	src, err := os.ReadFile(path)
+	src, err := safefs.ReadFile(root, file, maxFile)
 	if err != nil {
 		return fmt.Errorf("rewrite markers: %w", err)
 	}
@@ -193,7 +191,7 @@ func rewriteFile(root, file string, ms []Marker) error {
 			return fmt.Errorf("%s:%d: left untouched: with the marker added, %s", file, m.Line, msg)
 		}
 	}
-	return rewrite.WriteFile(path, out, st.Mode().Perm())
+	return safefs.WriteFile(root, file, out, st.Mode().Perm())
 }
 
 // extendedMarker is Flux's marker with the imagebot marker as one more key.

@@ -76,6 +76,9 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 		if err != nil {
 			return name, nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if err := checkDepth(name, src); err != nil {
+			return name, nil, err
+		}
 		v, err := hujson.Parse(src)
 		if err != nil {
 			msg := strings.TrimPrefix(err.Error(), "hujson: ")

@@ -20,8 +20,10 @@ import (
 // FileNames are the names Find looks for at the repository root.
 var FileNames = []string{".imagebot.yaml", ".imagebot.yml"}
 
-// maxSize bounds the file we read: a config is a few kilobytes, and the
-// walk must stay cheap even for a hostile pull request.
+// MaxSize bounds the config file imagebot reads: a config is a few
+// kilobytes, and the walk must stay cheap even for a hostile pull request.
+const MaxSize = maxSize
+
 const maxSize = 1 << 20
 
 // Load reads the config file at path, as given (relative to the working
@@ -156,10 +158,17 @@ func read(fsys fs.FS, name, display, where string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config %s%s: %w", display, within(where), unwrapPath(err))
 	}
+	return Check(display, data)
+}
+
+// Check is what Load makes of a config file's bytes: the size limit, then
+// Parse; file names it in errors. init checks what it writes with it, so
+// that validate accepts whatever init writes.
+func Check(file string, data []byte) (*Config, error) {
 	if len(data) > maxSize {
-		return nil, &Errors{{File: display, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}
+		return nil, &Errors{{File: file, Msg: fmt.Sprintf("config is larger than %d bytes", maxSize)}}
 	}
-	return Parse(display, data)
+	return Parse(file, data)
 }
 
 // unwrapPath drops the *fs.PathError around err, whose path is the name

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/safefs"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -25,14 +25,17 @@ type Result struct {
 // Files applies changes to the files below root. Each file is rewritten at
 // most once, with all its edits, or not at all: a file whose edits fail is
 // left byte-for-byte as it was and reported, and the others still change.
+// Files are read and written inside root only (safefs): a name through a
+// link out of root, a link, or a file that is not regular is reported and
+// left alone.
 func Files(root string, changes []plan.Change) (Result, error) {
 	var res Result
 	for _, fc := range ByFile(changes) {
 		f, cs := fc.File, fc.Changes
-		changed, skipped, err := File(filepath.Join(root, filepath.FromSlash(f)), cs)
+		changed, skipped, err := File(root, f, cs)
 		res.Problems = append(res.Problems, skipped...)
 		var perr *os.PathError
-		if errors.As(err, &perr) && !errors.Is(err, os.ErrNotExist) {
+		if errors.As(err, &perr) && !errors.Is(err, os.ErrNotExist) && !refused(err) {
 			return res, fmt.Errorf("rewrite %s: %w", f, err)
 		}
 		if err != nil {
@@ -70,11 +73,26 @@ func ByFile(changes []plan.Change) []FileChanges {
 	return out
 }
 
-// File applies changes that all concern the file at path, and reports
-// whether it wrote anything. A change that cannot be expressed in the file
-// is reported and skipped; the file's other changes still apply.
-func File(path string, changes []plan.Change) (bool, []plan.Problem, error) {
-	src, err := os.ReadFile(path)
+// maxRewrite bounds a file apply reads: scan read it already, under the
+// config's maxFileSize; this only keeps a file swapped since from costing
+// unbounded memory.
+const maxRewrite = 256 << 20
+
+// refused is a file that safefs will not read or write.
+func refused(err error) bool {
+	return errors.Is(err, safefs.ErrOutside) || errors.Is(err, safefs.ErrNotRegular) || errors.Is(err, safefs.ErrSymlink)
+}
+
+// File applies changes that all concern the file named file (a slash path)
+// below root, and reports whether it wrote anything. A change that cannot
+// be expressed in the file is reported and skipped; the file's other
+// changes still apply.
+func File(root, file string, changes []plan.Change) (bool, []plan.Problem, error) {
+	fi, err := safefs.Lstat(root, file)
+	if err != nil {
+		return false, nil, err
+	}
+	src, err := safefs.ReadFile(root, file, maxRewrite)
 	if err != nil {
 		return false, nil, err
 	}
@@ -82,7 +100,7 @@ func File(path string, changes []plan.Change) (bool, []plan.Problem, error) {
 	if err != nil || string(out) == string(src) {
 		return false, skipped, err
 	}
-	return true, skipped, writeFile(path, out)
+	return true, skipped, safefs.WriteFile(root, file, out, fi.Mode().Perm())
 }
 
 // Bytes applies changes to one file's bytes, after checking that every span
@@ -176,35 +194,4 @@ func readsBack(refs []scan.Ref, c plan.Change, line int) bool {
 		}
 	}
 	return false
-}
-
-// writeFile replaces path atomically, keeping its permissions.
-func writeFile(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	return WriteFile(path, data, info.Mode().Perm())
-}
-
-// WriteFile replaces (or creates) path with data and permissions perm
-// through a temporary file in the same directory, so that a crash never
-// leaves half a file.
-func WriteFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".imagebot-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

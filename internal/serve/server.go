@@ -29,9 +29,17 @@ type Run struct {
 
 // Options say what to serve, when, and where to report.
 type Options struct {
-	// Dir is one existing checkout to serve, hard-reset to its origin's
-	// default branch before each run. Ignored when Clones is set.
+	// Dir is one existing checkout to serve. It is someone's work: it is
+	// left as it is, and refused while it has uncommitted changes or
+	// untracked files (a *DirtyError), unless ResetCheckout says it is
+	// disposable. Ignored when Clones is set.
 	Dir string
+	// ResetCheckout lets serve hard-reset Dir to its origin's default
+	// branch before each run, discarding whatever is in it.
+	ResetCheckout bool
+	// DryRun promises that nothing is written: Dir is neither checked
+	// nor reset (serve's own clones are still cloned and updated).
+	DryRun bool
 	// Clones are repository URLs to clone into Workdir and serve.
 	Clones []string
 	// Workdir holds the clones; "" is a temporary directory, removed when
@@ -117,6 +125,15 @@ func New(o Options) (*Server, error) {
 	var err error
 	if s.targets, err = s.resolveTargets(); err != nil {
 		return nil, err
+	}
+	// A checkout someone works in is refused at start, not only at the
+	// first run, so that whoever started serve hears of it at once; a
+	// directory that cannot be read is each run's to report.
+	if len(o.Clones) == 0 && !o.DryRun && !o.ResetCheckout {
+		var dirty *DirtyError
+		if err := checkClean(o.Dir); errors.As(err, &dirty) {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -16,10 +16,23 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops"
 )
 
-// syncTarget brings a checkout to origin's default branch: cloning it first for
-// --clone, discarding local commits and changes, as `git fetch` plus
-// `git reset --hard origin/<default>` would.
+// syncTarget prepares a checkout for a run. A clone of serve's own (--clone)
+// is brought to origin's default branch, discarding local commits and
+// changes, as `git fetch` plus `git reset --hard origin/<default>` would;
+// so is Options.Dir with ResetCheckout, and only then. Otherwise Dir is a
+// person's checkout: a dry run leaves it alone, and a real run refuses it
+// while it has uncommitted or untracked files (the run itself reads
+// origin's tip, not the working tree).
 func (s *Server) syncTarget(ctx context.Context, t Target) error {
+	if t.URL == "" && !s.o.ResetCheckout {
+		if s.o.DryRun {
+			return nil
+		}
+		return checkClean(t.Dir)
+	}
+	if t.URL == "" && s.o.DryRun {
+		return nil // --dry-run writes nothing, even to a disposable checkout
+	}
 	a, err := s.credentials(ctx, t)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -14,8 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestSyncMovesCloneToOrigin: before each run the checkout becomes origin's
-// default branch (not called main here), whatever was done to it locally.
+// TestSyncMovesCloneToOrigin: before each run a disposable checkout
+// (ResetCheckout) becomes origin's default branch (not called main here),
+// whatever was done to it locally.
 func TestSyncMovesCloneToOrigin(t *testing.T) {
 	for _, detach := range []bool{false, true} {
 		bare, seed := newOrigin(t, "trunk")
@@ -40,7 +42,7 @@ func TestSyncMovesCloneToOrigin(t *testing.T) {
 		runGit(t, seed, "push", "-q", "origin", "trunk")
 		want := strings.TrimSpace(runGit(t, seed, "rev-parse", "HEAD"))
 
-		s := &Server{o: Options{}, log: slog.New(slog.DiscardHandler)}
+		s := &Server{o: Options{ResetCheckout: true}, log: slog.New(slog.DiscardHandler)}
 		if err := s.syncTarget(context.Background(), Target{Dir: clone}); err != nil {
 			t.Fatalf("detached %v: sync: %v", detach, err)
 		}
@@ -53,6 +55,55 @@ func TestSyncMovesCloneToOrigin(t *testing.T) {
 		if diff := cmp.Diff(checkoutFiles(t, seed), checkoutFiles(t, clone)); diff != "" {
 			t.Errorf("detached %v: files (-origin +clone):\n%s", detach, diff)
 		}
+	}
+}
+
+// TestSyncKeepsPersonsCheckout: a checkout serve did not clone, and was
+// not told is disposable, keeps its uncommitted edit and untracked file
+// byte for byte: a dry run runs on it as it is; a real run is refused at
+// start and at each run, naming a few paths and counting the rest.
+func TestSyncKeepsPersonsCheckout(t *testing.T) {
+	bare, _ := newOrigin(t, "main")
+	clone := filepath.Join(t.TempDir(), "clone")
+	runGit(t, "", "clone", "-q", bare, clone)
+	writeRepoFile(t, clone, "apps/a.yaml", "image: nginx:1.25.3 # edited\n")
+	for _, n := range []string{"u1", "u2", "u3", "u4", "u5", "u6"} {
+		writeRepoFile(t, clone, "notes/"+n+".txt", n)
+	}
+	writeRepoFile(t, clone, ".gitignore", "*.log\n")
+	runGit(t, clone, "add", ".gitignore")
+	runGit(t, clone, "commit", "-q", "-m", "ignore logs")
+	writeRepoFile(t, clone, "debug.log", "ignored, so not someone's work")
+	before := checkoutFiles(t, clone)
+	head := runGit(t, clone, "rev-parse", "HEAD")
+
+	runs := 0
+	job := runOf(func(context.Context, Target) (Summary, Status) { runs++; return Summary{}, OK })
+	s, err := New(Options{Dir: clone, Once: true, DryRun: true, NewRun: job})
+	if err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	if st := s.Run(context.Background()); st != OK || runs != 1 {
+		t.Errorf("dry run: status %v after %d runs, want OK after 1", st, runs)
+	}
+
+	_, err = New(Options{Dir: clone, Once: true, NewRun: job})
+	want := "apps/a.yaml, notes/u1.txt, notes/u2.txt, notes/u3.txt, notes/u4.txt and 2 more"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--clone URL") || !strings.Contains(err.Error(), "--reset-checkout") {
+		t.Errorf("real run: New = %v, want the dirty paths (%s) and what to do", err, want)
+	}
+	// Made dirty after start: that run is refused, the next ones too.
+	s = &Server{o: Options{}, log: slog.New(slog.DiscardHandler)}
+	var dirty *DirtyError
+	if err := s.syncTarget(context.Background(), Target{Dir: clone}); !errors.As(err, &dirty) {
+		t.Errorf("sync of a dirty checkout = %v, want a *DirtyError", err)
+	}
+
+	if diff := cmp.Diff(before, checkoutFiles(t, clone)); diff != "" {
+		t.Errorf("files changed (-before +after):\n%s", diff)
+	}
+	if got := runGit(t, clone, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
 }
 

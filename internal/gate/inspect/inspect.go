@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"sync"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/imagefacts"
+	"github.com/imagebot/imagebot/internal/safefs"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
@@ -157,20 +157,19 @@ func (i *Inspector) readKey(path string) ([]byte, error) {
 	if i.keys == nil {
 		return nil, errors.New("no repository to read keys from")
 	}
-	f, err := i.keys.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// safefs refuses a named pipe before opening it (it would block the
+	// run forever); the FS itself keeps links inside the repository.
+	b, err := safefs.ReadFS(i.keys, path, maxKeySize)
+	var tl *safefs.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, errors.New("no such file in the repository (key paths are relative to its root)")
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxKeySize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxKeySize {
+	case errors.Is(err, safefs.ErrOutside):
+		return nil, errors.New("links outside the repository, where imagebot reads no key")
+	case errors.Is(err, safefs.ErrNotRegular):
+		return nil, errors.New("is not a regular file (a named pipe, device or directory)")
+	case errors.As(err, &tl):
 		return nil, fmt.Errorf("larger than %d bytes: not a public key", maxKeySize)
 	}
-	return b, nil
+	return b, err
 }
