@@ -134,3 +134,24 @@ func TestDanglingDigestOfMovedTag(t *testing.T) {
 		t.Errorf("manifest requests (-want +got):\n%s", diff)
 	}
 }
+
+// TestHelmUntaggedPlan: Helm values with a repository and a digest but no
+// tag are digest-only references whose digest is checked; with neither,
+// a no-tag notice names the image.
+func TestHelmUntaggedPlan(t *testing.T) {
+	w := newGateWorld(t)
+	kept := w.push(t, "acme/web", "1.1.0", ago(20*day))
+	files := map[string]string{"values.yaml": "" +
+		"web:\n  image:\n    repository: ghcr.io/acme/web\n    digest: " + kept + "\n" + // 4
+		"gone:\n  image:\n    repository: ghcr.io/acme/web\n    tag: null\n    digest: " + zeros + "\n" + // 9
+		"chart:\n  image:\n    repository: ghcr.io/acme/web\n    tag: null\n", // 12
+	}
+	p := w.build(t, files, nil)
+	advice := "nodes without the image cached can no longer start this workload: restore the tag or move to another"
+	check(t, p, nil,
+		[]string{
+			"values.yaml:4 ghcr.io/acme/web: digest-only: no tag to compare; the digest is kept",
+			"values.yaml:12 ghcr.io/acme/web: no-tag: no tag in these values: the chart's default applies (often its appVersion); write tag: to have it updated",
+		},
+		[]string{"values.yaml:9 dangling: ghcr.io/acme/web@000000000000 is gone from the registry (no manifest with that digest): " + advice})
+}
