@@ -165,6 +165,8 @@ func skippedNotice(s scan.Skipped) Notice {
 	switch s.Reason {
 	case scan.SkipInvalid:
 		n.Reason = ReasonInvalid
+	case scan.SkipRenamed:
+		n.Reason = ReasonRenamed
 	case scan.SkipNoTag:
 		// A valid name without a tag: the notice names the image, as
 		// for an untagged `image:` value.

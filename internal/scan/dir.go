@@ -19,6 +19,10 @@ type Result struct {
 	Skipped  []Skipped // values where a reference belongs that are not usable ones
 	Problems []Problem
 	Files    int // files looked at
+
+	// kustomizations are the kustomization files read, for FS to apply
+	// their image renaming across files (kustomizegraph.go).
+	kustomizations []*kustomization
 }
 
 // Dir scans every YAML file below root that include accepts; see FS.
@@ -102,7 +106,10 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 		res.Refs = append(res.Refs, r.Refs...)
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.Problems = append(res.Problems, r.Problems...)
+		res.kustomizations = append(res.kustomizations, r.kustomizations...)
 	}
+	res.renamed(res.kustomizations)
+	res.kustomizations = nil
 	sort.SliceStable(res.Refs, func(i, j int) bool { return less(res.Refs[i].Location, res.Refs[j].Location) })
 	sort.SliceStable(res.Skipped, func(i, j int) bool { return less(res.Skipped[i].Location, res.Skipped[j].Location) })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return less(res.Problems[i].Location, res.Problems[j].Location) })

@@ -31,7 +31,10 @@ func File(file string, src []byte) Result {
 	}
 	// Cheap screen first: most files in a big repository hold no image.
 	// "imagebot" (the marker) and "images" contain "image" too.
-	if !bytes.Contains(src, []byte("image")) {
+	// A kustomization is read whatever it holds: what it builds from
+	// decides which names its overlays rename (kustomizegraph.go).
+	kust := isKustomization(file)
+	if !kust && !bytes.Contains(src, []byte("image")) {
 		return res
 	}
 	// A Helm or Go template is only YAML after rendering: its bytes are not
@@ -50,6 +53,11 @@ func File(file string, src []byte) Result {
 	if err != nil {
 		res.Problems = []Problem{syntaxError(file, src, err, read)}
 		return res
+	}
+	if kust {
+		if k := readKustomization(file, docs); k != nil {
+			res.kustomizations = []*kustomization{k}
+		}
 	}
 	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
 	for _, d := range docs {

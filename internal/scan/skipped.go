@@ -37,6 +37,10 @@ const (
 	// digest (`tag: null`, `tag: ""`): the chart's default tag applies,
 	// which only the chart knows.
 	SkipNoTag = "no-tag"
+	// SkipRenamed: a name that a kustomization building this file
+	// rewrites with its `images:` (kubebuilder's `controller:latest`):
+	// the entry is the reference, the name as written is never pulled.
+	SkipRenamed = "renamed"
 )
 
 // variableRE finds the placeholder syntaxes of the tools that render
