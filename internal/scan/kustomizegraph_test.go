@@ -27,15 +27,15 @@ func TestKustomizeRenamed(t *testing.T) {
 		"overlays/prod/sidecar.yaml":       "kind: Pod\nspec:\n  containers:\n  - image: myapp:placeholder\n",
 		"overlays/dev/kustomization.yaml":  "resources:\n- ../../base\nimages:\n- name: myapp\n  newName: ghcr.io/acme/myapp\n  newTag: 0.9.0\n",
 		// A base that one overlay renames and another uses as written.
-		"shared/kustomization.yaml":     "resources:\n- redis.yaml\n",
-		"shared/redis.yaml":             "kind: Pod\nspec:\n  containers:\n  - image: redis:7.0.0\n",
-		"envs/a/kustomization.yaml":     "resources:\n- ../../shared\nimages:\n- name: redis\n  newTag: 7.2.0\n",
-		"envs/b/kustomization.yaml":     "resources:\n- ../../shared\n",
-		"loose/controller.yaml":         "kind: Pod\nspec:\n  containers:\n  - image: controller:latest\n",
-		"cycle/a/kustomization.yaml":    "resources:\n- ../b\n- pod.yaml\nimages:\n- name: loop\n  newTag: \"1\"\n",
-		"cycle/a/pod.yaml":              "image: loop:0\n",
-		"cycle/b/kustomization.yaml":    "resources:\n- ../a\n",
-		"remote/kustomization.yaml":     "resources:\n- https://github.com/acme/x//base?ref=v1\n- ../../../etc\n",
+		"shared/kustomization.yaml":  "resources:\n- redis.yaml\n",
+		"shared/redis.yaml":          "kind: Pod\nspec:\n  containers:\n  - image: redis:7.0.0\n",
+		"envs/a/kustomization.yaml":  "resources:\n- ../../shared\nimages:\n- name: redis\n  newTag: 7.2.0\n",
+		"envs/b/kustomization.yaml":  "resources:\n- ../../shared\n",
+		"loose/controller.yaml":      "kind: Pod\nspec:\n  containers:\n  - image: controller:latest\n",
+		"cycle/a/kustomization.yaml": "resources:\n- ../b\n- pod.yaml\nimages:\n- name: loop\n  newTag: \"1\"\n",
+		"cycle/a/pod.yaml":           "image: loop:0\n",
+		"cycle/b/kustomization.yaml": "resources:\n- ../a\n",
+		"remote/kustomization.yaml":  "resources:\n- https://github.com/acme/x//base?ref=v1\n- ../../../etc\n",
 	} {
 		fsys[name] = &fstest.MapFile{Data: []byte(src)}
 	}
