@@ -23,8 +23,11 @@ var ErrSyntax = errors.New("not valid YAML, left untouched")
 // does not parse (ErrSyntax, at the line to fix) yields one Problem and no
 // references. Time is linear in the size of src; File does not cap the
 // size, FS does.
-func File(file string, src []byte) Result {
-	res := Result{Files: 1}
+func File(file string, src []byte) Result { return scanFile(file, src).Result }
+
+func scanFile(file string, src []byte) fileResult {
+	var res fileResult
+	res.Files = 1
 	if p := encoding(file, src); p != nil {
 		res.Problems = []Problem{*p}
 		return res
@@ -55,9 +58,7 @@ func File(file string, src []byte) Result {
 		return res
 	}
 	if kust {
-		if k := readKustomization(file, docs); k != nil {
-			res.kustomizations = []*kustomization{k}
-		}
+		res.kust = readKustomization(file, docs)
 	}
 	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
 	for _, d := range docs {
