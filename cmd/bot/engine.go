@@ -201,6 +201,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	if err != nil {
 		return nil, res, err
 	}
+	confirmDigests(ctx, e.reg, p) // plan.go: a digest from --cache is confirmed before anything writes it
 	for _, s := range e.reg.Stats() {
 		// While planning, manifest and blob GETs and referrers are what the
 		// gates cost: a plan without gates makes none. (A client serve

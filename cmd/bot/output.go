@@ -35,7 +35,7 @@ func writePlan(w io.Writer, p *plan.Plan, format string, verbose bool) error {
 
 func text(w io.Writer, p *plan.Plan, verbose bool) error {
 	if len(p.Updates) == 0 {
-		fmt.Fprintln(w, "no updates")
+		fmt.Fprintln(w, headline(p))
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "IMAGE\tFROM\tTO\tTYPE\tLOCATIONS")
@@ -57,12 +57,7 @@ func text(w io.Writer, p *plan.Plan, verbose bool) error {
 			}
 		}
 	}
-	if len(p.Problems) > 0 {
-		fmt.Fprintf(w, "\n%d %s:\n", len(p.Problems), plural(len(p.Problems), "problem", "problems"))
-		for _, pr := range p.Problems {
-			fmt.Fprintf(w, "  %s:%d: %s\n", pr.File, pr.Line, pr.Message)
-		}
-	}
+	printProblems(w, p.Problems, verbose)
 	if n := len(p.Notices); n > 0 {
 		left := fmt.Sprintf("%d %s left alone", n, plural(n, "reference", "references"))
 		if !verbose {

@@ -100,14 +100,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates, sum.Dangling = len(p.Updates), dangling(p)
-	for _, pr := range p.Problems {
-		if pr.Failed {
-			sum.Failed++
-		} else {
-			sum.Problems++
-		}
-	}
+	sum = summarize(p)
 	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
 	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
@@ -149,13 +142,30 @@ func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	sum.Updates = len(p.Updates)
+	sum = summarize(p)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
 		return sum, err
 	}
+	// What plan would print of them: the exit status must not be the
+	// only trace of a failed lookup or a dangling reference.
+	printProblems(o.IO.Out, p.Problems, o.Verbose)
 	e.report(o.Env, p, e.reg.Stats())
 	return sum, planStatus(p)
+}
+
+// summarize counts what serve's metrics and the Actions outputs report of
+// a plan, the same with a token or without.
+func summarize(p *plan.Plan) serve.Summary {
+	sum := serve.Summary{Updates: len(p.Updates), Dangling: dangling(p)}
+	for _, pr := range p.Problems {
+		if pr.Failed {
+			sum.Failed++
+		} else {
+			sum.Problems++
+		}
+	}
+	return sum
 }
 
 // pullRequestOptions are what e's config says of branches, commits and
@@ -214,10 +224,5 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 	if n := len(r.RateLimited); n > 0 {
 		fmt.Fprintf(w, "rate-limited: %d %s left for the next run\n", n, plural(n, "pull request", "pull requests"))
 	}
-	if len(p.Problems) > 0 {
-		fmt.Fprintf(w, "\n%d %s:\n", len(p.Problems), plural(len(p.Problems), "problem", "problems"))
-		for _, pr := range p.Problems {
-			fmt.Fprintf(w, "  %s:%d: %s\n", pr.File, pr.Line, pr.Message)
-		}
-	}
+	printProblems(w, p.Problems, false)
 }

@@ -162,8 +162,15 @@ func skippedNotice(s scan.Skipped) Notice {
 	// The value is not a reference, so it has no image or tag to report:
 	// the detail quotes it (scan cut it short).
 	n := Notice{File: s.File, Line: s.Line, Reason: ReasonVariable, Detail: strconv.Quote(s.Value)}
-	if s.Reason == scan.SkipInvalid {
+	switch s.Reason {
+	case scan.SkipInvalid:
 		n.Reason = ReasonInvalid
+	case scan.SkipRenamed:
+		n.Reason = ReasonRenamed
+	case scan.SkipNoTag:
+		// A valid name without a tag: the notice names the image, as
+		// for an untagged `image:` value.
+		return Notice{File: s.File, Line: s.Line, Image: s.Image, Reason: ReasonNoTag, Detail: s.Detail}
 	}
 	if s.Detail != "" {
 		n.Detail += ": " + s.Detail

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/imagebot/imagebot/internal/imagename"
@@ -18,18 +19,22 @@ const danglingAdvice = "nodes without the image cached can no longer start this 
 
 // dangling checks the references of one image:tag. A tag is checked
 // against the listing already read (no request). A pinned digest is
-// checked by HEAD, only where this plan neither saw the tag resolve to it
-// nor replaces it: a plan of plain tags, or of pinned references whose
-// tags still point at their digests, costs nothing more. resolved is the
-// digest the tag resolved to in this plan ("" if not looked up); moved
-// maps a reference to the tag and digest the plan writes into it.
+// checked by HEAD (once per digest: the client remembers), only where this
+// plan did not see the tag resolve to it: a plan of plain tags, or of
+// pinned references whose tags still point at their digests, costs
+// nothing more. A digest the plan replaces is checked too: a tag pushed
+// again while its old digest was deleted leaves the workload unable to
+// start until the update is merged, which a digest refresh must not hide.
+// resolved is the digest the tag resolved to in this plan ("" if not
+// looked up); moved maps a reference to the tag and digest the plan
+// writes into it.
 func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.Location]Change) []Problem {
 	var out []Problem
 	listed := tag == "" || d.idx.Listed(tag) // no tag to lose; digest-only references read no listing
 	for _, r := range refs {
 		c, changed := moved[r.Location]
 		digestGone := false
-		if r.Digest != "" && c.Digest == "" && r.Digest != resolved && d.insp != nil {
+		if r.Digest != "" && r.Digest != resolved && d.insp != nil {
 			ok, err := d.insp.Exists(d.ctx, d.repo.Digest(r.Digest))
 			if err != nil {
 				out = append(out, problem(r, true, "check that %s@%s still exists: %v", d.img, r.Digest, err))
@@ -49,8 +54,8 @@ func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.
 		default:
 			msg = fmt.Sprintf("%s is gone from the registry (not in its tag list): %s", refString(d.img, r.Tag), danglingAdvice)
 		}
-		if changed && c.Tag != "" {
-			msg += fmt.Sprintf(" (this plan moves it to %s)", c.Tag)
+		if to := movedTo(r, c); changed && to != "" {
+			msg += fmt.Sprintf(" (this plan moves it to %s)", to)
 		}
 		p := problem(r, true, "%s", msg)
 		p.Kind = KindDangling
@@ -66,6 +71,19 @@ func (d decider) danglingDigests(refs []scan.Ref) []Problem {
 		return nil
 	}
 	return d.dangling("", "", refs, nil)
+}
+
+// movedTo spells what a change writes into r: the new tag, and the new
+// digest when there is one ("1.1.0", "1.0.0@640ee381943c"); "" when the
+// change writes nothing.
+func movedTo(r scan.Ref, c Change) string {
+	switch {
+	case c.Digest != "":
+		return cmp.Or(c.Tag, r.Tag) + "@" + imagename.ShortDigest(c.Digest)
+	case c.Tag != "":
+		return c.Tag
+	}
+	return ""
 }
 
 func refString(img, tag string) string {

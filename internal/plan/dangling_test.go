@@ -81,3 +81,77 @@ func TestDanglingOnSharedLine(t *testing.T) {
 		[]string{"a.yaml:4 ghcr.io/acme/web:1.1.0 up-to-date"},
 		[]string{"a.yaml:4 dangling: ghcr.io/acme/old:2.1.0 is gone from the registry (not in its tag list): " + advice})
 }
+
+// TestDanglingDigestOfMovedTag: a pinned tag@digest whose digest the
+// registry deleted after the tag was pushed again is dangling, whether the
+// plan refreshes its digest or moves it to a newer tag; a pinned digest
+// that merely became older (still served) is not. Each pinned digest that
+// the plan did not see its tag resolve to costs one HEAD, once.
+func TestDanglingDigestOfMovedTag(t *testing.T) {
+	w := newGateWorld(t)
+	old := w.push(t, "acme/web", "1.0.0", ago(30*day))
+	rebuilt := w.push(t, "acme/web", "1.0.0", ago(10*day))
+	w.srv.Delete(t, "ghcr.io/acme/web", old)
+	oldAPI := w.push(t, "acme/api", "2.0.0", ago(30*day))
+	w.push(t, "acme/api", "2.0.0", ago(10*day))
+	w.srv.Delete(t, "ghcr.io/acme/api", oldAPI)
+	newer := w.push(t, "acme/api", "2.1.0", ago(5*day))
+	keptOld := w.push(t, "acme/db", "3.0.0", ago(30*day))
+	w.push(t, "acme/db", "3.0.0", ago(10*day)) // rebuilt, the old one still served
+	w.srv.Reset()
+
+	files := map[string]string{"a.yaml": pod(
+		"ghcr.io/acme/web:1.0.0@"+old,    // 8: digest deleted, tag re-pushed
+		"ghcr.io/acme/web:1.0.0@"+old,    // 10: the same, once more: no second HEAD
+		"ghcr.io/acme/api:2.0.0@"+oldAPI, // 12: digest deleted, a newer tag exists
+		"ghcr.io/acme/db:3.0.0@"+keptOld, // 14: rebuilt, the old digest still pulls
+	)}
+	p := w.build(t, files, nil)
+	advice := "nodes without the image cached can no longer start this workload: restore the tag or move to another"
+	short := func(d string) string { return d[len("sha256:") : len("sha256:")+12] }
+	check(t, p,
+		[]string{
+			"ghcr.io/acme/api 2.0.0 -> 2.1.0 minor",
+			"ghcr.io/acme/db 3.0.0 -> 3.0.0 digest",
+			"ghcr.io/acme/web 1.0.0 -> 1.0.0 digest",
+		},
+		nil,
+		[]string{
+			"a.yaml:8 dangling: ghcr.io/acme/web:1.0.0@" + short(old) + " is gone from the registry (no manifest with that digest): " + advice + " (this plan moves it to 1.0.0@" + short(rebuilt) + ")",
+			"a.yaml:10 dangling: ghcr.io/acme/web:1.0.0@" + short(old) + " is gone from the registry (no manifest with that digest): " + advice + " (this plan moves it to 1.0.0@" + short(rebuilt) + ")",
+			"a.yaml:12 dangling: ghcr.io/acme/api:2.0.0@" + short(oldAPI) + " is gone from the registry (no manifest with that digest): " + advice + " (this plan moves it to 2.1.0@" + short(newer) + ")",
+		})
+	want := []string{
+		"HEAD ghcr.io/acme/api:2.1.0",
+		"HEAD ghcr.io/acme/api:" + oldAPI,
+		"HEAD ghcr.io/acme/db:3.0.0",
+		"HEAD ghcr.io/acme/db:" + keptOld,
+		"HEAD ghcr.io/acme/web:1.0.0",
+		"HEAD ghcr.io/acme/web:" + old,
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, manifestRequests(w.srv.Requests())); diff != "" {
+		t.Errorf("manifest requests (-want +got):\n%s", diff)
+	}
+}
+
+// TestHelmUntaggedPlan: Helm values with a repository and a digest but no
+// tag are digest-only references whose digest is checked; with neither,
+// a no-tag notice names the image.
+func TestHelmUntaggedPlan(t *testing.T) {
+	w := newGateWorld(t)
+	kept := w.push(t, "acme/web", "1.1.0", ago(20*day))
+	files := map[string]string{"values.yaml": "" +
+		"web:\n  image:\n    repository: ghcr.io/acme/web\n    digest: " + kept + "\n" + // 4
+		"gone:\n  image:\n    repository: ghcr.io/acme/web\n    tag: null\n    digest: " + zeros + "\n" + // 9
+		"chart:\n  image:\n    repository: ghcr.io/acme/web\n    tag: null\n", // 12
+	}
+	p := w.build(t, files, nil)
+	advice := "nodes without the image cached can no longer start this workload: restore the tag or move to another"
+	check(t, p, nil,
+		[]string{
+			"values.yaml:4 ghcr.io/acme/web: digest-only: no tag to compare; the digest is kept",
+			"values.yaml:12 ghcr.io/acme/web: no-tag: no tag in these values: the chart's default applies (often its appVersion); write tag: to have it updated",
+		},
+		[]string{"values.yaml:9 dangling: ghcr.io/acme/web@000000000000 is gone from the registry (no manifest with that digest): " + advice})
+}

@@ -52,12 +52,15 @@ func TestDigestSettle(t *testing.T) {
 			problems: []string{"a.yaml:8 dangling: ghcr.io/acme/web:2.0.0@000000000000 is gone from the registry (no manifest with that digest): nodes without the image cached can no longer start this workload: restore the tag or move to another"},
 		},
 		{
-			name:    "a gone digest that the update replaces is not looked up",
-			arm64:   7 * time.Hour,
-			pinned:  zeros,
-			spec:    settle,
-			updates: []string{"ghcr.io/acme/web 2.0.0 -> 2.0.0 digest"},
-			settled: &gate.AgeEvidence{Created: ago(7 * time.Hour), Limit: "6h"},
+			// The update replaces it, yet until it is merged the
+			// workload cannot start where the image is not cached.
+			name:     "a gone digest that the update replaces is still dangling",
+			arm64:    7 * time.Hour,
+			pinned:   zeros,
+			spec:     settle,
+			updates:  []string{"ghcr.io/acme/web 2.0.0 -> 2.0.0 digest"},
+			problems: []string{"a.yaml:8 dangling: ghcr.io/acme/web:2.0.0@000000000000 is gone from the registry (no manifest with that digest): nodes without the image cached can no longer start this workload: restore the tag or move to another (this plan moves it to 2.0.0@NEW)"},
+			settled:  &gate.AgeEvidence{Created: ago(7 * time.Hour), Limit: "6h"},
 		},
 	}
 	for _, tc := range tests {
@@ -76,6 +79,9 @@ func TestDigestSettle(t *testing.T) {
 				map[string]gate.Spec{"ghcr.io/acme/web": tc.spec})
 			for i := range tc.notices {
 				tc.notices[i] = replaceNew(tc.notices[i], nu)
+			}
+			for i := range tc.problems {
+				tc.problems[i] = replaceNew(tc.problems[i], nu)
 			}
 			check(t, p, tc.updates, tc.notices, tc.problems)
 			if tc.settled != nil {

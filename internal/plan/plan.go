@@ -70,6 +70,7 @@ const (
 	ReasonVariable        = "variable"                   // ${VAR} or another value that is not a reference
 	ReasonInvalid         = "invalid"                    // an image value that is not a valid reference (detail says why)
 	ReasonSkipped         = "skipped"                    // a policy says skip
+	ReasonRenamed         = "renamed"                    // a kustomization building the file renames the image: its images: entry is the reference
 	ReasonPattern         = "pattern"                    // the tag does not match the policy's pattern or versioning
 	ReasonPromoted        = "promoted"                   // the file's environment takes versions from another one (detail: which, and what holds it)
 	ReasonLockstep        = "lockstep"                   // a lockstep group waits for a tag every member has

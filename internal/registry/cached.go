@@ -2,9 +2,13 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/imagebot/imagebot/internal/registry/cache"
 )
@@ -17,6 +21,11 @@ type listings struct {
 	mu    sync.Mutex
 	by    map[string]*cache.Listing // by route key
 	dirty map[string]bool
+	// unconfirmed are the digests this run answered from the cache, by
+	// route key + ":" + tag, until Confirm asks the registry: the cache is
+	// a file anyone who can write its directory may edit, so it is a
+	// hint, never the authority for a digest written into a manifest.
+	unconfirmed map[string]string
 }
 
 func (l *listings) get(key string) *cache.Listing {
@@ -119,8 +128,54 @@ func (c *Client) cachedDigest(rt route, tag string) (string, bool) {
 	c.listed.mu.Unlock()
 	if ok = ok && cc.Fresh(l); ok {
 		rt.h.stats.fromCache.Add(1)
+		c.listed.mu.Lock()
+		if c.listed.unconfirmed == nil {
+			c.listed.unconfirmed = map[string]string{}
+		}
+		c.listed.unconfirmed[rt.key()+":"+tag] = d
+		c.listed.mu.Unlock()
 	}
 	return d, ok
+}
+
+// ErrCacheMismatch marks a digest the cache gave for a tag that the
+// registry does not serve for it: the cache was edited, or the tag moved
+// since (a fresh listing never vouches for a digest beyond its TTL).
+var ErrCacheMismatch = errors.New("the cache's digest is not the registry's")
+
+// Confirm checks, before digest is written into a file as what ref
+// resolves to, that the registry serves it for ref now, when this Client
+// answered ref from the cache (WithCache). A digest the Client read from
+// the registry in this run costs nothing; one from the cache costs one
+// HEAD, once. On a mismatch the run's listing takes the registry's digest
+// (Flush writes it over the cache's), and the error wraps
+// ErrCacheMismatch.
+func (c *Client) Confirm(ctx context.Context, ref name.Tag, digest string) error {
+	rt, err := c.routeRef(ref)
+	if err != nil {
+		return fmt.Errorf("confirm digest %s: %w", refString(ref), err)
+	}
+	tag := ref.TagStr()
+	key := rt.key() + ":" + tag
+	c.listed.mu.Lock()
+	cached, ok := c.listed.unconfirmed[key]
+	c.listed.mu.Unlock()
+	if !ok || cached != digest {
+		return nil // not the cache's word
+	}
+	got, err := c.fetchDigest(ctx, rt, tag)
+	if err != nil {
+		return fmt.Errorf("confirm digest %s@%s from the cache: %w", refString(ref), digest, err)
+	}
+	c.listed.mu.Lock()
+	delete(c.listed.unconfirmed, key)
+	c.listed.mu.Unlock()
+	if got != digest {
+		c.keepDigest(rt, tag, got)
+		c.log.Warn("cached digest differs from the registry's", "ref", refString(ref), "cache", digest, "registry", got)
+		return fmt.Errorf("%w: %s resolves to %s at the registry, the cache said %s; nothing written", ErrCacheMismatch, refString(ref), got, digest)
+	}
+	return nil
 }
 
 // keepDigest records a resolution for as long as the listing stays fresh:

@@ -21,6 +21,14 @@ type Result struct {
 	Files    int // files looked at
 }
 
+// fileResult is one file's Result, with what FS needs of it beyond the
+// file: its kustomization, when it is one, for the renaming across files
+// (kustomizegraph.go).
+type fileResult struct {
+	Result
+	kust *kustomization
+}
+
 // Dir scans every YAML file below root that include accepts; see FS.
 func Dir(ctx context.Context, root string, include func(rel string) bool, opts ...Option) (Result, error) {
 	res, err := FS(ctx, os.DirFS(root), include, opts...)
@@ -72,7 +80,7 @@ func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool, opts ...
 }
 
 func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Result, error) {
-	outs := make([]Result, len(files))
+	outs := make([]fileResult, len(files))
 	budget := 2 * (o.maxFileSize + 1)
 	mem := semaphore.NewWeighted(budget)
 	work := make(chan int)
@@ -98,11 +106,16 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 		return Result{}, err
 	}
 	res := Result{Files: len(files)}
+	var kusts []*kustomization
 	for _, r := range outs {
 		res.Refs = append(res.Refs, r.Refs...)
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.Problems = append(res.Problems, r.Problems...)
+		if r.kust != nil {
+			kusts = append(kusts, r.kust)
+		}
 	}
+	res.renamed(kusts)
 	sort.SliceStable(res.Refs, func(i, j int) bool { return less(res.Refs[i].Location, res.Refs[j].Location) })
 	sort.SliceStable(res.Skipped, func(i, j int) bool { return less(res.Skipped[i].Location, res.Skipped[j].Location) })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return less(res.Problems[i].Location, res.Problems[j].Location) })
@@ -111,7 +124,7 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 
 // scanOne reads and scans one file while holding its share of the memory
 // budget: its size as stat reports it, at most the cap.
-func scanOne(ctx context.Context, fsys fs.FS, file string, o options, mem *semaphore.Weighted, budget int64) Result {
+func scanOne(ctx context.Context, fsys fs.FS, file string, o options, mem *semaphore.Weighted, budget int64) fileResult {
 	// Stat before Open: a git tree's Open may load the blob, which must
 	// wait for its share of the budget.
 	weight := o.maxFileSize + 1
@@ -122,14 +135,14 @@ func scanOne(ctx context.Context, fsys fs.FS, file string, o options, mem *semap
 	}
 	weight = min(weight, budget)
 	if err := mem.Acquire(ctx, weight); err != nil {
-		return Result{} // cancelled: the caller returns ctx.Err()
+		return fileResult{} // cancelled: the caller returns ctx.Err()
 	}
 	defer mem.Release(weight)
 	src, err := readFile(fsys, file, size, o.maxFileSize)
 	if err != nil {
-		return Result{Problems: []Problem{{Location: Location{File: file, Line: 1}, Err: err}}}
+		return fileResult{Result: Result{Problems: []Problem{{Location: Location{File: file, Line: 1}, Err: err}}}}
 	}
-	return File(file, src)
+	return scanFile(file, src)
 }
 
 func less(a, b Location) bool {

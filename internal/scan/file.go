@@ -23,15 +23,21 @@ var ErrSyntax = errors.New("not valid YAML, left untouched")
 // does not parse (ErrSyntax, at the line to fix) yields one Problem and no
 // references. Time is linear in the size of src; File does not cap the
 // size, FS does.
-func File(file string, src []byte) Result {
-	res := Result{Files: 1}
+func File(file string, src []byte) Result { return scanFile(file, src).Result }
+
+func scanFile(file string, src []byte) fileResult {
+	var res fileResult
+	res.Files = 1
 	if p := encoding(file, src); p != nil {
 		res.Problems = []Problem{*p}
 		return res
 	}
 	// Cheap screen first: most files in a big repository hold no image.
 	// "imagebot" (the marker) and "images" contain "image" too.
-	if !bytes.Contains(src, []byte("image")) {
+	// A kustomization is read whatever it holds: what it builds from
+	// decides which names its overlays rename (kustomizegraph.go).
+	kust := isKustomization(file)
+	if !kust && !bytes.Contains(src, []byte("image")) {
 		return res
 	}
 	// A Helm or Go template is only YAML after rendering: its bytes are not
@@ -50,6 +56,9 @@ func File(file string, src []byte) Result {
 	if err != nil {
 		res.Problems = []Problem{syntaxError(file, src, err, read)}
 		return res
+	}
+	if kust {
+		res.kust = readKustomization(file, docs)
 	}
 	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
 	for _, d := range docs {

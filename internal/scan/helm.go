@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // mapValue returns the scalar value of key in a mapping, following an alias.
@@ -25,8 +27,8 @@ func mapValue(m *kyaml.Node, key string) *kyaml.Node {
 }
 
 // helm takes a Helm-style values map: image: {registry?, repository, tag,
-// digest?}; some charts say name where others say repository. A map without
-// a repository or a tag pins nothing here (the chart's default applies).
+// digest?}; some charts say name where others say repository. A map
+// without a tag is helmUntagged's.
 func (w *walker) helm(m *kyaml.Node) {
 	if w.seen[m] {
 		return
@@ -40,17 +42,25 @@ func (w *walker) helm(m *kyaml.Node) {
 		}
 	}
 	repo, tag := mapValue(m, "repository"), mapValue(m, "tag")
-	if repo == nil {
+	byName := repo == nil
+	if byName {
 		repo = mapValue(m, "name") // image: {name: ghcr.io/acme/api, tag: v1.2.3}
 	}
-	if repo == nil || tag == nil || !hasValue(repo) || !hasValue(tag) || w.seen[tag] {
+	if repo == nil || !hasValue(repo) {
 		return
 	}
-	w.seen[tag] = true
 	img := repo.Value
 	if reg := mapValue(m, "registry"); reg != nil && hasValue(reg) {
 		img = strings.TrimSuffix(reg.Value, "/") + "/" + img
 	}
+	if tag == nil || !hasValue(tag) {
+		w.helmUntagged(m, repo, img, byName)
+		return
+	}
+	if w.seen[tag] {
+		return
+	}
+	w.seen[tag] = true
 	// Some charts write `tag: 1.2.3@sha256:...`: parse it as a reference tail.
 	p, err := splitRef("x:" + tag.Value)
 	if err == nil {
@@ -87,6 +97,41 @@ func (w *walker) helm(m *kyaml.Node) {
 		}
 	}
 	w.add(ref)
+}
+
+// helmUntagged takes a Helm image map with a repository and no tag
+// (`tag:`, `tag: null`, `tag: ""`, or no tag key). With a digest, the
+// digest is the reference (pulled as repository@digest, and checked for
+// dangling like any pinned digest). Without one, the chart's default tag
+// applies: nothing here to update, which a notice says. A map that names
+// its image by `name` is taken only when the name parses: `name` is too
+// common a key to call every value of it an invalid image.
+func (w *walker) helmUntagged(m, repo *kyaml.Node, img string, byName bool) {
+	d := mapValue(m, "digest")
+	r, err := parseName(img)
+	if err != nil {
+		if !byName || isVariable(img) {
+			w.skip(w.at(repo), KindHelm, img, err.Error())
+		}
+		return
+	}
+	if d == nil || !hasValue(d) {
+		w.skipped = append(w.skipped, Skipped{
+			Location: w.at(repo), Kind: KindHelm, Value: clip(img), Image: imagename.String(r),
+			Reason: SkipNoTag, Detail: "no tag in these values: the chart's default applies (often its appVersion); write tag: to have it updated",
+		})
+		return
+	}
+	if err := checkDigest(d.Value); err != nil {
+		w.skip(w.at(d), KindHelm, img+"@"+d.Value, err.Error())
+		return
+	}
+	field := w.digestKey(m)
+	if !field.OK {
+		w.problem(d, "cannot locate digest %s in the file's bytes; left untouched", quote(d.Value))
+		return
+	}
+	w.add(Ref{Location: w.at(d), Kind: KindHelm, Name: img, Repo: r, Digest: d.Value, DigestField: field})
 }
 
 // helmValue spells a Helm map's parts as one reference, for a notice.

@@ -15,10 +15,13 @@ type Skipped struct {
 	// its parts joined as name:tag@digest), cut to about 100 characters, so
 	// that it can go into a message as it is.
 	Value string
-	// Reason is SkipVariable or SkipInvalid; Detail says why, for a person
-	// ("tag is 10000 characters long, more than 128").
+	// Reason is SkipVariable, SkipInvalid or SkipNoTag; Detail says why,
+	// for a person ("tag is 10000 characters long, more than 128").
 	Reason string
 	Detail string
+	// Image is the normalized name when the value names a valid image
+	// (SkipNoTag), else "".
+	Image string
 }
 
 // Reasons a value is skipped.
@@ -30,6 +33,14 @@ const (
 	// SkipInvalid: not a valid image reference (bad characters, a tag longer
 	// than 128 characters, a malformed digest, a value over several lines).
 	SkipInvalid = "invalid"
+	// SkipNoTag: a Helm image map with a repository and neither tag nor
+	// digest (`tag: null`, `tag: ""`): the chart's default tag applies,
+	// which only the chart knows.
+	SkipNoTag = "no-tag"
+	// SkipRenamed: a name that a kustomization building this file
+	// rewrites with its `images:` (kubebuilder's `controller:latest`):
+	// the entry is the reference, the name as written is never pulled.
+	SkipRenamed = "renamed"
 )
 
 // variableRE finds the placeholder syntaxes of the tools that render

@@ -138,3 +138,17 @@ func IndexOf(t testing.TB, images ...v1.Image) v1.ImageIndex {
 	}
 	return idx
 }
+
+// Delete removes the manifest repo@digest, as a registry's retention policy
+// or `crane delete` does. Tags that point at it elsewhere stay listed; a
+// tag re-pushed since points at another manifest and keeps pulling.
+func (s *Server) Delete(t testing.TB, repo, digest string) {
+	t.Helper()
+	ref, err := name.NewDigest(s.Host()+"/"+repo+"@"+digest, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Delete(ref, remote.WithTransport(pushTransport{s.pushRT})); err != nil {
+		t.Fatalf("delete %s: %v", ref, err)
+	}
+}
