@@ -49,7 +49,9 @@ func demoRun(ctx context.Context, dir string, common commonOptions) error {
 	}); err != nil {
 		return err
 	}
-	common.Env = environ{GitHubToken: demoToken, GitHubAPIURL: gh.URL(), GitHubRepository: "acme/gitops"}
+	// The remote plays GitHub's git host: the token goes to its host only.
+	server := strings.TrimSuffix(gs.URL("acme/gitops"), "/acme/gitops.git")
+	common.Env = environ{GitHubToken: demoToken, GitHubAPIURL: gh.URL(), GitHubServerURL: server, GitHubRepository: "acme/gitops"}
 	common.Repo = clone
 
 	fmt.Fprintf(stdout, "\n== imagebot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
