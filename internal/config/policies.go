@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/policy"
 )
 
 // Policy is one entry of `policies:`. Pointer and slice fields are nil when
@@ -65,6 +67,16 @@ type Resolved struct {
 	MinAge, DigestSettle time.Duration
 	Platforms            Platforms
 	Signature            *Signature // nil: no signature needed
+}
+
+// Spec is what internal/policy compiles of r: the one place where the
+// config's keys become a policy.Spec (checkSpec compiles the same keys,
+// entry by entry, when the file is loaded).
+func (r Resolved) Spec() policy.Spec {
+	return policy.Spec{
+		Skip: r.Skip, Allow: r.Allow, Ignore: r.Ignore, Pattern: r.Pattern,
+		Versioning: r.Versioning, Range: r.Range, Pin: r.Pin,
+	}
 }
 
 // For merges every policy whose match fits image (a normalized name such as
