@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/imagebot/imagebot/internal/serve"
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // writeActionOutputs hands a run's counts to GitHub Actions as step outputs,
 // which action.yml re-exports as the action's `updates` and `pull-requests`.
 //
-// Contract: runJob calls it once, after the pull requests were handled. It
+// Contract: reportRun calls it once, after the pull requests were handled. It
 // does nothing outside Actions (GITHUB_ACTIONS is not "true") or when
 // GITHUB_OUTPUT is unset, so `run` on a laptop never writes a stray file.
 // Inside Actions it appends, as the runner expects of $GITHUB_OUTPUT:
@@ -21,7 +21,7 @@ import (
 // Closed pull requests are not counted: a workflow that reacts to the output
 // ("something to review") cares about open work. The error is for the caller
 // to log; a run whose outputs could not be written still did its work.
-func writeActionOutputs(env environ, s serve.Summary) error {
+func writeActionOutputs(env environ, s job.Summary) error {
 	if !env.Actions {
 		return nil
 	}

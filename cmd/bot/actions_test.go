@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/imagebot/imagebot/internal/serve"
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/rhysd/actionlint"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -20,7 +20,7 @@ import (
 const repoRoot = "../.."
 
 func TestWriteActionOutputs(t *testing.T) {
-	sum := serve.Summary{Updates: 5, Opened: 2, Updated: 1, Closed: 4}
+	sum := job.Summary{Updates: 5, Opened: 2, Updated: 1, Closed: 4}
 	t.Run("outside Actions", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		if err := writeActionOutputs(environ{Output: out}, sum); err != nil {
@@ -179,7 +179,7 @@ func TestActionMetadata(t *testing.T) {
 // botOutputs are the names writeActionOutputs puts in $GITHUB_OUTPUT.
 func botOutputs(t *testing.T) map[string]bool {
 	out := filepath.Join(t.TempDir(), "out")
-	if err := writeActionOutputs(environ{Actions: true, Output: out}, serve.Summary{}); err != nil {
+	if err := writeActionOutputs(environ{Actions: true, Output: out}, job.Summary{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(out)

@@ -65,14 +65,3 @@ func logGroup(w io.Writer, env environ, name string) func() {
 	fmt.Fprintf(w, "::group::%s\n", name)
 	return func() { fmt.Fprintln(w, "::endgroup::") }
 }
-
-// dangling counts the references a plan found dangling.
-func dangling(p *plan.Plan) int {
-	n := 0
-	for _, pr := range p.Problems {
-		if pr.Kind == plan.KindDangling {
-			n++
-		}
-	}
-	return n
-}

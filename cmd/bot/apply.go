@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 
-	"github.com/imagebot/imagebot/internal/plan"
-	"github.com/imagebot/imagebot/internal/rewrite"
 	"github.com/spf13/cobra"
+
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 func newApplyCmd(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {
@@ -35,22 +35,13 @@ It prints the plan it applied, in --output's format, and exits as plan does.`,
 }
 
 func runApply(ctx context.Context, o *planOptions) error {
-	e, p, err := o.plan(ctx)
-	if err != nil {
+	rep, err := job.Apply(ctx, o.job())
+	if rep == nil {
 		return err
 	}
-	var changes []plan.Change
-	for _, u := range p.Updates {
-		changes = append(changes, u.Changes...)
+	if werr := o.report(rep); werr != nil {
+		return werr
 	}
-	res, err := rewrite.Files(o.Repo, changes)
-	if err != nil {
-		return err
-	}
-	p.Problems = append(p.Problems, res.Problems...)
-	if err := o.report(e, p); err != nil {
-		return err
-	}
-	e.log.Info("applied", "files", len(res.Changed), "updates", len(p.Updates))
-	return planStatus(p)
+	o.logger().Info("applied", "files", len(rep.Changed), "updates", len(rep.Plan.Updates))
+	return err
 }

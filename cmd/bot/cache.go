@@ -2,16 +2,13 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/imagebot/imagebot/internal/gate/inspect"
-	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/signature"
 )
@@ -22,41 +19,13 @@ type cacheOptions struct {
 	TTL  duration // --cache-ttl
 	Size size     // --cache-size
 
-	// opened is shared by the copies of the options that serve's runs
-	// make, so that a process opens (and prunes) its cache once.
-	opened *openedCache
-
 	// sigstore is the TUF repository of the keyless trust root: the zero
 	// value is Sigstore's public-good instance; tests serve their own.
 	sigstore signature.TUF
 }
 
-// trustDir is the subdirectory of --cache DIR that keeps the Sigstore trust
-// root. It lies beside the registry answers (DIR/v1), never inside them:
-// the cache's Prune walks DIR/v1 only, so its size bound neither counts nor
-// removes the trust root (a few TUF files, tens of KiB, which sigstore-go
-// writes atomically and replaces itself).
-const trustDir = "sigstore"
-
-// trust is a run's keyless trust root, kept under --cache DIR so that what
-// restores DIR (actions/cache on GitHub Actions, a volume for serve)
-// restores it too, or in the user cache directory without --cache.
-func (o *cacheOptions) trust() *inspect.Trust {
-	dir := inspect.DefaultCacheDir()
-	if o.Dir != "" {
-		dir = filepath.Join(o.Dir, trustDir)
-	}
-	return inspect.NewTrust(o.sigstore, dir)
-}
-
-type openedCache struct {
-	once sync.Once
-	c    *cache.Cache
-	err  error
-}
-
 func newCacheOptions() cacheOptions {
-	return cacheOptions{TTL: duration(cache.DefaultTTL), Size: cache.DefaultMaxBytes, opened: &openedCache{}}
+	return cacheOptions{TTL: duration(cache.DefaultTTL), Size: cache.DefaultMaxBytes}
 }
 
 func (o *cacheOptions) bind(fs *pflag.FlagSet) {
@@ -65,42 +34,10 @@ func (o *cacheOptions) bind(fs *pflag.FlagSet) {
 	fs.Var(&o.Size, "cache-size", "keep the --cache directory under `SIZE` (256MiB, 1GiB); the least recently used answers go first")
 }
 
-// registryOptions are the registry client's options for the cache, which
-// is opened on first use.
-func (o *cacheOptions) registryOptions() ([]registry.Option, error) {
-	if o.Dir == "" {
-		return nil, nil
-	}
-	c, err := o.cache()
-	if err != nil {
-		return nil, err
-	}
-	return []registry.Option{registry.WithCache(c)}, nil
-}
-
-// cache opens --cache once per process.
-func (o *cacheOptions) cache() (*cache.Cache, error) {
-	if o.opened == nil {
-		o.opened = &openedCache{}
-	}
-	oc := o.opened
-	oc.once.Do(func() {
-		oc.c, oc.err = cache.Open(o.Dir, cache.WithTTL(time.Duration(o.TTL)), cache.WithMaxBytes(int64(o.Size)))
-		if oc.err != nil {
-			oc.err = fmt.Errorf("--cache %s: %w", o.Dir, oc.err)
-		}
-	})
-	return oc.c, oc.err
-}
-
-// prune brings an opened cache back under its bound: serve does it
-// between runs.
-func (o *cacheOptions) prune() error {
-	if o.opened == nil || o.opened.c == nil {
-		return nil
-	}
-	_, err := o.opened.c.Prune()
-	return err
+// job is the cache for a command, opened on first use: serve's runs share
+// the one its options make.
+func (o *cacheOptions) job() *job.Cache {
+	return &job.Cache{Dir: o.Dir, TTL: time.Duration(o.TTL), MaxBytes: int64(o.Size), Sigstore: o.sigstore}
 }
 
 // duration is a flag of a length of time, 0 or more.

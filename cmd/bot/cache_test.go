@@ -141,6 +141,10 @@ func TestTrustRootWithoutCache(t *testing.T) {
 	}
 }
 
+// trustDir is where --cache DIR keeps the Sigstore trust root, as the
+// flag's help says: DIR/sigstore.
+const trustDir = "sigstore"
+
 func countFiles(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
@@ -49,28 +48,6 @@ func costOf(stats []registry.HostStats) []hostCost {
 			NotModified: s.NotModified, FromCache: s.FromCache, Errors: s.Errors})
 	}
 	return out
-}
-
-// logCost ends a run's log with one line per registry host: what it cost,
-// by kind, the kinds with no request left out.
-func logCost(log *slog.Logger, stats []registry.HostStats) {
-	for _, s := range stats {
-		attrs := []any{"host", s.Host, "requests", s.Requests}
-		by := s.ByKind()
-		for _, k := range registry.Kinds {
-			if by[k] > 0 {
-				attrs = append(attrs, k, by[k])
-			}
-		}
-		if s.NotModified > 0 {
-			attrs = append(attrs, "notModified", s.NotModified)
-		}
-		if s.FromCache > 0 {
-			attrs = append(attrs, "fromCache", s.FromCache)
-		}
-		attrs = append(attrs, "errors", s.Errors)
-		log.Info("registry requests", attrs...)
-	}
 }
 
 // costMarkdown is the cost as a table for the Actions step summary, with

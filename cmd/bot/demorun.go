@@ -55,7 +55,7 @@ func demoRun(ctx context.Context, dir string, common commonOptions) error {
 	common.Repo = clone
 
 	fmt.Fprintf(stdout, "\n== imagebot run (GitHub %s, remote %s)\n", gh.URL(), gs.URL("acme/gitops"))
-	if _, err := runJob(ctx, &runOptions{commonOptions: common}); err != nil {
+	if err := runRun(ctx, &runOptions{commonOptions: common}); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\n== pull requests now open")
@@ -73,7 +73,7 @@ func demoRun(ctx context.Context, dir string, common commonOptions) error {
 	fmt.Fprintln(stdout, "== imagebot run again: nothing new")
 	quiet := common
 	quiet.IO.Out = io.Discard
-	if _, err := runJob(ctx, &runOptions{commonOptions: quiet}); err != nil {
+	if err := runRun(ctx, &runOptions{commonOptions: quiet}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "API writes: %d, pushes: %d\n", gh.Writes()-writes, gs.Pushes()-pushes)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // Exit statuses, as DESIGN.md fixes them. exitCode is the only place that
@@ -26,44 +28,17 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
-// partialError says that a command did what it could while some lookups or
-// pull requests failed (exit 2). err, when set, is what failed; nil means
-// the output already said it.
-type partialError struct{ err error }
-
-func (e *partialError) Error() string {
-	if e.err == nil {
-		return "some lookups or pull requests failed"
-	}
-	return e.err.Error()
-}
-func (e *partialError) Unwrap() error { return e.err }
-
-// errPartial is a partial failure that the output already described.
-var errPartial = &partialError{}
+// errPartial is a partial failure that the output already described; a
+// *job.PartialError with an error says what failed (exit 2 both).
+var errPartial = &job.PartialError{}
 
 // errSilent fails a command (exit 1) whose reasons were already printed,
 // such as validate's list of config errors.
 var errSilent = errors.New("failed; reasons printed above")
 
-// explained is an error rewritten to say what happened and what to do. It
-// prints as its message alone, and still unwraps to the error it explains,
-// so that callers can test for the cause.
-type explained struct {
-	msg   string
-	cause error
-}
-
-func (e *explained) Error() string { return e.msg }
-func (e *explained) Unwrap() error { return e.cause }
-
-func explain(cause error, format string, args ...any) error {
-	return &explained{msg: fmt.Sprintf(format, args...), cause: cause}
-}
-
 // exitCode maps the error a command returned to its exit status.
 func exitCode(err error) int {
-	var partial *partialError
+	var partial *job.PartialError
 	switch {
 	case err == nil:
 		return exitOK
@@ -78,7 +53,7 @@ func exitCode(err error) int {
 // When actions is set it is an error annotation, which GitHub Actions shows
 // on the workflow run's summary, not only deep in the log.
 func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
-	if err == nil || errors.Is(err, errSilent) || errors.Is(err, errPartial) {
+	if err == nil || errors.Is(err, errSilent) || said(err) {
 		return
 	}
 	if actions {
@@ -90,4 +65,11 @@ func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
 	if errors.As(err, &usage) {
 		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmdPath)
 	}
+}
+
+// said reports whether err is a partial failure that the output already
+// described: a *job.PartialError without an error of its own.
+func said(err error) bool {
+	var partial *job.PartialError
+	return errors.As(err, &partial) && partial.Err == nil
 }

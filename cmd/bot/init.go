@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/adopt"
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/safefs"
 )
@@ -87,7 +88,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 	case "":
 		opts.Registry = registry.NewClient(
 			registry.WithMirrors(o.Mirrors),
-			registry.WithKeychain(keychain),
+			registry.WithKeychain(job.Keychain),
 			registry.WithConcurrency(o.Concurrency.n),
 			registry.WithLogger(slog.New(slog.DiscardHandler)),
 		)

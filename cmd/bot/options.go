@@ -34,10 +34,6 @@ type commonOptions struct {
 	LogFormat   *choice
 	Verbose     bool
 	Cache       cacheOptions
-
-	// pool, set by serve for the length of one run, shares registry
-	// clients between the run's repositories.
-	pool *registryPool
 }
 
 func newCommonOptions(f *factory) commonOptions {

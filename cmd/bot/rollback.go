@@ -9,8 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/imagename"
-	"github.com/imagebot/imagebot/internal/plan"
-	"github.com/imagebot/imagebot/internal/rollout"
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // rollbackOptions are the flags and arguments of `rollback IMAGE [DIR]`.
@@ -67,72 +66,32 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	conn, ok, err := githubConnection(o.commonOptions, o.logger())
+	jo, err := o.githubJob(o.DryRun)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
+	rep, err := job.Rollback(ctx, job.RollbackOptions{Options: jo, Image: image, To: o.To})
+	if errors.Is(err, job.ErrNoToken) {
+		return errNoRollbackToken
 	}
-	sess, e, err := tipEngine(ctx, o.commonOptions, conn)
-	if err != nil {
-		return err
-	}
-	// Keep what the lookups learnt for the next command with --cache, as
-	// plan, apply and run do, whatever happens after them.
-	defer e.flush()
-	// What the rollback cost the registries ends its output, as run's
-	// does, whatever happens after the engine is up (runs before flush).
-	// summary is set once there is a plan to show, as run shows it.
-	var summary *plan.Plan
-	defer func() { reportRollback(e, o.Env, summary) }()
-	res, err := e.scan(ctx)
-	if err != nil {
-		return err
-	}
-	u, err := rollout.Rollback(ctx, res.Refs, rollout.RollbackOptions{
-		Image: image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg,
-	})
-	var lookup *rollout.LookupError
-	if errors.As(err, &lookup) {
-		return &partialError{err}
-	}
-	if err != nil {
-		return err
-	}
-	if u == nil {
+	// What the rollback did ends its output as run's does; a rollback
+	// that failed has no plan to show, as a failed run shows none.
+	switch {
+	case rep.Plan == nil:
+	case rep.Result == nil:
 		fmt.Fprintf(o.IO.Out, "%s is at %s already: nothing to roll back\n", image, o.To)
-		summary = &plan.Plan{}
-		return nil
+	default:
+		printRun(o.IO.Out, rep.Plan, rep.Result, o.DryRun)
 	}
-	p := &plan.Plan{Updates: []plan.Update{*u}}
-	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
-	ro.Partial = true
-	out, err := sess.Run(ctx, p, ro)
-	if err != nil {
-		return &partialError{explainGitHub(err, conn)}
+	if rep.Plan != nil {
+		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
 	}
-	printRun(o.IO.Out, p, out, o.DryRun)
-	summary = p
-	if len(out.Failed) > 0 || len(out.RateLimited) > 0 {
-		return errPartial
-	}
-	return nil
+	return err
 }
 
-// reportRollback logs what rollback cost the registries and, in GitHub
-// Actions, writes p to the step summary with that cost, as run does. A
-// rollback that failed (p nil) has no plan to summarize, as a failed run
-// writes none, but still logs its cost: a lookup that failed on 429s is
-// when the counts matter most.
-func reportRollback(e *engine, env environ, p *plan.Plan) {
-	cost := e.reg.Stats() // after the pull request: its body may have cost requests too
-	if p == nil {
-		logCost(e.log, cost)
-		return
-	}
-	e.report(env, p, cost)
-}
+// errNoRollbackToken is rollback's message when neither GITHUB_TOKEN nor a
+// GitHub App is set.
+var errNoRollbackToken = errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
 
 // rollbackImage normalizes IMAGE, which names a repository, not a tag.
 func rollbackImage(arg string) (string, error) {

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/imagebot/imagebot/internal/config"
-	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/plan"
-	"github.com/imagebot/imagebot/internal/serve"
 	"github.com/spf13/cobra"
+
+	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/job"
+	"github.com/imagebot/imagebot/internal/plan"
 )
 
 // runOptions are the flags of `run` (and of each scheduled run of `serve`).
@@ -52,8 +51,7 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			_, err := runJob(cmd.Context(), o)
-			return err
+			return runRun(cmd.Context(), o)
 		},
 	}
 	o.bind(cmd.Flags())
@@ -66,133 +64,42 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
 	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 
-// runJob plans from the default branch's tip (tipEngine) and opens pull
-// requests once; serve calls it on schedule.
-func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
-	var sum serve.Summary
-	conn, ok, err := githubConnection(o.commonOptions, o.logger())
+// runRun plans from the default branch's tip and opens pull requests
+// (job.Run), then says what it did.
+func runRun(ctx context.Context, o *runOptions) error {
+	jo, err := o.githubJob(o.DryRun)
 	if err != nil {
-		return sum, err
+		return err
 	}
-	if !ok {
-		if o.DryRun {
-			return previewJob(ctx, o)
-		}
-		// Fail before the registry lookups, not after them.
-		return sum, errNoToken
+	rep, err := job.Run(ctx, jo)
+	o.reportRun(o.IO.Out, rep, o.DryRun)
+	if errors.Is(err, job.ErrNoToken) {
+		return errNoToken
 	}
-
-	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: fetch, scan and look up images")
-	sess, e, err := tipEngine(ctx, o.commonOptions, conn)
-	if err != nil {
-		endPlan()
-		if exitCode(err) == exitPartial { // GitHub or the remote could not be reached
-			sum.Failed++
-		}
-		return sum, err
-	}
-	defer e.flush() // whatever happens after the lookups, keep what they learnt
-	p, scanned, err := e.plan(ctx)
-	if err == nil {
-		err = applyRollouts(ctx, e, sess, p, scanned.Refs)
-	}
-	endPlan()
-	if err != nil {
-		return sum, err
-	}
-	sum = summarize(p)
-	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
-	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
-	res, err := sess.Run(ctx, p, ro)
-	endPRs()
-	if err != nil {
-		sum.Failed++
-		return sum, &partialError{explainGitHub(err, conn)}
-	}
-	p.Problems = append(p.Problems, res.Problems...)
-	sum.Opened, sum.Updated, sum.Closed = len(res.Opened), len(res.Updated), len(res.Closed)
-	sum.Failed += len(res.Failed)
-	sum.RateLimited = len(res.RateLimited)
-	printRun(o.IO.Out, p, res, o.DryRun)
-	printWaiting(o.IO.Out, p)
-	// The pull request bodies may have cost requests too.
-	e.report(o.Env, p, e.reg.Stats())
-	if err := writeActionOutputs(o.Env, sum); err != nil {
-		e.log.Warn("GitHub Actions outputs not written", "err", err)
-	}
-	if sum.Failed > 0 || sum.RateLimited > 0 {
-		return sum, errPartial
-	}
-	return sum, nil
+	return err
 }
 
-// previewJob is `run --dry-run` without a token: every PR shown from the
-// working tree, none looked up, since without a token it cannot tell which
-// already exist.
-func previewJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
-	var sum serve.Summary
-	e, err := newEngine(o.commonOptions)
-	if err != nil {
-		return sum, err
+// reportRun prints what a run did, once it got to the end: the pull
+// requests (or, previewed without a token, the plan's problems: the exit
+// status must not be the only trace of a failed lookup or a dangling
+// reference), and in GitHub Actions its step summary, annotations and
+// outputs. serve calls it for each repository.
+func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) {
+	if rep.Plan == nil {
+		return
 	}
-	defer e.flush()
-	endPlan := logGroup(o.IO.ErrOut, o.Env, "imagebot: scan and look up images")
-	p, _, err := e.plan(ctx)
-	endPlan()
-	if err != nil {
-		return sum, err
+	if rep.Preview {
+		printProblems(w, rep.Plan.Problems, o.Verbose)
+		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+		return
 	}
-	sum = summarize(p)
-	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
-	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.IO.Out); err != nil {
-		return sum, err
-	}
-	// What plan would print of them: the exit status must not be the
-	// only trace of a failed lookup or a dangling reference.
-	printProblems(o.IO.Out, p.Problems, o.Verbose)
-	e.report(o.Env, p, e.reg.Stats())
-	return sum, planStatus(p)
-}
-
-// summarize counts what serve's metrics and the Actions outputs report of
-// a plan, the same with a token or without.
-func summarize(p *plan.Plan) serve.Summary {
-	sum := serve.Summary{Updates: len(p.Updates), Dangling: dangling(p)}
-	for _, pr := range p.Problems {
-		if pr.Failed {
-			sum.Failed++
-		} else {
-			sum.Problems++
-		}
-	}
-	return sum
-}
-
-// pullRequestOptions are what e's config says of branches, commits and
-// PRs, with e's registry client describing the images in PR bodies; a dry
-// run prints to out what it would do.
-func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions {
-	cfg := e.cfg
-	return gitops.RunOptions{
-		BranchPrefix:  cfg.Git.BranchPrefix,
-		Author:        object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
-		Draft:         cfg.PullRequests.Draft,
-		DryRun:        dryRun,
-		Out:           out,
-		Details:       e.reg.Info,
-		SignedCommits: cfg.Git.SignedCommits == config.SignedCommitsAPI,
-		Message: func(u plan.Update) (string, error) {
-			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
-		},
-		Meta: func(image string) gitops.Meta {
-			r := cfg.For(image)
-			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
-		},
+	printRun(w, rep.Plan, rep.Result, dryRun)
+	printWaiting(w, rep.Plan)
+	annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+	if err := writeActionOutputs(o.Env, rep.Summary); err != nil {
+		o.logger().Warn("GitHub Actions outputs not written", "err", err)
 	}
 }
-
-// tipName names the commit run plans from in messages: "main@1a2b3c4d5e6f".
-func tipName(sess *gitops.Session) string { return sess.Base() + "@" + sess.Commit()[:12] }
 
 // printRun says what the run did, a line per branch: the pull request's
 // number, link and title where it has one ("opened #12 https://... Update

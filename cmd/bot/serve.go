@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/serve"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
@@ -151,15 +153,16 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			return nil, err
 		}
 	}
-	token, app, err := githubAuth(o.Env.getenv)
+	jo, err := o.githubJob(o.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	if !o.DryRun && token == "" && app == nil {
+	app := jo.GitHub.App
+	if !o.DryRun && jo.GitHub.Token == "" && app == nil {
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
-	if token != "" || app != nil {
+	if jo.GitHub.Token != "" || app != nil {
 		if err := checkServeHosts(o); err != nil {
 			return nil, err
 		}
@@ -181,13 +184,27 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	// stderr, from several goroutines at once.
 	o.IO.Out, o.IO.ErrOut = &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
 	log := o.logger()
+	jo.Logger, jo.Progress = log, newJobProgress(o.IO.ErrOut, o.Env)
 	return serve.New(serve.Options{
 		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: o.Env.GitHubToken, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
 		Drain: 10 * time.Minute, Logger: log,
 		Parallel: cmp.Or(o.Parallel.n, defaultParallel()),
-		NewRun:   serveRun(o, runJob, log),
+		Job:      jo,
+		Out:      o.IO.Out,
+		Report:   o.reportRepository,
 	})
+}
+
+// reportRepository says what `run` did on one of serve's repositories, as
+// `imagebot run` says it, on that repository's output (w), and prints the
+// error its run ended with.
+func (o *serveOptions) reportRepository(w io.Writer, rep *job.RunReport, err error) {
+	o.reportRun(w, rep, o.DryRun)
+	if errors.Is(err, job.ErrNoToken) {
+		err = errNoToken
+	}
+	printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
 }
 
 // schedule parses --schedule, else the config's schedule:. A relative
@@ -206,7 +223,7 @@ func (o *serveOptions) schedule() (cron.Schedule, error) {
 	var err error
 	switch {
 	case len(o.Clones) == 0:
-		cfg, err = loadConfig(o.Repo, o.Config)
+		cfg, err = job.LoadConfig(o.Repo, o.Config)
 	case o.Config != "" && filepath.IsAbs(o.Config):
 		cfg, err = config.Load(o.Config)
 	default:
@@ -223,20 +240,4 @@ func (o *serveOptions) schedule() (cron.Schedule, error) {
 		return nil, fmt.Errorf("schedule: in %s %w", cfg.File, err)
 	}
 	return sched, nil
-}
-
-// serveJob is `run` on one of serve's checkouts: a clone's run is for the
-// repository it was cloned from, whatever GITHUB_REPOSITORY says.
-func serveJob(o *serveOptions, run func(context.Context, *runOptions) (serve.Summary, error)) serve.Job {
-	return func(ctx context.Context, t serve.Target) (serve.Summary, serve.Status) {
-		ro := &runOptions{commonOptions: o.commonOptions, DryRun: o.DryRun}
-		ro.Repo = t.Dir
-		if t.Repository != "" {
-			ro.Env.GitHubRepository = t.Repository
-		}
-		sum, err := run(ctx, ro)
-		printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
-		// serve's statuses are the exit statuses.
-		return sum, serve.Status(exitCode(err))
-	}
 }

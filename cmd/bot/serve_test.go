@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/imagebot/imagebot/internal/serve"
 )
 
 // TestServeUsageErrors: every mistake on serve's command line fails at
@@ -68,36 +64,5 @@ func TestServeConfigInRepository(t *testing.T) {
 	o.Env = environ{App: map[string]string{envAppID: "12", envAppKey: appPEM()}}
 	if _, err := newServer(o); err != nil {
 		t.Errorf("serve with a GitHub App and no GITHUB_TOKEN: %v", err)
-	}
-}
-
-// TestServeJob: each clone's run is for the repository it was cloned from,
-// with the checkout as DIR, and its error becomes the run's status.
-func TestServeJob(t *testing.T) {
-	o, err := parseServe([]string{"--once", "--clone", "https://github.com/acme/app", "--dry-run"}, environ{GitHubRepository: "someone/else"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, tc := range []struct {
-		err  error
-		want serve.Status
-	}{{nil, serve.OK}, {errPartial, serve.Partial}, {errNoToken, serve.Failed}} {
-		job := serveJob(o, func(_ context.Context, ro *runOptions) (serve.Summary, error) {
-			got = append(got, ro.Env.GitHubRepository+" "+ro.Repo)
-			if !ro.DryRun {
-				t.Error("--dry-run did not reach the run")
-			}
-			return serve.Summary{}, tc.err
-		})
-		if _, st := job(context.Background(), serve.Target{Dir: "/work/acme_app", Repository: "acme/app"}); st != tc.want {
-			t.Errorf("run returned %v: status %v, want %v", tc.err, st, tc.want)
-		}
-	}
-	if diff := cmp.Diff([]string{"acme/app /work/acme_app", "acme/app /work/acme_app", "acme/app /work/acme_app"}, got); diff != "" {
-		t.Errorf("runs (-want +got):\n%s", diff)
-	}
-	if o.Env.GitHubRepository != "someone/else" {
-		t.Errorf("serve's own environment changed: GITHUB_REPOSITORY %q", o.Env.GitHubRepository)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/spf13/cobra"
 )
 
@@ -79,7 +80,7 @@ func runValidate(_ context.Context, o *validateOptions) error {
 	if o.File != "" {
 		cfg, err = config.Load(o.File)
 	} else {
-		cfg, err = loadConfig(o.Repo, o.Config)
+		cfg, err = job.LoadConfig(o.Repo, o.Config)
 	}
 	var errs *config.Errors
 	if errors.As(err, &errs) {

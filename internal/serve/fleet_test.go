@@ -9,12 +9,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // TestRunsRepositoriesAtOnce: a run works on Parallel repositories at once
-// and no more, each run gets its own Run from NewRun (what its
-// repositories share), whose Done is called once, after every repository,
+// and no more, each run gets its own pass from newRun (what its
+// repositories share), whose done is called once, after every repository,
 // and whose registry cost the metrics count by host and kind.
 func TestRunsRepositoriesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -25,11 +26,11 @@ func TestRunsRepositoriesAtOnce(t *testing.T) {
 		var runs, dones atomic.Int32
 		var mu sync.Mutex
 		inflight, most := 0, 0
-		newRun := func() Run {
+		newRun := func() pass {
 			runs.Add(1)
 			var jobs atomic.Int32
-			return Run{
-				Job: func(ctx context.Context, _ Target) (Summary, Status) {
+			return pass{
+				each: func(ctx context.Context, _ Target) (job.Summary, Status) {
 					jobs.Add(1)
 					mu.Lock()
 					inflight++
@@ -39,9 +40,9 @@ func TestRunsRepositoriesAtOnce(t *testing.T) {
 					mu.Lock()
 					inflight--
 					mu.Unlock()
-					return Summary{Updates: 1}, OK
+					return job.Summary{Updates: 1}, OK
 				},
-				Done: func() []registry.HostStats {
+				done: func() []registry.HostStats {
 					dones.Add(1)
 					if n := jobs.Load(); n != 10 {
 						t.Errorf("Done after %d of 10 repositories", n)
@@ -52,7 +53,7 @@ func TestRunsRepositoriesAtOnce(t *testing.T) {
 		}
 		start := time.Now()
 		h := startServer(t, Options{Clones: clones, Workdir: t.TempDir(), Schedule: mustSchedule(t, "@every 1h"),
-			RunAtStart: true, Parallel: 3, NewRun: newRun})
+			RunAtStart: true, Parallel: 3, newRun: newRun})
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		m := h.metrics(t)
@@ -64,7 +65,7 @@ func TestRunsRepositoriesAtOnce(t *testing.T) {
 			t.Errorf("the run took %vs, want 4", took)
 		}
 		if runs.Load() != 1 || dones.Load() != 1 {
-			t.Errorf("NewRun called %d times, Done %d; want once each", runs.Load(), dones.Load())
+			t.Errorf("newRun called %d times, done %d; want once each", runs.Load(), dones.Load())
 		}
 		for k, want := range map[string]float64{
 			`imagebot_registry_requests_total{host="ghcr.io"}{kind="tags"}`: 4,

@@ -3,6 +3,7 @@ package serve
 import (
 	"time"
 
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -106,7 +107,7 @@ func newMetrics() *metrics {
 
 // repoDone adds what one repository's run did; its registry requests are
 // counted by registryDone, once per run.
-func (m *metrics) repoDone(s Summary) {
+func (m *metrics) repoDone(s job.Summary) {
 	m.pulls.WithLabelValues("opened").Add(float64(s.Opened))
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))

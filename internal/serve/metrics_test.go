@@ -3,14 +3,16 @@ package serve
 import (
 	"testing"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // TestDanglingMetric: the gauge is the last finished run's count over
 // every repository, replaced (not added to) by the next run.
 func TestDanglingMetric(t *testing.T) {
 	m := newMetrics()
-	m.repoDone(Summary{Dangling: 2})
-	m.repoDone(Summary{Dangling: 1})
+	m.repoDone(job.Summary{Dangling: 2})
+	m.repoDone(job.Summary{Dangling: 1})
 	if got := gauge(t, m); got != 0 {
 		t.Errorf("gauge during the run = %v, want the last finished run's (0)", got)
 	}
@@ -18,7 +20,7 @@ func TestDanglingMetric(t *testing.T) {
 	if got := gauge(t, m); got != 3 {
 		t.Errorf("gauge after the run = %v, want 3", got)
 	}
-	m.repoDone(Summary{})
+	m.repoDone(job.Summary{})
 	m.runDone(OK, 0, time.Second, time.Now())
 	if got := gauge(t, m); got != 0 {
 		t.Errorf("gauge after a clean run = %v, want 0", got)

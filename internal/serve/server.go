@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,20 +13,18 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/imagebot/imagebot/internal/job"
 	"github.com/imagebot/imagebot/internal/registry"
 )
 
-// Job runs imagebot once on one checkout, already brought up to date.
-type Job func(ctx context.Context, t Target) (Summary, Status)
-
-// Run is one pass over every checkout, for what its repositories share
-// (cmd/bot: registry clients, so that a listing 100 repositories need is
-// fetched once). Job runs each repository, possibly several at once; Done,
-// when set, is called once all are done and returns what the pass cost
-// the registries, for the metrics.
-type Run struct {
-	Job  Job
-	Done func() []registry.HostStats
+// pass is one run over every checkout, with what its repositories share
+// (a job.Pool of registry clients, so that a listing 100 repositories need
+// is fetched once). each runs one repository, already brought up to date,
+// possibly several at once; done, when set, is called once all are done
+// and returns what the pass cost the registries, for the metrics.
+type pass struct {
+	each func(ctx context.Context, t Target) (job.Summary, Status)
+	done func() []registry.HostStats
 }
 
 // Options say what to serve, when, and where to report.
@@ -70,10 +70,22 @@ type Options struct {
 
 	// Parallel bounds the repositories a run works on at once (0: one).
 	Parallel int
-	// NewRun is called at the start of every run for that run's job.
-	NewRun func() Run
+	// Job is what each repository's job.Run gets: serve sets the checkout
+	// as Repo, the repository a clone was made from as GitHub.Repository,
+	// DryRun, the repository's output as Out, and the run's Pool.
+	Job job.Options
+	// Out receives each repository's output (Job's Out and Report's),
+	// whole, once its run is done, so that two repositories' lines never
+	// interleave.
+	Out io.Writer
+	// Report, when set, writes what one repository's run did, or the
+	// error it ended with, to w (the repository's output): the CLI's words.
+	Report func(w io.Writer, rep *job.RunReport, err error)
 
 	Logger *slog.Logger
+
+	// newRun makes each run's pass; tests of scheduling swap in their own.
+	newRun func() pass
 }
 
 // Server runs the job on schedule and reports on it over HTTP.
@@ -107,9 +119,6 @@ type lastRun struct {
 // New checks the options and works out the checkouts to serve (making the
 // temporary work directory for clones); it clones nothing yet.
 func New(o Options) (*Server, error) {
-	if o.NewRun == nil {
-		return nil, errors.New("serve: no job")
-	}
 	if o.Schedule == nil && !o.Once {
 		return nil, errors.New("no schedule")
 	}
@@ -119,7 +128,13 @@ func New(o Options) (*Server, error) {
 	if o.Drain <= 0 {
 		o.Drain = 10 * time.Minute
 	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
 	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}}
+	if s.o.newRun == nil {
+		s.o.newRun = s.jobPass
+	}
 	s.listen = func() (net.Listener, error) { return net.Listen("tcp", o.Listen) }
 	s.sync = s.syncTarget
 	var err error
@@ -231,7 +246,7 @@ func (s *Server) runAll(ctx context.Context) Status {
 	start := time.Now()
 	s.metrics.inProgress.Set(1)
 	defer s.metrics.inProgress.Set(0)
-	run := s.o.NewRun()
+	run := s.o.newRun()
 	var (
 		mu      sync.Mutex
 		worst   = OK
@@ -243,7 +258,7 @@ func (s *Server) runAll(ctx context.Context) Status {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			sum, st := s.runOne(ctx, run.Job, t)
+			sum, st := s.runOne(ctx, run.each, t)
 			mu.Lock()
 			defer mu.Unlock()
 			s.metrics.repoDone(sum)
@@ -252,8 +267,8 @@ func (s *Server) runAll(ctx context.Context) Status {
 		})
 	}
 	wg.Wait()
-	if run.Done != nil {
-		s.metrics.registryDone(run.Done())
+	if run.done != nil {
+		s.metrics.registryDone(run.done())
 	}
 	end := time.Now()
 	s.metrics.runDone(worst, updates, end.Sub(start), end)
@@ -264,15 +279,72 @@ func (s *Server) runAll(ctx context.Context) Status {
 	return worst
 }
 
-// runOne brings one checkout up to date with origin, then runs job on it.
-func (s *Server) runOne(ctx context.Context, job Job, t Target) (Summary, Status) {
+// runOne brings one checkout up to date with origin, then runs each on it.
+func (s *Server) runOne(ctx context.Context, each func(context.Context, Target) (job.Summary, Status), t Target) (job.Summary, Status) {
 	log := s.log.With("repository", t.label())
 	if err := s.sync(ctx, t); err != nil {
 		log.Error("cannot update the checkout; skipping this repository", "err", err)
-		return Summary{Failed: 1}, Failed
+		return job.Summary{Failed: 1}, Failed
 	}
-	sum, st := job(ctx, t)
+	sum, st := each(ctx, t)
 	log.Info("repository done", "status", int(st), "updates", sum.Updates,
 		"opened", sum.Opened, "updated", sum.Updated, "closed", sum.Closed, "failed", sum.Failed)
 	return sum, st
+}
+
+// jobPass is a run of job.Run over the checkouts: its repositories share
+// registry clients and the keyless trust root (a job.Pool per run), each
+// repository's output is written whole when it is done, and once all are
+// done the pool logs the run's cost and brings the cache under its bound.
+func (s *Server) jobPass() pass {
+	pool := job.NewPool(s.o.Job)
+	return pass{
+		each: func(ctx context.Context, t Target) (job.Summary, Status) {
+			buf := &repoOutput{w: s.o.Out}
+			defer buf.flush()
+			rep, err := job.Run(ctx, s.jobOptions(t, pool, buf))
+			if s.o.Report != nil {
+				s.o.Report(buf, rep, err)
+			}
+			return rep.Summary, statusOf(err)
+		},
+		done: pool.Done,
+	}
+}
+
+// jobOptions are the options of t's job.Run: its checkout, DryRun, its
+// output and the run's pool. A clone's run is for the repository it was
+// cloned from, whatever GITHUB_REPOSITORY says.
+func (s *Server) jobOptions(t Target, pool *job.Pool, out io.Writer) job.Options {
+	o := s.o.Job
+	o.Repo, o.DryRun, o.Out, o.Pool = t.Dir, s.o.DryRun, out, pool
+	if t.Repository != "" {
+		o.GitHub.Repository = t.Repository
+	}
+	return o
+}
+
+// statusOf is the status a run's error earns, as its exit status.
+func statusOf(err error) Status {
+	var partial *job.PartialError
+	switch {
+	case err == nil:
+		return OK
+	case errors.As(err, &partial):
+		return Partial
+	}
+	return Failed
+}
+
+// repoOutput is one repository's buffered output, written to w on flush.
+type repoOutput struct {
+	bytes.Buffer
+	w io.Writer
+}
+
+func (r *repoOutput) flush() {
+	if r.Len() > 0 {
+		r.w.Write(r.Bytes())
+		r.Reset()
+	}
 }

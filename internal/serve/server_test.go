@@ -14,6 +14,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // TestRunsOnScheduleWithoutOverlap serves on a 2 s schedule with a job
@@ -22,7 +24,7 @@ import (
 func TestRunsOnScheduleWithoutOverlap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var calls, inside, overlaps atomic.Int32
-		job := func(ctx context.Context, _ Target) (Summary, Status) {
+		each := func(ctx context.Context, _ Target) (job.Summary, Status) {
 			if inside.Add(1) > 1 {
 				overlaps.Add(1)
 			}
@@ -30,9 +32,9 @@ func TestRunsOnScheduleWithoutOverlap(t *testing.T) {
 			if calls.Add(1) == 1 {
 				time.Sleep(3 * time.Second)
 			}
-			return Summary{Updates: 3, Opened: 1, Closed: 2}, OK
+			return job.Summary{Updates: 3, Opened: 1, Closed: 2}, OK
 		}
-		h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@every 2s"), RunAtStart: true, NewRun: runOf(job)})
+		h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@every 2s"), RunAtStart: true, newRun: runOf(each)})
 
 		synctest.Wait() // the first run is going, asleep for 3 s
 		if code, _ := h.get(t, "/healthz"); code != http.StatusOK {
@@ -78,16 +80,16 @@ func TestStopLetsTheRunFinish(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var finished, aborted atomic.Bool
-				job := func(ctx context.Context, _ Target) (Summary, Status) {
+				each := func(ctx context.Context, _ Target) (job.Summary, Status) {
 					select {
 					case <-time.After(2 * time.Second):
 						finished.Store(true)
 					case <-ctx.Done():
 						aborted.Store(true)
 					}
-					return Summary{}, OK
+					return job.Summary{}, OK
 				}
-				h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@hourly"), RunAtStart: true, Drain: tc.drain, NewRun: runOf(job)})
+				h := startServer(t, Options{Dir: "checkout", Schedule: mustSchedule(t, "@hourly"), RunAtStart: true, Drain: tc.drain, newRun: runOf(each)})
 				synctest.Wait() // the run is going
 				if st := h.stop(t); st != OK {
 					t.Errorf("Run = %v, want ok", st)
@@ -117,9 +119,9 @@ func TestOnceReturnsTheWorstStatus(t *testing.T) {
 			clones = append(clones, "https://github.com/acme/r"+string(rune('a'+len(clones))))
 		}
 		i := 0
-		s, err := New(Options{Clones: clones, Workdir: t.TempDir(), Once: true, NewRun: runOf(func(context.Context, Target) (Summary, Status) {
+		s, err := New(Options{Clones: clones, Workdir: t.TempDir(), Once: true, newRun: runOf(func(context.Context, Target) (job.Summary, Status) {
 			i++
-			return Summary{}, tc.statuses[i-1]
+			return job.Summary{}, tc.statuses[i-1]
 		})})
 		if err != nil {
 			t.Fatal(err)
@@ -143,19 +145,21 @@ func TestReadyzSaysWhy(t *testing.T) {
 }
 
 // runOf is a run of job alone, sharing nothing between repositories.
-func runOf(job Job) func() Run { return func() Run { return Run{Job: job} } }
+func runOf(each func(context.Context, Target) (job.Summary, Status)) func() pass {
+	return func() pass { return pass{each: each} }
+}
 
 func TestNewRefuses(t *testing.T) {
-	job := func(context.Context, Target) (Summary, Status) { return Summary{}, OK }
+	each := func(context.Context, Target) (job.Summary, Status) { return job.Summary{}, OK }
 	for _, tc := range []struct {
 		name string
 		o    Options
 		want string
 	}{
-		{"no schedule", Options{Dir: ".", NewRun: runOf(job)}, "no schedule"},
-		{"shard without clones", Options{Dir: ".", Once: true, Shard: Shard{Index: 0, Count: 2}, NewRun: runOf(job)}, "there are none"},
-		{"auto shard unresolved", Options{Clones: []string{"https://github.com/a/b"}, Once: true, Shard: Shard{Count: 2, Auto: true}, NewRun: runOf(job)}, "not known yet"},
-		{"clone URL without owner", Options{Clones: []string{"https://github.com/b"}, Once: true, NewRun: runOf(job)}, "cannot tell owner/name"},
+		{"no schedule", Options{Dir: ".", newRun: runOf(each)}, "no schedule"},
+		{"shard without clones", Options{Dir: ".", Once: true, Shard: Shard{Index: 0, Count: 2}, newRun: runOf(each)}, "there are none"},
+		{"auto shard unresolved", Options{Clones: []string{"https://github.com/a/b"}, Once: true, Shard: Shard{Count: 2, Auto: true}, newRun: runOf(each)}, "not known yet"},
+		{"clone URL without owner", Options{Clones: []string{"https://github.com/b"}, Once: true, newRun: runOf(each)}, "cannot tell owner/name"},
 	} {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: New = %v, want an error with %q", tc.name, err, tc.want)

@@ -31,17 +31,3 @@ func (s Status) String() string {
 	}
 	return "error"
 }
-
-// Summary is what one run did on one repository, for the metrics.
-type Summary struct {
-	Updates int // updates in the plan
-	Opened  int // pull requests opened
-	Updated int // pull requests updated (new version, rebased, retitled)
-	Closed  int // pull requests closed (obsolete)
-	Failed  int // lookups and pull requests that failed
-	// RateLimited are pull requests left for the next run because GitHub
-	// asked for a longer pause than a run waits.
-	RateLimited int
-	Problems    int // problems in the repository's files
-	Dangling    int // references whose image the registry no longer has
-}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/imagebot/imagebot/internal/job"
 )
 
 // TestSyncMovesCloneToOrigin: before each run a disposable checkout
@@ -78,8 +80,8 @@ func TestSyncKeepsPersonsCheckout(t *testing.T) {
 	head := runGit(t, clone, "rev-parse", "HEAD")
 
 	runs := 0
-	job := runOf(func(context.Context, Target) (Summary, Status) { runs++; return Summary{}, OK })
-	s, err := New(Options{Dir: clone, Once: true, DryRun: true, NewRun: job})
+	pass1 := runOf(func(context.Context, Target) (job.Summary, Status) { runs++; return job.Summary{}, OK })
+	s, err := New(Options{Dir: clone, Once: true, DryRun: true, newRun: pass1})
 	if err != nil {
 		t.Fatalf("dry run: %v", err)
 	}
@@ -87,7 +89,7 @@ func TestSyncKeepsPersonsCheckout(t *testing.T) {
 		t.Errorf("dry run: status %v after %d runs, want OK after 1", st, runs)
 	}
 
-	_, err = New(Options{Dir: clone, Once: true, NewRun: job})
+	_, err = New(Options{Dir: clone, Once: true, newRun: pass1})
 	want := "apps/a.yaml, notes/u1.txt, notes/u2.txt, notes/u3.txt, notes/u4.txt and 2 more"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--clone URL") || !strings.Contains(err.Error(), "--reset-checkout") {
 		t.Errorf("real run: New = %v, want the dirty paths (%s) and what to do", err, want)
@@ -123,15 +125,15 @@ func TestOnceClones(t *testing.T) {
 		urls = append(urls, url)
 	}
 	var seen []string
-	s, err := New(Options{Once: true, Workdir: t.TempDir(), Clones: urls, NewRun: runOf(func(_ context.Context, tg Target) (Summary, Status) {
+	s, err := New(Options{Once: true, Workdir: t.TempDir(), Clones: urls, newRun: runOf(func(_ context.Context, tg Target) (job.Summary, Status) {
 		seen = append(seen, tg.Repository)
 		if _, err := os.Stat(filepath.Join(tg.Dir, "apps/a.yaml")); err != nil {
 			t.Errorf("%s: checkout not there: %v", tg.Repository, err)
 		}
 		if tg.Repository == "acme/web" {
-			return Summary{Failed: 1}, Partial
+			return job.Summary{Failed: 1}, Partial
 		}
-		return Summary{}, OK
+		return job.Summary{}, OK
 	})})
 	if err != nil {
 		t.Fatal(err)
