@@ -2,18 +2,23 @@ package main
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
 // TestLayering keeps the pipeline one-way: scan -> registry -> policy ->
-// (gates) -> plan -> rewrite -> gitops. As go-containerregistry's
-// cmd/crane/depcheck_test.go does, it checks every package a stage depends
-// on, directly or through another package: a stage never reaches a later
-// stage, nothing before gitops reaches git or GitHub, and nothing but the
-// registry stage reaches the registry client or its retries.
+// (gates) -> plan -> rewrite -> gitops, conducted by job, which serve and
+// cmd/bot call. As go-containerregistry's cmd/crane/depcheck_test.go does,
+// it checks every package a stage depends on, directly or through another
+// package: a stage never reaches a later stage, nothing before gitops
+// reaches git or GitHub, and nothing but the registry stage reaches the
+// registry client or its retries.
 func TestLayering(t *testing.T) {
 	const mod = "github.com/imagebot/imagebot/"
 	later := func(stages ...string) []string {
@@ -116,6 +121,71 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s imports %s itself", tc.pkg, imp)
 				}
 			}
+		})
+	}
+}
+
+// TestJobLayering: internal/job conducts the pipeline and may use every
+// stage; nothing below it imports it, only serve (which runs job.Run on
+// each repository) and cmd/bot. cmd/bot holds flags, words (help texts),
+// the environment (environ), output formats (plan, run, cost, GitHub
+// Actions annotations, step summary and outputs, log groups), progress
+// rendering and exit statuses: it reaches the stages through job, never
+// by importing them, and never builds a plan or opens a git session
+// itself.
+func TestJobLayering(t *testing.T) {
+	const mod = "github.com/imagebot/imagebot/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "../../internal/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		pkg, deps, _ := strings.Cut(strings.TrimSpace(line), " ")
+		own := strings.TrimPrefix(pkg, mod)
+		if own == "internal/job" || own == "internal/serve" || strings.HasPrefix(own, "internal/job/") {
+			continue
+		}
+		if slices.Contains(strings.Fields(deps), mod+"internal/job") {
+			t.Errorf("%s depends on internal/job, which is above it (only serve and cmd/bot call the job)", own)
+		}
+	}
+
+	// The stages cmd/bot may not import: job conducts them.
+	stages := []string{"scan", "policy", "rewrite", "rollout", "prepull", "gate", "gate/inspect"}
+	out, err = exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for imp := range strings.Lines(string(out)) {
+		if own, ok := strings.CutPrefix(strings.TrimSpace(imp), mod+"internal/"); ok && slices.Contains(stages, own) {
+			t.Errorf("cmd/bot imports internal/%s: call internal/job instead", own)
+		}
+	}
+	// Nor the calls that conduct the pipeline from the packages it does
+	// import for their types.
+	conducting := map[string][]string{"plan": {"Build"}, "gitops": {"Open", "Preview"}}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && slices.Contains(conducting[x.Name], sel.Sel.Name) {
+				t.Errorf("%s: cmd/bot calls %s.%s: call internal/job instead", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+			}
+			return true
 		})
 	}
 }
