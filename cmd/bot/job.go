@@ -65,6 +65,8 @@ type jobProgress struct {
 	line *progress // the lookups under way; nil between them
 }
 
+var _ job.Progress = (*jobProgress)(nil)
+
 func newJobProgress(w io.Writer, env environ) *jobProgress { return &jobProgress{w: w, env: env} }
 
 func (p *jobProgress) Phase(name string) func() { return logGroup(p.w, p.env, name) }
