@@ -1,0 +1,191 @@
+package gitops_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/rollout"
+)
+
+// A history whose size is one big file: versions commits, each changing a
+// line of a file of size bytes (a generated ConfigMap, as a bundled CRD
+// or a dashboard is), beside one small manifest that the root adds and
+// nothing changes again. Git keeps it small (each version is a delta of a
+// few bytes); a session that inflates every version holds versions × size.
+
+const (
+	bigFile   = "envs/staging/dashboards.yaml"
+	smallFile = "envs/staging/app.yaml"
+)
+
+type bigHistory struct {
+	opts     gitops.Options
+	versions int
+	size     int
+}
+
+func newBigHistory(tb testing.TB, versions, size int) *bigHistory {
+	tb.Helper()
+	gs, err := gitserver.New(gitserver.TempDir(tb), token)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(gs.Close)
+	dir, err := gs.CreateRepo(owner, name, map[string][]byte{smallFile: []byte(deployment("ghcr.io/acme/app:1.0.0"))}, main_)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The stream goes to git as it is written: the test process holds
+	// one version at a time, so that its peak is the session's.
+	cmd := exec.Command("git", "--git-dir="+dir, "fast-import", "--quiet")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriter(in)
+	lines := bigLines(size)
+	for i := 1; i <= versions; i++ {
+		lines[i%len(lines)] = fmt.Sprintf("  k%06d: %032d\n", i%len(lines), i)
+		msg := fmt.Sprintf("dashboards %d", i)
+		when := historyStart.Add(time.Duration(i) * time.Hour)
+		fmt.Fprintf(w, "commit refs/heads/%s\ncommitter %s <%s> %d +0000\ndata %d\n%s\n", main_, human.Name, human.Email, when.Unix(), len(msg), msg)
+		if i == 1 {
+			fmt.Fprintf(w, "from refs/heads/%s^0\n", main_)
+		}
+		n := 0
+		for _, l := range lines {
+			n += len(l)
+		}
+		fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n", bigFile, n)
+		for _, l := range lines {
+			w.WriteString(l)
+		}
+		w.WriteString("\n")
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		tb.Fatalf("git fast-import: %v: %s", err, stderr.String())
+	}
+	now := historyStart.Add(time.Duration(versions+1) * time.Hour)
+	gh := githubfake.New(githubfake.WithToken(token), githubfake.WithClock(func() time.Time { return now }))
+	tb.Cleanup(gh.Close)
+	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
+	return &bigHistory{
+		opts:     gitops.Options{URL: gs.URL(owner + "/" + name), Repository: owner + "/" + name, APIURL: gh.URL(), Token: token},
+		versions: versions, size: size,
+	}
+}
+
+// bigLines is a ConfigMap of about size bytes, one random value a line,
+// so that no version compresses to nothing.
+func bigLines(size int) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	lines := []string{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n"}
+	for n := len(lines[0]); n < size; {
+		l := fmt.Sprintf("  k%06d: %032x\n", len(lines), r.Uint64())
+		lines = append(lines, l)
+		n += len(l)
+	}
+	return lines
+}
+
+// walk is what rollouts ask of the history at worst: every commit that
+// changed the small file (the root, the whole way back) and every version
+// of the big one (the first bump added it), each read.
+func (h *bigHistory) walk(tb testing.TB, s *gitops.Session) {
+	tb.Helper()
+	ctx := context.Background()
+	var small, big int
+	err := s.Changes(ctx, func(f string) bool { return f == smallFile }, func(rollout.Change) bool { small++; return true })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = s.Changes(ctx, func(f string) bool { return f == bigFile }, func(ch rollout.Change) bool {
+		if b := ch.Before[bigFile]; b != nil && len(b) < h.size {
+			tb.Errorf("commit %s: %s is %d bytes before it", ch.Short(), bigFile, len(b))
+		}
+		big++
+		return true
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if small != 1 || big != h.versions {
+		tb.Errorf("walks saw %d commits changing %s and %d changing %s; want 1 and %d", small, smallFile, big, bigFile, h.versions)
+	}
+}
+
+// BenchmarkSessionBigHistory is a run's session over 300 versions of a
+// 1 MiB file: opening it (the fetch: a run without rollouts), and opening
+// it and walking its history to the root as rollouts do at worst. Each
+// reports the process's peak RSS over that (the high-water mark is reset
+// first, where Linux allows), which the shipped manifests' 512Mi limit
+// must hold with room for the rest of a run.
+func BenchmarkSessionBigHistory(b *testing.B) {
+	h := newBigHistory(b, 300, 1<<20)
+	for _, walk := range []bool{false, true} {
+		b.Run(fmt.Sprintf("walk=%t", walk), func(b *testing.B) {
+			runtime.GC()
+			resetPeakRSS()
+			for b.Loop() {
+				s := h.open(b)
+				if walk {
+					h.walk(b, s)
+				}
+				closeSession(s)
+			}
+			if kb, ok := peakRSS(); ok {
+				b.ReportMetric(float64(kb)/1024, "peak-RSS-MiB")
+			}
+		})
+	}
+}
+
+func (h *bigHistory) open(tb testing.TB) *gitops.Session {
+	tb.Helper()
+	s, err := gitops.Open(context.Background(), h.opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func closeSession(s *gitops.Session) { s.Close() }
+
+// resetPeakRSS resets the process's VmHWM (Linux: clear_refs 5).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is the process's VmHWM in KiB.
+func peakRSS() (int, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
