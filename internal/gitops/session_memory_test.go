@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/githubfake"
 	"github.com/imagebot/imagebot/internal/gitops/gitserver"
 	"github.com/imagebot/imagebot/internal/rollout"
+	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // A history whose size is one big file: versions commits, each changing a
@@ -188,4 +190,35 @@ func peakRSS() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// TestSessionFSConcurrent: scan reads the session's tip from several
+// goroutines (run with -race); the clone's pack files, read from disk, are
+// not safe for that by themselves.
+func TestSessionFSConcurrent(t *testing.T) {
+	t.Parallel()
+	h := newHistoryRepo(t, 4, 40)
+	s := h.open(t)
+	want, err := scan.FS(context.Background(), s.FS(), h.cfg.Included)
+	if err != nil || len(want.Refs) == 0 {
+		t.Fatalf("scan: %d references, %v", len(want.Refs), err)
+	}
+	var wg sync.WaitGroup
+	results := make([]int, 8)
+	for i := range results {
+		wg.Go(func() {
+			res, err := scan.FS(context.Background(), s.FS(), h.cfg.Included)
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = len(res.Refs)
+		})
+	}
+	wg.Wait()
+	for _, n := range results {
+		if n != len(want.Refs) {
+			t.Errorf("scans found %v references; want %d each", results, len(want.Refs))
+			break
+		}
+	}
 }
