@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -122,6 +123,9 @@ func openRemote(ctx context.Context, rawURL string, creds credentials, base stri
 type objectStore struct {
 	*filesystem.Storage
 	mu sync.Mutex
+	// blobBytes counts the blob content handed out, cached or not: what
+	// reading files has cost, for tests to bound.
+	blobBytes atomic.Int64
 }
 
 func newObjectStore(dir string) *objectStore {
@@ -132,7 +136,11 @@ func newObjectStore(dir string) *objectStore {
 func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.Storage.EncodedObject(t, h)
+	o, err := s.Storage.EncodedObject(t, h)
+	if err == nil && o.Type() == plumbing.BlobObject {
+		s.blobBytes.Add(o.Size())
+	}
+	return o, err
 }
 
 func (s *objectStore) DeltaObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {

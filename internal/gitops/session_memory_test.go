@@ -222,3 +222,67 @@ func TestSessionFSConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionReadsWhatIsAsked: a session reads the content of the files a
+// question is about, each version once, and nothing else: opening it reads
+// no file (the tree's sizes come from pack headers), and a walk about a
+// file that never changed reads none of the versions of the big one that
+// changed in every commit.
+func TestSessionReadsWhatIsAsked(t *testing.T) {
+	t.Parallel()
+	const versions, size = 30, 256 << 10
+	h := newBigHistory(t, versions, size)
+	s := h.open(t)
+	if n := gitops.BlobBytes(s); n != 0 {
+		t.Errorf("Open read %d bytes of files; want none", n)
+	}
+	ctx := context.Background()
+	commits := 0
+	err := s.Changes(ctx, func(f string) bool { return f == smallFile }, func(rollout.Change) bool { commits++; return true })
+	if err != nil || commits != 1 {
+		t.Fatalf("walk of %s: %d commits, %v", smallFile, commits, err)
+	}
+	if n := gitops.BlobBytes(s); n != 0 {
+		t.Errorf("the walk about %s read %d bytes of files; want none", smallFile, n)
+	}
+	err = s.Changes(ctx, func(f string) bool { return f == bigFile }, func(rollout.Change) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every version but the last is read once, as it was before the
+	// commit after it; the first bump added the file.
+	if n, most := gitops.BlobBytes(s), int64((versions-1)*(size+64)); n < int64((versions-1)*size) || n > most {
+		t.Errorf("the walk about %s read %d bytes; want each of its %d earlier versions once (%d-%d)", bigFile, n, versions-1, (versions-1)*size, most)
+	}
+}
+
+// TestSessionMemoryBounded: what a session holds once it has fetched a
+// history of 100 versions of a 1 MiB file and walked it all, reading each
+// version, is its bounded caches, not the history: the live heap grows by
+// far less than the 100 MiB the versions take inflated. Not parallel, so
+// that the heap is this test's alone.
+func TestSessionMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 100 MiB of history")
+	}
+	const versions, size = 100, 1 << 20
+	h := newBigHistory(t, versions, size)
+	before := liveHeap()
+	s := h.open(t)
+	h.walk(t, s)
+	held := liveHeap() - before
+	runtime.KeepAlive(s)
+	t.Logf("the session holds %d MiB", held>>20)
+	if most := uint64(versions * size / 2); held > most {
+		t.Errorf("the session holds %d MiB after the walk; want at most %d MiB (its caches)", held>>20, most>>20)
+	}
+	s.Close()
+}
+
+// liveHeap is the heap's live bytes after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
