@@ -38,6 +38,9 @@ type remote struct {
 	url   string
 	creds credentials
 	base  string // default branch
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // objectCacheSize bounds the inflated objects a remote keeps for reuse:
@@ -167,13 +170,16 @@ func (s *objectStore) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash,
 	return s.Storage.SetEncodedObject(o)
 }
 
-// close releases the open pack files and removes the clone.
+// close releases the open pack files and removes the clone; closing
+// again does nothing.
 func (r *remote) close() error {
-	cerr := r.store.Close()
-	if err := os.RemoveAll(r.dir); err != nil {
-		return fmt.Errorf("remove the clone: %w", err)
-	}
-	return cerr
+	r.closeOnce.Do(func() {
+		r.closeErr = r.store.Close()
+		if err := os.RemoveAll(r.dir); err != nil {
+			r.closeErr = fmt.Errorf("remove the clone: %w", err)
+		}
+	})
+	return r.closeErr
 }
 
 // fetchBranches fetches imagebot's branches: the tips its pushes are

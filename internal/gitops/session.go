@@ -72,7 +72,7 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 }
 
 // Close removes the session's clone. FS and the history cannot be read
-// after it.
+// after it; closing again does nothing.
 func (s *Session) Close() error { return s.rm.close() }
 
 // FS is the default branch's tip as a read-only file system: what `run`

@@ -169,6 +169,7 @@ func (h *bigHistory) open(tb testing.TB) *gitops.Session {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -285,4 +286,21 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestSessionCloseRemovesClone: the clone lives in TMPDIR until Close.
+func TestSessionCloseRemovesClone(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	h := newHistoryRepo(t, 2, 0)
+	s := h.open(t)
+	if es, _ := os.ReadDir(tmp); len(es) != 1 {
+		t.Fatalf("TMPDIR holds %v; want the session's clone", es)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := os.ReadDir(tmp); len(es) != 0 {
+		t.Errorf("TMPDIR holds %v after Close; want nothing", es)
+	}
 }
