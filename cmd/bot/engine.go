@@ -64,10 +64,11 @@ func githubConnection(o commonOptions, log *slog.Logger) (conn gitops.Options, o
 	return conn, true, nil
 }
 
-// tipEngine fetches the default branch's tip into memory and builds the
-// pipeline over it, with the config in that same tree: what run and
-// rollback commit onto. The checkout in o.Repo only names the remote, so a
-// stale or dirty one can neither fail them nor mislead them.
+// tipEngine fetches the default branch into a temporary clone and builds
+// the pipeline over its tip, with the config in that same tree: what run
+// and rollback commit onto. The checkout in o.Repo only names the remote,
+// so a stale or dirty one can neither fail them nor mislead them. The
+// caller closes the session.
 func tipEngine(ctx context.Context, o commonOptions, conn gitops.Options) (*gitops.Session, *engine, error) {
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
@@ -75,10 +76,12 @@ func tipEngine(ctx context.Context, o commonOptions, conn gitops.Options) (*gito
 	}
 	cfg, err := treeConfig(sess, o.Config)
 	if err != nil {
+		sess.Close()
 		return nil, nil, err
 	}
 	e, err := engineFor(o, cfg, sess.FS(), tipName(sess), conn.Logger)
 	if err != nil {
+		sess.Close()
 		return nil, nil, err
 	}
 	return sess, e, nil

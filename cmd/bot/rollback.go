@@ -78,6 +78,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return err
 	}
+	defer sess.Close()
 	// Keep what the lookups learnt for the next command with --cache, as
 	// plan, apply and run do, whatever happens after them.
 	defer e.flush()

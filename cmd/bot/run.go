@@ -91,6 +91,7 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 		}
 		return sum, err
 	}
+	defer sess.Close()
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
 	p, scanned, err := e.plan(ctx)
 	if err == nil {

@@ -136,6 +136,7 @@ func (w *world) openRollouts(t *testing.T) (*gitops.Session, *plan.Plan, *regist
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	reg := registry.NewClient(registry.WithMirrors(w.mirrors))
 	res, err := scan.FS(w.ctx, s.FS(), w.cfg.Included)
 	if err != nil {

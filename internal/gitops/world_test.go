@@ -326,6 +326,7 @@ func (w *world) open(t *testing.T) (*gitops.Session, *plan.Plan, *registry.Clien
 		}
 		t.Fatalf("Open: %v", err)
 	}
+	t.Cleanup(func() { s.Close() })
 	p, reg := w.planFS(t, s.FS())
 	return s, p, reg
 }
