@@ -28,6 +28,15 @@ type draft struct {
 	schedule    string
 	scheduleWhy string
 	exclude     []string
+	// The dashboard and the limits (Renovate's dependencyDashboard*,
+	// prConcurrentLimit, prHourlyLimit); nil or 0 when not said.
+	dashboard, onboarding *bool
+	dashboardTitle        string
+	approval              []string
+	maxOpen, perRun       int
+	// why holds a line comment per top-level key written ("maxOpen":
+	// "prConcurrentLimit: 5").
+	why map[string]string
 }
 
 // entry is one generated policy and the comments that explain it.
@@ -78,7 +87,7 @@ func (d *draft) render() ([]byte, error) {
 		}
 		root.Content = append(root.Content, gk, gs)
 	}
-	if len(d.labels) > 0 || len(d.reviewers) > 0 {
+	if len(d.labels) > 0 || len(d.reviewers) > 0 || d.maxOpen > 0 || d.perRun > 0 {
 		pr := &yaml.Node{Kind: yaml.MappingNode}
 		if len(d.labels) > 0 {
 			pr.Content = append(pr.Content, str("labels"), strs(d.labels))
@@ -86,7 +95,25 @@ func (d *draft) render() ([]byte, error) {
 		if len(d.reviewers) > 0 {
 			pr.Content = append(pr.Content, str("reviewers"), strs(d.reviewers))
 		}
+		if d.maxOpen > 0 {
+			pr.Content = append(pr.Content, str("maxOpen"), d.commented("maxOpen", integer(d.maxOpen)))
+		}
+		if d.perRun > 0 {
+			pr.Content = append(pr.Content, str("perRun"), d.commented("perRun", integer(d.perRun)))
+		}
 		root.Content = append(root.Content, str("pullRequests"), pr)
+	}
+	if d.dashboard != nil {
+		root.Content = append(root.Content, str("dashboard"), d.commented("dashboard", boolean(*d.dashboard)))
+	}
+	if d.dashboardTitle != "" {
+		root.Content = append(root.Content, str("dashboardTitle"), d.commented("dashboardTitle", str(d.dashboardTitle)))
+	}
+	if d.approval != nil {
+		root.Content = append(root.Content, str("approval"), d.commented("approval", strs(d.approval)))
+	}
+	if d.onboarding != nil {
+		root.Content = append(root.Content, str("onboarding"), d.commented("onboarding", boolean(*d.onboarding)))
 	}
 	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
 	if err != nil {
@@ -158,6 +185,12 @@ func policyNode(e entry) *yaml.Node {
 		m.Content = append(m.Content, str(key), v)
 	}
 	put("match", str(p.Match))
+	if p.Paths != nil {
+		put("paths", strs(p.Paths))
+	}
+	if p.UpdateTypes != nil {
+		put("updateTypes", strs(p.UpdateTypes))
+	}
 	if p.Skip != nil {
 		put("skip", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(*p.Skip)})
 	}
@@ -186,7 +219,24 @@ func policyNode(e entry) *yaml.Node {
 	if p.Automerge != nil {
 		put("automerge", strs(p.Automerge))
 	}
+	if p.Approval != nil {
+		put("approval", strs(p.Approval))
+	}
 	return m
+}
+
+// commented gives v the line comment the draft holds for key.
+func (d *draft) commented(key string, v *yaml.Node) *yaml.Node {
+	v.LineComment = d.why[key]
+	return v
+}
+
+func integer(n int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(n)}
+}
+
+func boolean(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(b)}
 }
 
 // str is a string scalar; the encoder quotes it when YAML would read it as
