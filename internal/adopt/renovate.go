@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-
 )
 
 // renovateFiles are where Renovate looks for its config, in its order; the
