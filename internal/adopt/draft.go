@@ -2,6 +2,8 @@ package adopt
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -34,6 +36,8 @@ type draft struct {
 	dashboardTitle        string
 	approval              []string
 	maxOpen, perRun       int
+	// mirrors are init's --mirror flags, by registry host.
+	mirrors map[string]string
 	// why holds a line comment per top-level key written ("maxOpen":
 	// "prConcurrentLimit: 5").
 	why map[string]string
@@ -54,6 +58,16 @@ func (d *draft) render() ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(), Content: []*yaml.Node{root}}
 
+	if len(d.mirrors) > 0 {
+		k := str("registries")
+		k.HeadComment = "The mirrors init was given (--mirror)."
+		regs := &yaml.Node{Kind: yaml.MappingNode}
+		for _, host := range slices.Sorted(maps.Keys(d.mirrors)) {
+			m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("mirror"), str(d.mirrors[host])}}
+			regs.Content = append(regs.Content, str(host), m)
+		}
+		root.Content = append(root.Content, k, regs)
+	}
 	if len(d.exclude) > 0 {
 		k := str("exclude")
 		k.HeadComment = "Files imagebot never scans."
