@@ -36,6 +36,11 @@ type draft struct {
 	dashboardTitle        string
 	approval              []string
 	maxOpen, perRun       int
+	// author and commitMessage are the git settings converted from the
+	// old tool; zero when it said none.
+	author        config.Author
+	authorWhy     string
+	commitMessage string
 	// mirrors are init's --mirror flags, by registry host.
 	mirrors map[string]string
 	// why holds a line comment per top-level key written ("maxOpen":
@@ -116,6 +121,23 @@ func (d *draft) render() ([]byte, error) {
 			pr.Content = append(pr.Content, str("perRun"), d.commented("perRun", integer(d.perRun)))
 		}
 		root.Content = append(root.Content, str("pullRequests"), pr)
+	}
+	if d.author.Email != "" || d.commitMessage != "" {
+		git := &yaml.Node{Kind: yaml.MappingNode}
+		if d.author.Email != "" {
+			a := &yaml.Node{Kind: yaml.MappingNode}
+			if d.author.Name != "" {
+				a.Content = append(a.Content, str("name"), str(d.author.Name))
+			}
+			a.Content = append(a.Content, str("email"), str(d.author.Email))
+			k := str("author")
+			k.LineComment = d.authorWhy
+			git.Content = append(git.Content, k, a)
+		}
+		if d.commitMessage != "" {
+			git.Content = append(git.Content, str("commitMessage"), str(d.commitMessage))
+		}
+		root.Content = append(root.Content, str("git"), git)
 	}
 	if d.dashboard != nil {
 		root.Content = append(root.Content, str("dashboard"), d.commented("dashboard", boolean(*d.dashboard)))
