@@ -193,6 +193,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
 		Policy:    e.policies(),
+		Scope:     e.cfg.Scope,
 		Gates:     e.gates(),
 		Inspector: e.insp,
 		Progress:  prog.update,
@@ -218,17 +219,18 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 }
 
 // gates turns each image's policy into the gates it asks for, once per
-// image, with the identities checkSignatures compiled.
-func (e *engine) gates() func(string) gate.Spec {
+// image and policy scope, with the identities checkSignatures compiled.
+func (e *engine) gates() func(image, file string) gate.Spec {
 	var mu sync.Mutex
 	cache := map[string]gate.Spec{}
-	return func(image string) gate.Spec {
+	return func(image, file string) gate.Spec {
 		mu.Lock()
 		defer mu.Unlock()
-		if s, ok := cache[image]; ok {
+		key := image + "\x00" + e.cfg.Scope(image, file)
+		if s, ok := cache[key]; ok {
 			return s
 		}
-		r := e.cfg.For(image)
+		r := e.cfg.For(image, file)
 		s := gate.Spec{
 			MinAge:       r.MinAge,
 			DigestSettle: r.DigestSettle,
@@ -239,23 +241,25 @@ func (e *engine) gates() func(string) gate.Spec {
 			// r.Signature is one of cfg's policies' signatures.
 			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: e.identities[r.Signature.Identity], Issuer: r.Signature.Issuer}
 		}
-		cache[image] = s
+		cache[key] = s
 		return s
 	}
 }
 
-// policies compiles each image's policy once. The config was validated on
-// load, so an error here names a combination that only fails when merged.
-func (e *engine) policies() func(string) (*policy.Policy, error) {
+// policies compiles each image's policy once per policy scope (see
+// config.Scope). The config was validated on load, so an error here names
+// a combination that only fails when merged.
+func (e *engine) policies() func(image, file string) (*policy.Policy, error) {
 	var mu sync.Mutex
 	cache := map[string]*policy.Policy{}
-	return func(image string) (*policy.Policy, error) {
+	return func(image, file string) (*policy.Policy, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if p, ok := cache[image]; ok {
+		key := image + "\x00" + e.cfg.Scope(image, file)
+		if p, ok := cache[key]; ok {
 			return p, nil
 		}
-		r := e.cfg.For(image)
+		r := e.cfg.For(image, file)
 		p, err := policy.New(policy.Spec{
 			Skip: r.Skip, Allow: r.Allow, Ignore: r.Ignore, Pattern: r.Pattern,
 			Versioning: r.Versioning, Range: r.Range, Pin: r.Pin,
@@ -263,7 +267,7 @@ func (e *engine) policies() func(string) (*policy.Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		cache[image] = p
+		cache[key] = p
 		return p, nil
 	}
 }

@@ -27,7 +27,7 @@ func TestSignatureIdentityOncePerConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	gates := e.gates()
-	web, api := gates("ghcr.io/acme/web").Signature, gates("ghcr.io/acme/api").Signature
+	web, api := gates("ghcr.io/acme/web", "app.yaml").Signature, gates("ghcr.io/acme/api", "app.yaml").Signature
 	if web == nil || api == nil || web.Identity == nil {
 		t.Fatalf("gates: web %+v, api %+v: want a keyless signature gate on both", web, api)
 	}
