@@ -40,5 +40,6 @@ type Version struct {
 
 // index is what a Client keeps of one repository's index.yaml.
 type index struct {
-	charts map[string][]Version
+	charts  map[string][]Version
+	sources map[string][]string // while parsing: see shared
 }

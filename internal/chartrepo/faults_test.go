@@ -64,7 +64,9 @@ func TestFaults(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		}, 200, "no index within 200ms", 0},
-		{"no such chart", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("apiVersion: v1\nentries:\n  b:\n  - version: 1.0.0\n")) }, 0, `chart "a": no such chart`, 1},
+		{"no such chart", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("apiVersion: v1\nentries:\n  b:\n  - version: 1.0.0\n"))
+		}, 0, `chart "a": no such chart`, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

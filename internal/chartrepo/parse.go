@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
+	"unique"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -116,8 +118,25 @@ func (x *index) add(name string, e *entry) {
 	created, _ := time.Parse(time.RFC3339Nano, e.Created)
 	x.charts[name] = append(x.charts[name], Version{
 		Version: v, Created: created, Deprecated: e.Deprecated, AppVersion: e.AppVersion,
-		Digest: e.Digest, Home: e.Home, Sources: e.Sources, URLs: e.URLs,
+		Digest: e.Digest, Home: unique.Make(e.Home).Value(), Sources: x.shared(e.Sources), URLs: e.URLs,
 	})
+}
+
+// shared returns one copy of a chart's sources for all its versions,
+// which nearly always repeat them: a big index keeps them once.
+func (x *index) shared(sources []string) []string {
+	if len(sources) == 0 {
+		return nil
+	}
+	key := strings.Join(sources, "\x00")
+	if s, ok := x.sources[key]; ok {
+		return s
+	}
+	if x.sources == nil {
+		x.sources = map[string][]string{}
+	}
+	x.sources[key] = sources
+	return sources
 }
 
 // sort orders every chart's versions newest first, as Helm's SortEntries
@@ -159,6 +178,7 @@ func parseJSON(r io.Reader) (*index, error) {
 		return nil, fmt.Errorf("%w: it has no apiVersion", ErrNotIndex)
 	}
 	x.sort()
+	x.sources = nil
 	return x, nil
 }
 

@@ -75,7 +75,7 @@ func TestParseBad(t *testing.T) {
 		{"empty", "  \n", "empty"},
 		{"plain text", "Not Found\n", "cannot unmarshal"},
 		{"no apiVersion", "entries:\n  a:\n  - version: 1.0.0\n", "no apiVersion"},
-		{"broken item", "apiVersion: v1\nentries:\n  a:\n  - version: [1.0.0\n", "chart \"a\" at line 4"},
+		{"broken item", "apiVersion: v1\nentries:\n  a:\n  - version: [1.0.0\n", "chart \"a\" from line 4"},
 		{"broken rest", "apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\ngenerated: [\n", "line 5"},
 		{"bad indentation", "apiVersion: v1\nentries:\n    a:\n    - version: 1.0.0\n  b:\n", "line 5"},
 		{"broken JSON", `{"apiVersion":"v1","entries":{"a":[{"version":1}]}}`, "JSON at byte"},

@@ -138,10 +138,16 @@ func (p *yamlParser) entryLine(line []byte, ind int, blank, comment bool) error 
 	}
 	switch {
 	case ind == p.si && dash:
-		if err := p.endItem(); err != nil {
-			return err
+		// Items are decoded in batches of about batchBytes: a parser per
+		// item would cost more in set-up than in parsing.
+		if p.chunk.Len() >= batchBytes {
+			if err := p.endItem(); err != nil {
+				return err
+			}
 		}
-		p.chunkLine = p.line
+		if p.chunk.Len() == 0 {
+			p.chunkLine = p.line
+		}
 	case ind <= p.si || p.chunk.Len() == 0:
 		return p.errorf("bad indentation of an entry of chart %q", p.chart)
 	}
@@ -185,7 +191,11 @@ func (p *yamlParser) startChart(line []byte) error {
 	return nil
 }
 
-// endItem decodes the item in chunk.
+// batchBytes is about how much of a chart's items is decoded at once: the
+// YAML tree of 64 KiB is some hundreds of KiB, whatever the index's size.
+const batchBytes = 64 << 10
+
+// endItem decodes the items in chunk.
 func (p *yamlParser) endItem() error {
 	if p.chunk.Len() == 0 {
 		return nil
@@ -193,7 +203,7 @@ func (p *yamlParser) endItem() error {
 	defer p.chunk.Reset()
 	var items []*entry
 	if err := yaml.Unmarshal(p.chunk.Bytes(), &items); err != nil {
-		return fmt.Errorf("%w: the entry of chart %q at line %d: %v", ErrNotIndex, p.chart, p.chunkLine, err)
+		return fmt.Errorf("%w: the entries of chart %q from line %d: %v", ErrNotIndex, p.chart, p.chunkLine, err)
 	}
 	for _, e := range items {
 		p.idx.add(p.chart, e)
@@ -247,6 +257,7 @@ func (p *yamlParser) finish() error {
 		return fmt.Errorf("%w: it has no apiVersion", ErrNotIndex)
 	}
 	p.idx.sort()
+	p.idx.sources = nil
 	return nil
 }
 

@@ -27,7 +27,7 @@ type Server struct {
 	index     []byte
 	etag      string
 	modified  time.Time
-	archives  map[string][]byte
+	archives  map[string]Chart // by file name; built when asked for
 	generated time.Time
 	charts    []Chart
 }
@@ -61,12 +61,12 @@ func (s *Server) Set(charts []Chart) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.charts = charts
-	s.archives = map[string][]byte{}
+	s.archives = map[string]Chart{}
 	for i, c := range charts {
 		if c.Created.IsZero() {
 			charts[i].Created = s.generated
 		}
-		s.archives[c.Name+"-"+c.Version+".tgz"] = Archive(charts[i])
+		s.archives[c.Name+"-"+c.Version+".tgz"] = charts[i]
 	}
 	s.index = Index(s.URL, charts, s.generated)
 	s.etag = fmt.Sprintf(`"%s"`, Digest(s.index)[:16])
@@ -93,7 +93,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	index, etag, modified := s.index, s.etag, s.modified
-	archive, ok := s.archives[strings.TrimPrefix(r.URL.Path, "/")]
+	chart, ok := s.archives[strings.TrimPrefix(r.URL.Path, "/")]
 	s.mu.Unlock()
 	switch {
 	case r.URL.Path == "/index.yaml":
@@ -103,7 +103,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "index.yaml", modified, bytes.NewReader(index))
 	case ok:
 		w.Header().Set("Content-Type", "application/gzip")
-		w.Write(archive)
+		w.Write(Archive(chart)) // the same bytes as indexed: Archive is deterministic
 	default:
 		http.NotFound(w, r)
 	}
