@@ -80,7 +80,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 			return err
 		}
 	}
-	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef}
+	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors}
 	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	var res *adopt.Result
 	var err error

@@ -2,6 +2,8 @@ package adopt
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -28,6 +30,22 @@ type draft struct {
 	schedule    string
 	scheduleWhy string
 	exclude     []string
+	// The dashboard and the limits (Renovate's dependencyDashboard*,
+	// prConcurrentLimit, prHourlyLimit); nil or 0 when not said.
+	dashboard, onboarding *bool
+	dashboardTitle        string
+	approval              []string
+	maxOpen, perRun       int
+	// author and commitMessage are the git settings converted from the
+	// old tool; zero when it said none.
+	author        config.Author
+	authorWhy     string
+	commitMessage string
+	// mirrors are init's --mirror flags, by registry host.
+	mirrors map[string]string
+	// why holds a line comment per top-level key written ("maxOpen":
+	// "prConcurrentLimit: 5").
+	why map[string]string
 }
 
 // entry is one generated policy and the comments that explain it.
@@ -45,6 +63,16 @@ func (d *draft) render() ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(false), Content: []*yaml.Node{root}}
 
+	if len(d.mirrors) > 0 {
+		k := str("registries")
+		k.HeadComment = "The mirrors init was given (--mirror)."
+		regs := &yaml.Node{Kind: yaml.MappingNode}
+		for _, host := range slices.Sorted(maps.Keys(d.mirrors)) {
+			m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("mirror"), str(d.mirrors[host])}}
+			regs.Content = append(regs.Content, str(host), m)
+		}
+		root.Content = append(root.Content, k, regs)
+	}
 	if len(d.exclude) > 0 {
 		k := str("exclude")
 		k.HeadComment = "Files imagebot never scans."
@@ -78,7 +106,7 @@ func (d *draft) render() ([]byte, error) {
 		}
 		root.Content = append(root.Content, gk, gs)
 	}
-	if len(d.labels) > 0 || len(d.reviewers) > 0 {
+	if len(d.labels) > 0 || len(d.reviewers) > 0 || d.maxOpen > 0 || d.perRun > 0 {
 		pr := &yaml.Node{Kind: yaml.MappingNode}
 		if len(d.labels) > 0 {
 			pr.Content = append(pr.Content, str("labels"), strs(d.labels))
@@ -86,7 +114,42 @@ func (d *draft) render() ([]byte, error) {
 		if len(d.reviewers) > 0 {
 			pr.Content = append(pr.Content, str("reviewers"), strs(d.reviewers))
 		}
+		if d.maxOpen > 0 {
+			pr.Content = append(pr.Content, str("maxOpen"), d.commented("maxOpen", integer(d.maxOpen)))
+		}
+		if d.perRun > 0 {
+			pr.Content = append(pr.Content, str("perRun"), d.commented("perRun", integer(d.perRun)))
+		}
 		root.Content = append(root.Content, str("pullRequests"), pr)
+	}
+	if d.author.Email != "" || d.commitMessage != "" {
+		git := &yaml.Node{Kind: yaml.MappingNode}
+		if d.author.Email != "" {
+			a := &yaml.Node{Kind: yaml.MappingNode}
+			if d.author.Name != "" {
+				a.Content = append(a.Content, str("name"), str(d.author.Name))
+			}
+			a.Content = append(a.Content, str("email"), str(d.author.Email))
+			k := str("author")
+			k.LineComment = d.authorWhy
+			git.Content = append(git.Content, k, a)
+		}
+		if d.commitMessage != "" {
+			git.Content = append(git.Content, str("commitMessage"), str(d.commitMessage))
+		}
+		root.Content = append(root.Content, str("git"), git)
+	}
+	if d.dashboard != nil {
+		root.Content = append(root.Content, str("dashboard"), d.commented("dashboard", boolean(*d.dashboard)))
+	}
+	if d.dashboardTitle != "" {
+		root.Content = append(root.Content, str("dashboardTitle"), d.commented("dashboardTitle", str(d.dashboardTitle)))
+	}
+	if d.approval != nil {
+		root.Content = append(root.Content, str("approval"), d.commented("approval", strs(d.approval)))
+	}
+	if d.onboarding != nil {
+		root.Content = append(root.Content, str("onboarding"), d.commented("onboarding", boolean(*d.onboarding)))
 	}
 	out, err := encode(doc)
 	if err == nil && len(out) > config.MaxSize && len(d.notes) > 0 {
@@ -185,6 +248,12 @@ func policyNode(e entry) *yaml.Node {
 		m.Content = append(m.Content, str(key), v)
 	}
 	put("match", str(p.Match))
+	if p.Paths != nil {
+		put("paths", strs(p.Paths))
+	}
+	if p.UpdateTypes != nil {
+		put("updateTypes", strs(p.UpdateTypes))
+	}
 	if p.Skip != nil {
 		put("skip", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(*p.Skip)})
 	}
@@ -213,7 +282,24 @@ func policyNode(e entry) *yaml.Node {
 	if p.Automerge != nil {
 		put("automerge", strs(p.Automerge))
 	}
+	if p.Approval != nil {
+		put("approval", strs(p.Approval))
+	}
 	return m
+}
+
+// commented gives v the line comment the draft holds for key.
+func (d *draft) commented(key string, v *yaml.Node) *yaml.Node {
+	v.LineComment = d.why[key]
+	return v
+}
+
+func integer(n int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(n)}
+}
+
+func boolean(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(b)}
 }
 
 // str is a string scalar; the encoder quotes it when YAML would read it as

@@ -37,7 +37,11 @@ type fluxPolicy struct {
 	line             int
 	spec             *yaml.Node
 	repo             *fluxRepo
-	markers          int // $imagepolicy markers that name it
+	markers          int      // $imagepolicy markers that name it
+	files            []string // the files of those markers
+	// paths scopes the converted policy to files, when another
+	// ImagePolicy of the same image is the one most markers use.
+	paths []string
 }
 
 func (p *fluxPolicy) String() string { return qualified(p.ns, p.name) }
@@ -52,7 +56,7 @@ func qualified(ns, name string) string {
 // fluxObjects reads every ImageRepository and ImagePolicy in the
 // repository, and in the same pass every `$imagepolicy` marker (res is the
 // scan of the repository, to tell the lines imagebot reads anyway).
-func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([]*fluxRepo, []*fluxPolicy, []fluxMark, error) {
+func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([]*fluxRepo, []*fluxPolicy, []fluxMark, []fluxAutomation, error) {
 	byFile := map[string][]scan.Ref{}
 	for _, r := range res.Refs {
 		byFile[r.File] = append(byFile[r.File], r)
@@ -60,6 +64,7 @@ func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([
 	var repos []*fluxRepo
 	var pols []*fluxPolicy
 	var marks []fluxMark
+	var automations []fluxAutomation
 	err := yamlFiles(ctx, fsys, ns, []string{fluxGroup, fluxMarkerKey}, func(file string, src []byte) {
 		if bytes.Contains(src, []byte(fluxMarkerKey)) {
 			marks = append(marks, readMarks(file, src, byFile[file])...)
@@ -84,6 +89,10 @@ func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([
 				}
 				r.image = norm
 				repos = append(repos, r)
+			case "ImageUpdateAutomation":
+				automations = append(automations, fluxAutomation{
+					name: qualified(scalar(meta, "namespace"), scalar(meta, "name")), file: file, line: doc.Line, spec: spec,
+				})
 			case "ImagePolicy":
 				p := &fluxPolicy{ns: scalar(meta, "namespace"), name: scalar(meta, "name"), file: file, line: doc.Line, spec: spec}
 				p.repoName = scalar(spec, "imageRepositoryRef", "name")
@@ -96,7 +105,7 @@ func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([
 		}
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("read Flux objects: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("read Flux objects: %w", err)
 	}
 	for _, p := range pols {
 		for _, r := range repos {
@@ -109,7 +118,16 @@ func fluxObjects(ctx context.Context, fsys fs.FS, res scan.Result, ns *notes) ([
 			ns.add(p.file, p.line, "ImagePolicy %s: its ImageRepository %s is not in the repository, so its image is unknown; not converted", p, qualified(p.repoNS, p.repoName))
 		}
 	}
-	return repos, pols, marks, nil
+	return repos, pols, marks, automations, nil
+}
+
+// fluxAutomation is an ImageUpdateAutomation: how Flux committed and
+// where it pushed.
+type fluxAutomation struct {
+	name string
+	file string
+	line int
+	spec *yaml.Node
 }
 
 // lineAt is the line of key in n, or of fallback when n lacks it.

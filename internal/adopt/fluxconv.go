@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/mail"
 	"slices"
 	"strings"
 
@@ -32,7 +33,7 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
-	repos, pols, marks, err := fluxObjects(ctx, fsys, res, &ns)
+	repos, pols, marks, autos, err := fluxObjects(ctx, fsys, res, &ns)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +44,9 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	d := &draft{origin: "init --from flux", hosts: hostsOf(res.Refs)}
 	for _, r := range repos {
 		fluxAuth(d, r, &ns)
+	}
+	for _, a := range autos {
+		fluxAutomationSettings(d, a, &ns)
 	}
 	chosen := choosePolicies(pols, &ns)
 	var entries []entry
@@ -63,9 +67,12 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	return r, nil
 }
 
-// choosePolicies keeps one ImagePolicy per image: imagebot has one policy
-// per image, where Flux lets each marked line pick its own. The one most
-// markers use wins; the others are noted.
+// choosePolicies orders the ImagePolicies of each image: the one most
+// markers use applies to the image everywhere, and each other one (a dev
+// timestamp policy beside a stable semver one, say) follows it, scoped by
+// paths to the files whose markers name it, so that it wins there. A file
+// whose markers name both cannot be split by file: the first keeps it, and
+// a policy left without a file of its own is noted, not converted.
 func choosePolicies(pols []*fluxPolicy, ns *notes) []*fluxPolicy {
 	byImage := map[string][]*fluxPolicy{}
 	var images []string
@@ -88,13 +95,28 @@ func choosePolicies(pols []*fluxPolicy, ns *notes) []*fluxPolicy {
 				best = p
 			}
 		}
-		for _, p := range ps {
-			if p != best {
-				ns.add(p.file, p.line, "ImagePolicy %s also selects %s, which ImagePolicy %s (used by more markers) already converts; imagebot has one policy per image, so the %d %s naming %s now follow %s",
-					p, img, best, p.markers, plural(p.markers, "line", "lines"), p, best)
-			}
-		}
 		out = append(out, best)
+		taken := slices.Clone(best.files)
+		for _, p := range ps {
+			if p == best {
+				continue
+			}
+			var own []string
+			for _, f := range p.files {
+				if !slices.Contains(taken, f) {
+					own = append(own, f)
+				}
+			}
+			if len(own) == 0 {
+				ns.add(p.file, p.line, "ImagePolicy %s also selects %s, but no file has markers of it alone (imagebot scopes a policy by file); the %d %s naming %s now follow ImagePolicy %s",
+					p, img, p.markers, plural(p.markers, "line", "lines"), p, best)
+				continue
+			}
+			slices.Sort(own)
+			taken = append(taken, own...)
+			p.paths = own
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -106,7 +128,10 @@ func convertFlux(p *fluxPolicy, ns *notes) (entry, bool) {
 	e := entry{
 		comment: []string{fmt.Sprintf("From ImagePolicy %s (%s:%d).", p, p.file, p.line)},
 		why:     map[string]string{},
-		p:       config.Policy{Match: p.repo.image},
+		p:       config.Policy{Match: p.repo.image, Paths: p.paths},
+	}
+	if p.paths != nil {
+		e.comment = append(e.comment, "Scoped to the files whose markers name it; another ImagePolicy of the image applies elsewhere.")
 	}
 	skip := func(line int, format string, args ...any) (entry, bool) {
 		msg := fmt.Sprintf(format, args...)
@@ -252,4 +277,37 @@ func scope(d *draft, refs []scan.Ref, converted map[string]bool, entries []entry
 	for _, e := range entries {
 		d.add(e)
 	}
+}
+
+// fluxAutomationSettings turns an ImageUpdateAutomation's commit settings
+// into the nearest imagebot ones, and says what changes: Flux committed to
+// a branch, imagebot proposes each update as a pull request.
+func fluxAutomationSettings(d *draft, a fluxAutomation, ns *notes) {
+	git := get(a.spec, "git")
+	name, email := scalar(git, "commit", "author", "name"), scalar(git, "commit", "author", "email")
+	if addr, err := mail.ParseAddress(email); email != "" && (err != nil || addr.Address != email) {
+		ns.add(a.file, a.line, "ImageUpdateAutomation %s: commit author email %q is not a bare address; not converted", a.name, email)
+		email = ""
+	}
+	if email != "" && d.author.Email == "" {
+		d.author = config.Author{Name: name, Email: email}
+		d.authorWhy = "ImageUpdateAutomation " + a.name
+	}
+	if tmpl := scalar(git, "commit", "messageTemplate"); tmpl != "" {
+		line := lineAt(get(git, "commit"), a.spec, "messageTemplate")
+		if strings.Contains(tmpl, "{{") {
+			ns.add(a.file, line, "ImageUpdateAutomation %s: its commit messageTemplate uses Flux's template data, which imagebot does not have; git.commitMessage may use {{.Image}}, {{.From}}, {{.To}}, {{.Type}} and {{.Digest}}", a.name)
+		} else if d.commitMessage == "" {
+			d.commitMessage = strings.TrimSpace(tmpl)
+		}
+	}
+	branch := scalar(git, "push", "branch")
+	if branch == "" {
+		branch = scalar(git, "checkout", "ref", "branch")
+	}
+	where := "the branch it checked out"
+	if branch != "" {
+		where = branch
+	}
+	ns.add(a.file, a.line, "ImageUpdateAutomation %s pushed its commits to %s; imagebot instead opens a pull request per update against the default branch, and the update lands when it is merged. Suspend the automation once imagebot runs, or both will update the same lines", a.name, where)
 }

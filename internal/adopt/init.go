@@ -33,6 +33,10 @@ type Options struct {
 	Concurrency int
 	// ActionRef is the ref of imagebot/imagebot the workflow uses ("v1").
 	ActionRef string
+	// Mirrors are the mirror URLs by registry host that init was given
+	// (--mirror): they go into the config, so that plan and run use them
+	// too.
+	Mirrors map[string]string
 }
 
 // Result is what init writes, and what it could not do.
@@ -68,6 +72,7 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 // finish renders the draft and the workflow.
 func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	d.notes = ns.sorted()
+	d.mirrors = o.Mirrors
 	cfg, err := d.render()
 	if err != nil {
 		return nil, err

@@ -9,21 +9,23 @@ import (
 var ErrTooLarge = errors.New("too large for init")
 
 // maxDepth bounds the nesting of a Renovate config: real ones nest a few
-// levels (packageRules, then a rule, then a list); hujson parses
-// recursively, and a file of a million "[" would exhaust the stack.
+// levels (packageRules, then a rule, then a list); the JSON5 parser
+// recurses once per level, and a file of a million "[" would exhaust the
+// stack.
 const maxDepth = 64
 
 // checkDepth refuses src when its objects and arrays nest deeper than
-// maxDepth, naming the line where they do. It reads JSON with comments as
-// hujson does, so brackets in strings and comments do not count.
+// maxDepth, naming the line where they do. It reads JSON5's strings
+// (double or single quotes) and comments, so brackets in them do not
+// count.
 func checkDepth(name string, src []byte) error {
 	depth, line := 0, 1
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '\n':
 			line++
-		case c == '"':
-			for i++; i < len(src) && src[i] != '"'; i++ {
+		case c == '"' || c == '\'':
+			for i++; i < len(src) && src[i] != c; i++ {
 				switch src[i] {
 				case '\\':
 					i++

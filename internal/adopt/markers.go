@@ -77,6 +77,9 @@ func fluxMarkers(marks []fluxMark, pols []*fluxPolicy, ns *notes) []Marker {
 			continue
 		}
 		p.markers++
+		if !slices.Contains(p.files, file) {
+			p.files = append(p.files, file)
+		}
 		if mk.covered || field == "name" {
 			// imagebot reads this value itself, or it is a name,
 			// which imagebot never changes.

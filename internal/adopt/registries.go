@@ -123,8 +123,10 @@ func find(hosts []*host, name string) *host {
 
 // TokenEnv is the variable a host's token would live in, as init names it
 // and as a config may name it without an operator's leave (see imagebot's
-// credentials):
-// registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN.
+// credentials): registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN. It is
+// a valid environment variable and GitHub Actions secret name: [A-Z0-9_],
+// no leading digit (an IP address: 10.0.0.5 -> REGISTRY_10_0_0_5_TOKEN),
+// and not starting with GITHUB_, which Actions keeps for itself.
 func TokenEnv(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -137,7 +139,11 @@ func TokenEnv(host string) string {
 			b.WriteByte('_')
 		}
 	}
-	return strings.Trim(b.String(), "_") + "_TOKEN"
+	name := strings.Trim(b.String(), "_")
+	if name == "" || (name[0] >= '0' && name[0] <= '9') || strings.HasPrefix(name, "GITHUB_") {
+		name = "REGISTRY_" + name
+	}
+	return strings.TrimSuffix(name, "_") + "_TOKEN"
 }
 
 // wrap breaks text into lines of at most width runes, at spaces.

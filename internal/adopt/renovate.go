@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-
-	"github.com/tailscale/hujson"
 )
 
 // renovateFiles are where Renovate looks for its config, in its order; the
@@ -63,10 +61,9 @@ func (n *jnode) list() (out []string, ok bool) {
 func (n *jnode) isTrue() bool  { return n != nil && n.kind == 't' }
 func (n *jnode) isFalse() bool { return n != nil && n.kind == 'f' }
 
-// renovateConfig finds and reads Renovate's config. JSON with comments and
-// trailing commas (what Renovate reads in renovate.json) is read with
-// tailscale/hujson; the rest of JSON5 (unquoted keys, single quotes) is an
-// error naming the line, with what to change.
+// renovateConfig finds and reads Renovate's config as Renovate does: as
+// JSON5 (comments, trailing commas, unquoted keys, single quotes, hex
+// numbers), which plain JSON and JSONC are subsets of.
 func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 	for _, name := range renovateFiles {
 		src, err := readCapped(fsys, name)
@@ -79,15 +76,10 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 		if err := checkDepth(name, src); err != nil {
 			return name, nil, err
 		}
-		v, err := hujson.Parse(src)
+		root, err := parseJSON5(src)
 		if err != nil {
-			msg := strings.TrimPrefix(err.Error(), "hujson: ")
-			if strings.HasSuffix(name, ".json5") {
-				return name, nil, fmt.Errorf("%s: %s: JSON5 beyond comments and trailing commas (unquoted keys, single quotes, hex numbers) is not supported: quote keys and strings with \", then run init again", name, msg)
-			}
-			return name, nil, fmt.Errorf("%s: not valid JSON: %s", name, msg)
+			return name, nil, fmt.Errorf("%s:%v", name, err)
 		}
-		root := toJnode(newLines(src), v)
 		if name == "package.json" {
 			if root = root.get("renovate"); root == nil {
 				continue
@@ -99,29 +91,4 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 		return name, root, nil
 	}
 	return "", nil, fmt.Errorf("%w: no Renovate config in the repository (looked for %s); run init without --from", ErrNothingToConvert, strings.Join(renovateFiles, ", "))
-}
-
-func toJnode(ls lines, v hujson.Value) *jnode {
-	n := &jnode{line: ls.of(v.StartOffset)}
-	switch t := v.Value.(type) {
-	case *hujson.Object:
-		n.kind = '{'
-		for _, m := range t.Members {
-			n.keys = append(n.keys, m.Name.Value.(hujson.Literal).String())
-			n.vals = append(n.vals, toJnode(ls, m.Value))
-		}
-	case *hujson.Array:
-		n.kind = '['
-		for _, e := range t.Elements {
-			n.vals = append(n.vals, toJnode(ls, e))
-		}
-	case hujson.Literal:
-		n.kind = byte(t.Kind())
-		if n.kind == '"' {
-			n.str = t.String()
-		} else {
-			n.str = string(t)
-		}
-	}
-	return n
 }

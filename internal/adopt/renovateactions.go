@@ -18,32 +18,57 @@ type ruleEntry struct {
 	clearLabels, clearReviewers bool
 }
 
-// typed converts a rule limited to update types: imagebot's policies are
-// per image, so only two such rules translate. automerge lists the types,
-// and `enabled: false` for major (and minor) is `allow: minor` (`patch`).
-func (c *renovate) typed(where string, r *jnode, types []string, e *ruleEntry) bool {
+// typed converts a rule limited to update types into a policy with
+// updateTypes, which can say what happens to those updates' pull requests
+// (automerge, labels, reviewers, approval). `enabled: false` for major (and
+// minor) holds them back for good: that is `allow: minor` (`patch`), a
+// policy of its own, since the type is known only once a tag is chosen.
+func (c *renovate) typed(where string, r *jnode, globs, paths, types []string, e *ruleEntry) bool {
+	e.p.UpdateTypes = updateTypes(types)
+	if len(e.p.UpdateTypes) == 0 {
+		c.note(r.get("matchUpdateTypes"), "%s: matchUpdateTypes %s: no imagebot update type; rule not converted", where, strings.Join(types, ", "))
+		return false
+	}
 	for j, k := range r.keys {
+		v := r.vals[j]
 		switch {
 		case matchers[k]:
 		case k == "automerge":
-			if r.vals[j].isTrue() {
-				e.p.Automerge = updateTypes(types)
+			if v.isTrue() {
+				e.p.Automerge = e.p.UpdateTypes
 			} else {
 				e.p.Automerge = []string{}
 			}
-		case k == "enabled" && r.vals[j].isFalse():
+		case k == "labels" || k == "addLabels":
+			e.p.Labels = append(e.p.Labels, c.strs(r, k)...)
+			e.clearLabels = e.clearLabels || (k == "labels" && c.globalLbl)
+		case k == "reviewers" || k == "additionalReviewers":
+			e.p.Reviewers = append(e.p.Reviewers, c.reviewers(r, k)...)
+			e.clearReviewers = e.clearReviewers || (k == "reviewers" && c.globalRev)
+		case k == "dependencyDashboardApproval":
+			// convertRule sets approval for the rule's types.
+		case k == "enabled" && v.isFalse():
+			allow := ""
 			switch t := slices.Sorted(slices.Values(types)); {
 			case slices.Equal(t, []string{"major"}):
-				e.p.Allow = ptr("minor")
+				allow = "minor"
 			case slices.Equal(t, []string{"major", "minor"}):
-				e.p.Allow = ptr("patch")
+				allow = "patch"
 			default:
-				c.note(r.vals[j], "%s: enabled: false for %s: imagebot can only hold back major (allow: minor) or major and minor (allow: patch); not converted", where, strings.Join(types, ", "))
+				c.note(v, "%s: enabled: false for %s: imagebot can only hold back major (allow: minor) or major and minor (allow: patch); not converted", where, strings.Join(types, ", "))
+				continue
+			}
+			for i, g := range globs {
+				out := entry{p: config.Policy{Match: g, Paths: paths, Allow: ptr(allow)}}
+				if i == 0 {
+					out.comment = []string{"From " + where + " (enabled: false for " + strings.Join(types, ", ") + ")."}
+				}
+				c.d.add(out)
 			}
 		case k == "groupName":
-			c.note(r.vals[j], "%s: a group for %s updates only: imagebot groups whole images, so the group takes every update of them", where, strings.Join(types, ", "))
+			c.note(v, "%s: a group for %s updates only: imagebot groups whole images, so the group takes every update of them", where, strings.Join(types, ", "))
 		case ruleActions[k]:
-			c.note(r.vals[j], "%s: %s with matchUpdateTypes: imagebot policies apply to every update of an image; not converted", where, k)
+			c.note(v, "%s: %s with matchUpdateTypes: imagebot chooses the tag before it knows the update type, so only automerge, labels, reviewers and dependencyDashboardApproval convert; not converted", where, k)
 		}
 	}
 	return true

@@ -53,6 +53,10 @@ type renovate struct {
 	otherRules int
 	globalLbl  bool // the config sets labels for every pull request
 	globalRev  bool
+	// dockerRegex is set when a custom regex manager looks up images
+	// (datasourceTemplate docker), so that a rule scoped to regex
+	// managers is about images.
+	dockerRegex bool
 }
 
 func (c *renovate) note(n *jnode, format string, args ...any) {
@@ -70,6 +74,9 @@ var handledGlobal = map[string]bool{
 	"labels": true, "addLabels": true, "reviewers": true, "additionalReviewers": true,
 	"schedule": true, "timezone": true, "ignorePaths": true, "ignoreDeps": true,
 	"hostRules": true, "description": true,
+	"prConcurrentLimit": true, "prHourlyLimit": true, "dependencyDashboard": true,
+	"dependencyDashboardApproval": true, "dependencyDashboardTitle": true, "onboarding": true,
+	"customManagers": true, "regexManagers": true,
 }
 
 func (c *renovate) global(root *jnode) {
@@ -107,18 +114,78 @@ func (c *renovate) global(root *jnode) {
 		}
 		c.d.exclude = append(c.d.exclude, g)
 	}
+	c.limits(root)
+	c.dockerRegex = dockerRegexManagers(root)
 	c.schedule(root.get("schedule"), root.get("timezone"))
 	c.hostRules(root.get("hostRules"))
 	if len(all.keys) > 0 {
-		c.convertRule("the top level", all, []string{"**"}, nil)
+		c.convertRule("the top level", all, []string{"**"}, nil, nil)
 	}
+}
+
+// limits converts the keys of the dashboard and the limits. Renovate's 0
+// is "no limit", as imagebot's.
+func (c *renovate) limits(root *jnode) {
+	c.d.why = map[string]string{}
+	for _, l := range []struct {
+		key string
+		dst *int
+	}{{"prConcurrentLimit", &c.d.maxOpen}, {"prHourlyLimit", &c.d.perRun}} {
+		key, dst := l.key, l.dst
+		v := root.get(key)
+		if v == nil {
+			continue
+		}
+		n, err := strconv.Atoi(v.str)
+		if v.kind != '0' || err != nil || n < 0 {
+			c.note(v, "%s: want a whole number; not converted", key)
+			continue
+		}
+		*dst = n
+	}
+	if c.d.maxOpen > 0 {
+		c.d.why["maxOpen"] = fmt.Sprintf("prConcurrentLimit: %d", c.d.maxOpen)
+	}
+	if c.d.perRun > 0 {
+		// Renovate counts an hour; imagebot a run, which the schedule spaces.
+		c.d.why["perRun"] = fmt.Sprintf("prHourlyLimit: %d (per run here, not per hour)", c.d.perRun)
+	}
+	for key, dst := range map[string]**bool{"dependencyDashboard": &c.d.dashboard, "onboarding": &c.d.onboarding} {
+		if v := root.get(key); v.isTrue() || v.isFalse() {
+			*dst = ptr(v.isTrue())
+		}
+	}
+	if v := root.get("dependencyDashboardTitle"); v != nil && v.kind == '"' && strings.TrimSpace(v.str) != "" {
+		c.d.dashboardTitle = v.str
+	}
+	if root.get("dependencyDashboardApproval").isTrue() {
+		c.d.approval = []string{config.ApprovalAll}
+		c.d.why["approval"] = "dependencyDashboardApproval: true"
+	}
+}
+
+// dockerRegexManagers reports whether a custom regex manager of the config
+// looks up docker images.
+func dockerRegexManagers(root *jnode) bool {
+	for _, key := range []string{"customManagers", "regexManagers"} {
+		ms := root.get(key)
+		if ms == nil {
+			continue
+		}
+		for _, m := range ms.vals {
+			if ds := m.get("datasourceTemplate"); ds != nil && ds.str == "docker" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // whyNot says why a Renovate setting has no imagebot equivalent.
 func whyNot(key string) string {
 	switch key {
-	case "prHourlyLimit", "prConcurrentLimit", "branchConcurrentLimit":
-		return "imagebot opens one pull request per update each run, without limits"
+	case "branchConcurrentLimit":
+		return "imagebot limits pull requests, not branches: see pullRequests.maxOpen"
 	case "separateMajorMinor", "separateMinorPatch", "separateMultipleMajor":
 		return "imagebot proposes the newest allowed version of each stream; narrow it with allow"
 	case "branchPrefix", "commitMessage", "commitMessagePrefix", "semanticCommits", "gitAuthor":
@@ -127,8 +194,8 @@ func whyNot(key string) string {
 		return "see pullRequests.draft"
 	case "rebaseWhen", "platformAutomerge", "automergeType", "automergeStrategy":
 		return "imagebot rebases conflicted pull requests and uses GitHub's auto-merge"
-	case "dependencyDashboard", "dependencyDashboardApproval", "onboarding", "configMigration":
-		return "imagebot keeps no dashboard; `imagebot plan` shows what it would do"
+	case "configMigration":
+		return "imagebot's config has no migrations"
 	case "enabledManagers", "kubernetes", "helm-values", "kustomize", "docker-compose", "flux", "argocd", "customManagers", "regexManagers":
 		return "imagebot finds images in every YAML file; use paths/exclude or `# imagebot:` markers"
 	}

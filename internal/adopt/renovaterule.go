@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/imagename"
 )
@@ -18,29 +20,35 @@ var ruleActions = map[string]bool{
 	"enabled": true, "allowedVersions": true, "ignoreVersions": true, "versioning": true,
 	"minimumReleaseAge": true, "stabilityDays": true, "groupName": true, "automerge": true,
 	"labels": true, "addLabels": true, "reviewers": true, "additionalReviewers": true,
-	"pinDigests": true,
+	"pinDigests": true, "dependencyDashboardApproval": true,
 }
 
-// dockerManagers are Renovate's managers whose dependencies are images.
-var dockerManagers = []string{"kubernetes", "helm-values", "helmv3", "kustomize", "docker-compose",
-	"dockerfile", "flux", "argocd", "helmfile", "custom.regex", "regex", "crossplane", "tekton", "woodpecker", "gitlabci", "github-actions"}
+// imageManagers are Renovate's managers whose dependencies are the image
+// references imagebot finds. The custom regex managers count only when the
+// config's regex managers look up docker images.
+var imageManagers = []string{"kubernetes", "helm-values", "helmv3", "kustomize", "docker-compose",
+	"dockerfile", "flux", "argocd"}
+
+var regexManagers = []string{"custom.regex", "regex"}
 
 // matchers are the keys that say which images a rule is for.
 var matchers = map[string]bool{
 	"matchPackageNames": true, "matchDepNames": true, "matchPackagePrefixes": true,
 	"matchPackagePatterns": true, "matchDatasources": true, "matchManagers": true,
 	"matchUpdateTypes": true, "matchCategories": true, "description": true,
+	"matchFileNames": true, "matchPaths": true,
 }
 
-// rule converts packageRules[i], or says why not.
+// rule converts packageRules[i], or says why not. A rule for other
+// datasources or managers is left out, never widened to every image.
 func (c *renovate) rule(i int, r *jnode) {
 	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
 	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "docker") {
 		c.otherRules++
 		return
 	}
-	if mg, ok := r.get("matchManagers").list(); ok && !slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(dockerManagers, m) }) {
-		c.otherRules++
+	if mg, ok := r.get("matchManagers").list(); ok && !slices.ContainsFunc(mg, c.imageManager) {
+		c.note(r.get("matchManagers"), "%s: matchManagers %s: not a manager of image references imagebot updates; rule skipped", where, strings.Join(mg, ", "))
 		return
 	}
 	if cat, ok := r.get("matchCategories").list(); ok && !slices.Contains(cat, "docker") && !slices.Contains(cat, "kubernetes") {
@@ -50,7 +58,7 @@ func (c *renovate) rule(i int, r *jnode) {
 	for j, k := range r.keys {
 		if !matchers[k] && !ruleActions[k] {
 			if strings.HasPrefix(k, "match") || strings.HasPrefix(k, "exclude") {
-				c.note(r.vals[j], "%s: %s: imagebot policies match image names only; rule not converted", where, k)
+				c.note(r.vals[j], "%s: %s: imagebot policies match image names and files only; rule not converted", where, k)
 				return
 			}
 			c.note(r.vals[j], "%s: %s: not converted (%s)", where, k, whyNot(k))
@@ -63,11 +71,51 @@ func (c *renovate) rule(i int, r *jnode) {
 	if len(globs) == 0 {
 		globs = []string{"**"}
 	}
+	paths, ok := c.paths(where, r)
+	if !ok {
+		return
+	}
 	var types []string
 	if t := r.get("matchUpdateTypes"); t != nil {
 		types, _ = t.list()
 	}
-	c.convertRule(where, r, globs, types)
+	c.convertRule(where, r, globs, paths, types)
+}
+
+// imageManager reports whether a Renovate manager finds the image
+// references imagebot updates.
+func (c *renovate) imageManager(m string) bool {
+	return slices.Contains(imageManagers, m) || (c.dockerRegex && slices.Contains(regexManagers, m))
+}
+
+// paths turns matchFileNames and matchPaths into globs over the file that
+// holds a reference: Renovate's are minimatch globs or exact paths, and an
+// old matchPaths entry without a glob is a directory as well.
+func (c *renovate) paths(where string, r *jnode) ([]string, bool) {
+	var out []string
+	for _, key := range []string{"matchFileNames", "matchPaths"} {
+		n := r.get(key)
+		if n == nil {
+			continue
+		}
+		list, ok := n.list()
+		if !ok {
+			c.note(n, "%s: %s: want a list of strings; rule not converted", where, key)
+			return nil, false
+		}
+		for _, p := range list {
+			g := strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
+			if strings.HasPrefix(g, "!") || !doublestar.ValidatePattern(g) || g == "" {
+				c.note(n, "%s: %s %q is not a glob imagebot reads; rule not converted", where, key, p)
+				return nil, false
+			}
+			out = append(out, g)
+			if key == "matchPaths" && !strings.ContainsAny(g, "*?[{") {
+				out = append(out, strings.TrimSuffix(g, "/")+"/**")
+			}
+		}
+	}
+	return out, true
 }
 
 // names turns the rule's name matchers into globs over normalized names.
@@ -161,16 +209,21 @@ func (c *renovate) glob(at *jnode, name string) (string, bool) {
 	return "docker.io/" + name, true
 }
 
-// convertRule writes one policy per glob with the rule's settings.
-func (c *renovate) convertRule(where string, r *jnode, globs, types []string) {
+// convertRule writes one policy per glob with the rule's settings, scoped
+// to paths when it has any.
+func (c *renovate) convertRule(where string, r *jnode, globs, paths, types []string) {
 	e := ruleEntry{entry: entry{comment: []string{"From " + where + "."}, why: map[string]string{}}}
 	if types != nil {
-		if !c.typed(where, r, types, &e) {
+		if !c.typed(where, r, globs, paths, types, &e) {
 			return
 		}
 	} else if !c.actions(where, r, globs, &e) {
 		return
 	}
+	if r.get("dependencyDashboardApproval").isTrue() {
+		e.p.Approval = []string{config.ApprovalAll}
+	}
+	e.p.Paths = paths
 	if g := r.get("groupName"); g != nil && g.kind == '"' {
 		c.group(g, globs, types)
 	}
@@ -181,7 +234,7 @@ func (c *renovate) convertRule(where string, r *jnode, globs, types []string) {
 		if e.clearLabels || e.clearReviewers {
 			// Renovate's rule labels replace the global ones; imagebot's
 			// add, so an entry clears them first.
-			cl := config.Policy{Match: g}
+			cl := config.Policy{Match: g, Paths: e.p.Paths, UpdateTypes: e.p.UpdateTypes}
 			if e.clearLabels {
 				cl.Labels = []string{}
 			}
@@ -203,5 +256,6 @@ func (c *renovate) convertRule(where string, r *jnode, globs, types []string) {
 // isEmpty reports a policy that says nothing but its match.
 func isEmpty(p config.Policy) bool {
 	return p.Skip == nil && p.Allow == nil && p.Ignore == nil && p.Pattern == nil && p.Versioning == nil &&
-		p.Range == nil && p.Pin == nil && p.Labels == nil && p.Reviewers == nil && p.Automerge == nil && p.MinAge == nil
+		p.Range == nil && p.Pin == nil && p.Labels == nil && p.Reviewers == nil && p.Automerge == nil && p.MinAge == nil &&
+		p.Approval == nil
 }

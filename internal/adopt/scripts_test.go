@@ -26,7 +26,7 @@ func TestScriptRepositories(t *testing.T) {
 	}{
 		{"init_repository.txtar", Init, nil},
 		{"init_from_flux.txtar", FromFlux, []string{"numerical order desc"}},
-		{"init_from_renovate.txtar", FromRenovate, []string{"prHourlyLimit", "matchFileNames", "other datasources"}},
+		{"init_from_renovate.txtar", FromRenovate, []string{"matchManagers github-actions", "other datasources"}},
 	} {
 		t.Run(strings.TrimSuffix(c.script, ".txtar"), func(t *testing.T) {
 			fsys := scriptRepo(t, c.script)

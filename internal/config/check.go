@@ -17,6 +17,8 @@ import (
 // and pin belong to internal/policy: see checkSpec.)
 var (
 	automergeValues     = []string{"major", "minor", "patch", "build", "digest", "pin", "rollback"}
+	updateTypeValues    = automergeValues
+	approvalValues      = append(slices.Clone(automergeValues), ApprovalAll)
 	signedCommitsValues = []string{SignedCommitsAPI}
 )
 
@@ -56,15 +58,11 @@ func (c *Config) check(d *decoder, m mapping) {
 			d.errorf(n, "\"schedule\" is not a cron schedule: %v (e.g. \"0 6 * * 1-5\", \"@daily\", \"@every 6h\")", err)
 		}
 	}
-	for _, key := range []string{"paths", "exclude"} {
-		for i, n := range m.items(d, key) {
-			if n == nil {
-				continue
-			}
-			if msg := globProblem(n.Value); msg != "" {
-				d.errorf(n, "\"%s[%d]\" %s", key, i, msg)
-			}
-		}
+	d.globList(m, "paths")
+	d.globList(m, "exclude")
+	d.enumList(m, "approval", approvalValues)
+	if n := m.value(d, "dashboardTitle"); n != nil && strings.TrimSpace(c.DashboardTitle) == "" {
+		d.errorf(n, "\"dashboardTitle\" must not be empty (leave it out for %q)", DefaultDashboardTitle)
 	}
 	c.checkRegistries(d, m.value(d, "registries"))
 	c.checkRollouts(d, m)
@@ -334,4 +332,32 @@ func (d *decoder) nonEmpty(m mapping, key string) {
 func (pr *PullRequests) check(d *decoder, m mapping) {
 	d.nonEmpty(m, "labels")
 	d.nonEmpty(m, "reviewers")
+	for key, v := range map[string]int{"maxOpen": pr.MaxOpen, "perRun": pr.PerRun} {
+		if n := m.value(d, key); n != nil && v < 0 {
+			d.errorf(n, "%q must be 0 (no limit) or more, got %d", key, v)
+		}
+	}
+}
+
+// enumList reports each item of the list under key that is not one of
+// options.
+func (d *decoder) enumList(m mapping, key string, options []string) {
+	for i, n := range m.items(d, key) {
+		if n != nil {
+			d.enumValue(n, fmt.Sprintf("%s[%d]", key, i), n.Value, options)
+		}
+	}
+}
+
+// globList reports each item of the list under key that is not a valid
+// glob relative to the repository root.
+func (d *decoder) globList(m mapping, key string) {
+	for i, n := range m.items(d, key) {
+		if n == nil {
+			continue
+		}
+		if msg := globProblem(n.Value); msg != "" {
+			d.errorf(n, "\"%s[%d]\" %s", key, i, msg)
+		}
+	}
 }

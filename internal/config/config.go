@@ -38,6 +38,19 @@ type Config struct {
 	Schedule     string       `yaml:"schedule"`
 	Git          Git          `yaml:"git"`
 	PullRequests PullRequests `yaml:"pullRequests"`
+	// Dashboard is nil when the file leaves it out: on, as in Renovate
+	// (dependencyDashboard). See DashboardOn.
+	Dashboard *bool `yaml:"dashboard"`
+	// DashboardTitle is the title of the dashboard issue; "" is
+	// DefaultDashboardTitle. The bot finds its issue by a hidden marker,
+	// not by title, so renaming it loses nothing.
+	DashboardTitle string `yaml:"dashboardTitle"`
+	// Approval lists the update types (or "all") held on the dashboard
+	// until someone ticks them; a policy's approval replaces it for its
+	// images (see For).
+	Approval []string `yaml:"approval"`
+	// Onboarding is nil when the file leaves it out: on. See OnboardingOn.
+	Onboarding *bool `yaml:"onboarding"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`
@@ -101,6 +114,12 @@ type PullRequests struct {
 	// Draft opens pull requests as drafts. GitHub never auto-merges a
 	// draft, so it cannot go with a policy's automerge.
 	Draft bool `yaml:"draft"`
+	// MaxOpen caps the imagebot pull requests open at once (Renovate's
+	// prConcurrentLimit); 0 is no cap.
+	MaxOpen int `yaml:"maxOpen"`
+	// PerRun caps the pull requests one run opens (Renovate's
+	// prHourlyLimit, counted per scheduled run); 0 is no cap.
+	PerRun int `yaml:"perRun"`
 }
 
 // DefaultPaths are scanned when the file gives no paths.
@@ -113,6 +132,7 @@ const (
 	DefaultCommitMessage    = "Update {{.Image}} to {{.To}}"
 	DefaultBranchPrefix     = "imagebot/"
 	DefaultPrepullNamespace = "kube-system"
+	DefaultDashboardTitle   = "imagebot dashboard"
 )
 
 // gitExclude is always excluded: git's own files are never manifests, and
@@ -142,10 +162,22 @@ func (c *Config) setDefaults() {
 	if c.Git.BranchPrefix == "" {
 		c.Git.BranchPrefix = DefaultBranchPrefix
 	}
+	if c.DashboardTitle == "" {
+		c.DashboardTitle = DefaultDashboardTitle
+	}
 	if c.Prepull != nil && c.Prepull.Namespace == "" {
 		c.Prepull.Namespace = DefaultPrepullNamespace
 	}
 }
+
+// DashboardOn reports whether the dashboard issue is kept: unless the file
+// says `dashboard: false`.
+func (c *Config) DashboardOn() bool { return c.Dashboard == nil || *c.Dashboard }
+
+// OnboardingOn reports whether a repository without a config gets the
+// onboarding pull request first: unless the file says `onboarding: false`.
+// (A repository that has a config file is past onboarding either way.)
+func (c *Config) OnboardingOn() bool { return c.Onboarding == nil || *c.Onboarding }
 
 // Mirrors maps registry host ("docker.io") to mirror URL for the registries
 // that have one.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,7 @@ func TestDefault(t *testing.T) {
 			CommitMessage: "Update {{.Image}} to {{.To}}",
 			BranchPrefix:  "imagebot/",
 		},
+		DashboardTitle: "imagebot dashboard",
 	}
 	if diff := gocmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default (-want +got):\n%s", diff)
@@ -214,31 +216,31 @@ policies:
 	}
 	for _, tc := range tests {
 		t.Run(tc.image, func(t *testing.T) {
-			got := c.For(tc.image)
+			got := c.For(tc.image, "apps/web.yaml")
 			if diff := gocmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("For(%q) (-want +got):\n%s", tc.image, diff)
 			}
 		})
 	}
 	// Resolved lists are copies: changing one leaves the config alone.
-	r := c.For("docker.io/library/redis")
+	r := c.For("docker.io/library/redis", "apps/web.yaml")
 	r.Labels[0] = "changed"
 	r.Platforms.Keep = false
-	if got := c.For("docker.io/library/redis").Labels[0]; got != "deps" {
+	if got := c.For("docker.io/library/redis", "apps/web.yaml").Labels[0]; got != "deps" {
 		t.Errorf("For shares its lists with the config: label is %q", got)
 	}
 	if c.PullRequests.Labels[0] != "deps" {
 		t.Errorf("For changed pullRequests.labels: %q", c.PullRequests.Labels)
 	}
-	r = c.For("ghcr.io/acme/tool")
+	r = c.For("ghcr.io/acme/tool", "apps/web.yaml")
 	r.Signature.Key = "changed"
 	r.Platforms.List = append(r.Platforms.List, "x")
-	if got := c.For("ghcr.io/acme/tool").Signature.Key; got != "keys/tool.pub" {
+	if got := c.For("ghcr.io/acme/tool", "apps/web.yaml").Signature.Key; got != "keys/tool.pub" {
 		t.Errorf("For shares its signature with the config: key is %q", got)
 	}
-	r = c.For("docker.io/library/nginx")
+	r = c.For("docker.io/library/nginx", "apps/web.yaml")
 	r.Platforms.List[0] = "changed"
-	if got := c.For("docker.io/library/nginx").Platforms.List[0]; got != "linux/amd64" {
+	if got := c.For("docker.io/library/nginx", "apps/web.yaml").Platforms.List[0]; got != "linux/amd64" {
 		t.Errorf("For shares its platforms with the config: %q", got)
 	}
 }
@@ -383,5 +385,97 @@ func TestParseHostile(t *testing.T) {
 				t.Errorf("Parse = %.500v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestForPaths: a policy with paths applies only to references in the
+// files they fit, and Scope tells the scopes of one image apart.
+func TestForPaths(t *testing.T) {
+	c, err := Parse("f.yaml", []byte(`policies:
+  - match: ghcr.io/acme/api
+    versioning: semver
+    range: ">=1"
+  - match: ghcr.io/acme/api
+    paths: ["envs/dev/**"]
+    versioning: numeric
+    pattern: '^main-(?P<version>\d+)-[0-9a-f]+$'
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.For("ghcr.io/acme/api", "envs/prod/api.yaml"); got.Versioning != "semver" || got.Range != ">=1" {
+		t.Errorf("prod: %+v, want the semver policy alone", got)
+	}
+	if got := c.For("ghcr.io/acme/api", "envs/dev/api.yaml"); got.Versioning != "numeric" || got.Pattern == "" || got.Range != "" {
+		t.Errorf("dev: %+v, want the numeric policy on top", got)
+	}
+	// A path that leaves the repository fits no paths.
+	if got := c.For("ghcr.io/acme/api", "../envs/dev/api.yaml"); got.Versioning != "semver" {
+		t.Errorf("outside: %+v, want the unscoped policy alone", got)
+	}
+	prod, prod2, dev := c.Scope("ghcr.io/acme/api", "envs/prod/a.yaml"), c.Scope("ghcr.io/acme/api", "base/a.yaml"), c.Scope("ghcr.io/acme/api", "./envs/dev/a.yaml")
+	if prod != "" || prod2 != "" || dev == "" {
+		t.Errorf("Scope: prod %q, base %q, dev %q; want \"\", \"\" and a non-empty scope", prod, prod2, dev)
+	}
+}
+
+// TestForUpdate: policies with updateTypes speak only of the pull request
+// of updates of those types; an update in several files automerges only
+// when every file's policy allows it, and needs approval when one asks.
+func TestForUpdate(t *testing.T) {
+	c, err := Parse("f.yaml", []byte(`approval: [major]
+pullRequests: {labels: [deps]}
+policies:
+  - match: "**"
+    automerge: [patch, digest]
+  - match: "**"
+    updateTypes: [minor, patch]
+    labels: [small]
+    automerge: [minor, patch]
+  - match: ghcr.io/acme/**
+    paths: ["envs/prod/**"]
+    automerge: []
+    approval: [all]
+    reviewers: [ops]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, image, typ string
+		files            []string
+		want             PullRequest
+	}{
+		{"major waits for approval", "docker.io/library/nginx", "major", []string{"a.yaml"}, PullRequest{Labels: []string{"deps"}, Reviewers: []string{}, Approval: true}},
+		{"minor by the typed policy", "docker.io/library/nginx", "minor", []string{"a.yaml"}, PullRequest{Labels: []string{"deps", "small"}, Reviewers: []string{}, Automerge: true}},
+		{"digest not typed", "docker.io/library/nginx", "digest", []string{"a.yaml"}, PullRequest{Labels: []string{"deps"}, Reviewers: []string{}, Automerge: true}},
+		{"prod file holds it back", "ghcr.io/acme/api", "patch", []string{"envs/dev/a.yaml", "envs/prod/a.yaml"}, PullRequest{Labels: []string{"deps", "small"}, Reviewers: []string{"ops"}, Approval: true}},
+		{"prod alone, typed policy is later", "ghcr.io/acme/api", "patch", []string{"envs/prod/a.yaml"}, PullRequest{Labels: []string{"deps", "small"}, Reviewers: []string{"ops"}, Approval: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.ForUpdate(tc.image, tc.files, tc.typ)
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ForUpdate(%q, %q, %q) (-want +got):\n%s", tc.image, tc.files, tc.typ, diff)
+			}
+		})
+	}
+	// For leaves the typed policies out: they cannot steer the choice.
+	if got := c.For("docker.io/library/nginx", "a.yaml"); slices.Contains(got.Labels, "small") {
+		t.Errorf("For took a policy with updateTypes: %+v", got)
+	}
+}
+
+func TestDashboardKeys(t *testing.T) {
+	c := Default()
+	if !c.DashboardOn() || !c.OnboardingOn() || c.DashboardTitle != DefaultDashboardTitle || c.PullRequests.MaxOpen != 0 || c.PullRequests.PerRun != 0 {
+		t.Errorf("defaults: dashboard %v, onboarding %v, title %q, limits %+v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.PullRequests)
+	}
+	c, err := Parse("f.yaml", []byte("dashboard: false\nonboarding: false\ndashboardTitle: Updates\npullRequests: {maxOpen: 5, perRun: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DashboardOn() || c.OnboardingOn() || c.DashboardTitle != "Updates" || c.PullRequests.MaxOpen != 5 || c.PullRequests.PerRun != 2 {
+		t.Errorf("set: dashboard %v, onboarding %v, title %q, limits %+v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.PullRequests)
 	}
 }

@@ -35,7 +35,7 @@ policies:
     versioning: semver
     range: "<21"
 `))
-	r := c.For("docker.io/library/node")
+	r := c.For("docker.io/library/node", "apps/web.yaml")
 	fmt.Println(r.Allow, r.Versioning, r.Range)
 	// Output: minor semver <21
 }
@@ -54,11 +54,31 @@ policies:
   - match: ghcr.io/acme/sandbox
     labels: []
 `))
-	fmt.Println(c.For("ghcr.io/acme/api").Labels)
-	fmt.Println(c.For("ghcr.io/acme/sandbox").Labels)
-	fmt.Println(c.For("docker.io/library/nginx").Labels)
+	fmt.Println(c.For("ghcr.io/acme/api", "apps/web.yaml").Labels)
+	fmt.Println(c.For("ghcr.io/acme/sandbox", "apps/web.yaml").Labels)
+	fmt.Println(c.For("docker.io/library/nginx", "apps/web.yaml").Labels)
 	// Output:
 	// [dependencies team-acme api]
 	// []
 	// [dependencies]
+}
+
+// A policy with paths applies to the references in those files only: here
+// production follows releases while dev follows CI builds of the same
+// image.
+func ExampleConfig_For_paths() {
+	c, _ := config.Parse(".imagebot.yaml", []byte(`
+policies:
+  - match: ghcr.io/acme/api
+    versioning: semver
+  - match: ghcr.io/acme/api
+    paths: ["envs/dev/**"]
+    versioning: numeric
+    pattern: '^main-(?P<version>\d+)-[0-9a-f]+$'
+`))
+	fmt.Println(c.For("ghcr.io/acme/api", "envs/prod/api.yaml").Versioning)
+	fmt.Println(c.For("ghcr.io/acme/api", "envs/dev/api.yaml").Versioning)
+	// Output:
+	// semver
+	// numeric
 }

@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, p := range c.Policies {
-			r := c.For(p.Match)
+			r := c.For(p.Match, "f.yaml")
 			if r.Signature != nil {
 				if _, err := r.Signature.IdentityRegexp(); err != nil {
 					t.Fatalf("identity that loaded does not compile: %v", err)

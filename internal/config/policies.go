@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/imagebot/imagebot/internal/policy"
@@ -13,9 +15,19 @@ type Policy struct {
 	// Match is a doublestar glob over normalized image names
 	// ("docker.io/library/nginx"): `*` stays within a path segment, `**`
 	// crosses segments.
-	Match string  `yaml:"match"`
-	Skip  *bool   `yaml:"skip"`
-	Allow *string `yaml:"allow"` // major | minor | patch
+	Match string `yaml:"match"`
+	// Paths, when set, are doublestar globs over the file that holds a
+	// reference (relative to the repository root): the policy applies only
+	// to references in those files, so one image can follow a stable
+	// policy in envs/prod and a dev one elsewhere.
+	Paths []string `yaml:"paths"`
+	// UpdateTypes, when set, scopes the policy to updates of those types:
+	// such a policy may only say what happens to the pull request (labels,
+	// reviewers, automerge, approval), because the type is known only
+	// once the candidate was chosen.
+	UpdateTypes []string `yaml:"updateTypes"`
+	Skip        *bool    `yaml:"skip"`
+	Allow       *string  `yaml:"allow"` // major | minor | patch
 	// Ignore lists versions (exact tags or path.Match globs) that are never
 	// proposed.
 	Ignore []string `yaml:"ignore"`
@@ -37,6 +49,9 @@ type Policy struct {
 	// Automerge lists the update types that may merge without review:
 	// major | minor | patch | build | digest | pin | rollback.
 	Automerge []string `yaml:"automerge"`
+	// Approval lists the update types (or "all") held on the dashboard
+	// until ticked; it replaces the top-level approval for these images.
+	Approval []string `yaml:"approval"`
 
 	// The gates a candidate must pass to be proposed.
 
@@ -63,6 +78,9 @@ type Resolved struct {
 	Skip                                   bool
 	Allow, Pattern, Versioning, Range, Pin string
 	Ignore, Labels, Reviewers, Automerge   []string
+	// Approval lists the update types (or "all") that wait for a tick on
+	// the dashboard: the top-level approval unless a policy replaces it.
+	Approval []string
 
 	MinAge, DigestSettle time.Duration
 	Platforms            Platforms
@@ -79,12 +97,16 @@ func (r Resolved) Spec() policy.Spec {
 	}
 }
 
-// For merges every policy whose match fits image (a normalized name such as
-// "docker.io/library/nginx") in file order: a key that a later policy sets
-// replaces the earlier value, lists included, so `ignore: []` clears an
-// earlier ignore list and a later signature replaces an earlier one whole.
-// Setting versioning also resets range, because a range only means
-// something in the versioning it was written for.
+// For merges every policy that fits image (a normalized name such as
+// "docker.io/library/nginx") and file (slash-separated, relative to the
+// repository root) in file order: a policy fits when its match fits the
+// image and, if it has paths, one of them fits the file. Policies with
+// updateTypes are left out: they only speak of pull requests (see
+// ForUpdate). A key that a later policy sets replaces the earlier value,
+// lists included, so `ignore: []` clears an earlier ignore list and a later
+// signature replaces an earlier one whole. Setting versioning also resets
+// range, because a range only means something in the versioning it was
+// written for.
 //
 // Labels and reviewers are the exception: they start from
 // pullRequests.labels/reviewers and each matching policy adds its own
@@ -92,14 +114,21 @@ func (r Resolved) Spec() policy.Spec {
 // never drops the repository's `dependencies` label. An explicit empty list
 // (`labels: []`) clears what was gathered so far, for the images that must
 // not carry the defaults.
-func (c *Config) For(image string) Resolved {
+func (c *Config) For(image, file string) Resolved {
+	return c.resolve(image, file, "")
+}
+
+// resolve is For, with the policies scoped to updateType added when it is
+// not "".
+func (c *Config) resolve(image, file, updateType string) Resolved {
 	r := Resolved{
 		Allow:     "major",
 		Labels:    c.PullRequests.Labels,
 		Reviewers: c.PullRequests.Reviewers,
+		Approval:  c.Approval,
 	}
 	for _, p := range c.Policies {
-		if !anyMatch([]string{p.Match}, image) {
+		if !p.fits(image, file, updateType) {
 			continue
 		}
 		set(&r.Skip, p.Skip)
@@ -114,6 +143,7 @@ func (c *Config) For(image string) Resolved {
 		addList(&r.Labels, p.Labels)
 		addList(&r.Reviewers, p.Reviewers)
 		setList(&r.Automerge, p.Automerge)
+		setList(&r.Approval, p.Approval)
 		if p.MinAge != nil {
 			r.MinAge = time.Duration(*p.MinAge)
 		}
@@ -128,12 +158,80 @@ func (c *Config) For(image string) Resolved {
 	// Callers get their own lists: a Resolved is never an alias into c.
 	r.Ignore, r.Labels = slices.Clone(r.Ignore), slices.Clone(r.Labels)
 	r.Reviewers, r.Automerge = slices.Clone(r.Reviewers), slices.Clone(r.Automerge)
+	r.Approval = slices.Clone(r.Approval)
 	r.Platforms.List = slices.Clone(r.Platforms.List)
 	if r.Signature != nil {
 		s := *r.Signature
 		r.Signature = &s
 	}
 	return r
+}
+
+// fits reports whether p applies to a reference to image in file, for an
+// update of updateType ("" while the candidate is still being chosen).
+func (p *Policy) fits(image, file, updateType string) bool {
+	if !anyMatch([]string{p.Match}, image) {
+		return false
+	}
+	if p.Paths != nil {
+		f, ok := repoPath(file)
+		if !ok || !anyMatch(p.Paths, f) {
+			return false
+		}
+	}
+	return p.UpdateTypes == nil || slices.Contains(p.UpdateTypes, updateType)
+}
+
+// Scope names the set of path-scoped policies that fit a reference to
+// image in file: references of one image with the same scope get the same
+// For, so a planner decides each scope of an image on its own. It is ""
+// when no policy with paths fits, which is every reference of a config
+// without paths.
+func (c *Config) Scope(image, file string) string {
+	var b strings.Builder
+	for i, p := range c.Policies {
+		if p.Paths != nil && p.UpdateTypes == nil && p.fits(image, file, "") {
+			fmt.Fprintf(&b, "%d,", i)
+		}
+	}
+	return b.String()
+}
+
+// PullRequest is what the policies say of an update's pull request.
+type PullRequest struct {
+	Labels, Reviewers []string
+	// Automerge and Approval say whether the update may merge without
+	// review, and whether it waits for a tick on the dashboard.
+	Automerge, Approval bool
+}
+
+// ForUpdate says what the pull request of an update of updateType to
+// image, whose references are in files, carries: For of each file with
+// the policies scoped to updateType added. Labels and reviewers are those
+// of every file; the update automerges only when the policy of every file
+// allows it, and needs approval when the policy of any file asks for it.
+func (c *Config) ForUpdate(image string, files []string, updateType string) PullRequest {
+	pr := PullRequest{Labels: []string{}, Reviewers: []string{}, Automerge: len(files) > 0}
+	for _, f := range files {
+		r := c.resolve(image, f, updateType)
+		pr.Labels = appendNew(pr.Labels, r.Labels)
+		pr.Reviewers = appendNew(pr.Reviewers, r.Reviewers)
+		pr.Automerge = pr.Automerge && slices.Contains(r.Automerge, updateType)
+		pr.Approval = pr.Approval || slices.Contains(r.Approval, updateType) || slices.Contains(r.Approval, ApprovalAll)
+	}
+	return pr
+}
+
+// ApprovalAll in an approval list holds every update type.
+const ApprovalAll = "all"
+
+func appendNew(dst, v []string) []string {
+	for _, s := range v {
+		if !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
 }
 
 func set[T any](dst *T, v *T) {

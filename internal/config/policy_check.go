@@ -1,7 +1,7 @@
 package config
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -24,9 +24,31 @@ func (p *Policy) check(d *decoder, m mapping) {
 	for _, key := range []string{"ignore", "labels", "reviewers"} {
 		d.nonEmpty(m, key)
 	}
-	for i, n := range m.items(d, "automerge") {
-		if n != nil {
-			d.enumValue(n, fmt.Sprintf("automerge[%d]", i), n.Value, automergeValues)
+	d.enumList(m, "automerge", automergeValues)
+	d.enumList(m, "approval", approvalValues)
+	d.enumList(m, "updateTypes", updateTypeValues)
+	d.globList(m, "paths")
+	for _, key := range []string{"paths", "updateTypes"} {
+		if n := m.value(d, key); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+			d.errorf(n, "%q must not be empty: leave it out for every %s", key, map[string]string{"paths": "file", "updateTypes": "update type"}[key])
+		}
+	}
+	d.checkUpdateTypes(m)
+}
+
+// prKeys are the keys a policy with updateTypes may hold: the update type
+// is known only once the candidate is chosen, so such a policy can say
+// what happens to the pull request, not which tag is chosen or how it is
+// checked.
+var prKeys = []string{"match", "paths", "updateTypes", "labels", "reviewers", "automerge", "approval"}
+
+func (d *decoder) checkUpdateTypes(m mapping) {
+	if m.value(d, "updateTypes") == nil {
+		return
+	}
+	for key, k := range m.keys {
+		if !slices.Contains(prKeys, key) {
+			d.errorf(k, "%q cannot go with \"updateTypes\": the update type is known only after the tag was chosen, so such a policy may only set labels, reviewers, automerge and approval (put %q in a policy without updateTypes)", key, key)
 		}
 	}
 }

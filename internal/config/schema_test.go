@@ -99,10 +99,15 @@ func TestSchemaMatchesTypes(t *testing.T) {
 	}{
 		{[]string{"policy", "properties", "automerge", "items", "enum"}, automergeValues},
 		{[]string{"git", "properties", "signedCommits", "enum"}, signedCommitsValues},
+		{[]string{"policy", "properties", "updateTypes", "items", "enum"}, updateTypeValues},
+		{[]string{"policy", "properties", "approval", "items", "enum"}, approvalValues},
 	} {
 		if diff := cmp.Diff(e.want, enumAt(defs, e.path)); diff != "" {
 			t.Errorf("schema $defs.%s (-loader +schema):\n%s", strings.Join(e.path, "."), diff)
 		}
+	}
+	if diff := cmp.Diff(approvalValues, enumAt(root, []string{"properties", "approval", "items", "enum"})); diff != "" {
+		t.Errorf("schema properties.approval (-loader +schema):\n%s", diff)
 	}
 	// The policy keys belong to internal/policy: every value the schema
 	// offers must compile, and the loader's suggestions are the same words.

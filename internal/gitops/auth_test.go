@@ -74,6 +74,7 @@ func (w *world) runAs(t *testing.T, o gitops.Options, edit ...func(*gitops.RunOp
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
+	t.Cleanup(func() { s.Close() })
 	p, reg := w.planFS(t, s.FS())
 	return w.finish(t, s, p, reg, edit...)
 }

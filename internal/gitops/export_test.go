@@ -7,3 +7,6 @@ func Diffs(s *Session) int {
 	defer s.hist.mu.Unlock()
 	return s.hist.diffs
 }
+
+// BlobBytes is how many bytes of blob content s has read from its clone.
+func BlobBytes(s *Session) int64 { return s.rm.store.blobBytes.Load() }

@@ -154,6 +154,7 @@ func (h *historyRepo) open(tb testing.TB) *gitops.Session {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { s.Close() })
 	return s
 }
 

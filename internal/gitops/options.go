@@ -41,8 +41,9 @@ type RunOptions struct {
 	Author       object.Signature // commit author and committer (When is set per commit)
 	// Message renders a commit message for an update.
 	Message func(plan.Update) (string, error)
-	// Meta gives the labels, reviewers and auto-merge types for an image.
-	Meta  func(image string) Meta
+	// Meta gives the labels, reviewers and auto-merge types for an
+	// update: they may depend on its type and on the files it changes.
+	Meta  func(plan.Update) Meta
 	Draft bool
 	// SignedCommits creates each commit through GitHub's Git Data API
 	// instead of pushing it over git: GitHub authors it as the token's bot

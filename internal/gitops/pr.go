@@ -134,20 +134,18 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 	if r.o.Meta == nil {
 		return nil
 	}
-	// Every image's labels and reviewers; auto-merge only when every
-	// update in the PR may, by its own image's policy.
+	// Every update's labels and reviewers; auto-merge only when every
+	// update in the PR may, by its own policy.
 	var m Meta
 	merge := true
-	for _, img := range g.images() {
-		im := r.o.Meta(img)
-		m.Labels = appendNew(m.Labels, im.Labels...)
-		m.Reviewers = appendNew(m.Reviewers, im.Reviewers...)
-		for _, u := range g.Updates {
-			if u.Image == img && !slices.Contains(im.Automerge, u.Type) {
-				merge = false
-			}
+	for _, u := range g.Updates {
+		um := r.o.Meta(u)
+		m.Labels = appendNew(m.Labels, um.Labels...)
+		m.Reviewers = appendNew(m.Reviewers, um.Reviewers...)
+		if !slices.Contains(um.Automerge, u.Type) {
+			merge = false
 		}
-		m.Automerge = appendNew(m.Automerge, im.Automerge...)
+		m.Automerge = appendNew(m.Automerge, um.Automerge...)
 	}
 	if err := r.h.decorate(ctx, pr.GetNumber(), m); err != nil {
 		return err

@@ -5,26 +5,51 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// remote is an in-memory clone of the GitHub repository's default branch and
-// of imagebot's own branches. Commits are built and pushed from here.
+// remote is a clone of the GitHub repository's default branch and of
+// imagebot's own branches, in a temporary directory that close removes.
+// Commits are built and pushed from here.
+//
+// Its objects stay on disk, packed as fetched, and are read when asked
+// for: memory holds what a run reads (the tip's files, the trees a history
+// walk diffs, the versions of the files a rollout asks about), each through
+// a bounded cache, never the history as a whole. In memory, go-git inflates
+// every fetched object: 300 versions of a 1 MiB file took 560 MiB.
 type remote struct {
 	repo  *git.Repository
+	store *objectStore
+	dir   string
 	url   string
 	creds credentials
 	base  string // default branch
+
+	closeOnce sync.Once
+	closeErr  error
 }
+
+// objectCacheSize bounds the inflated objects a remote keeps for reuse:
+// the trees of the commits a walk diffs are read twice (as a commit's and
+// as its child's parent), and a blob is often a delta of the one before.
+const objectCacheSize = 24 * cache.MiByte
+
+// maxOpenPacks bounds the pack files a remote keeps open: one per fetch.
+const maxOpenPacks = 8
 
 // OriginURL returns the URL of a local clone's `origin`, as actions/checkout
 // leaves it (https, no credentials).
@@ -68,20 +93,93 @@ func RedactURL(raw string) string {
 	return raw
 }
 
-// openRemote fetches the default branch into a new in-memory repository.
-func openRemote(ctx context.Context, rawURL string, creds credentials, base string) (*remote, error) {
-	r, err := git.Init(memory.NewStorage(), nil)
+// openRemote fetches the default branch into a new repository in a
+// temporary directory (TMPDIR's). The caller closes it.
+func openRemote(ctx context.Context, rawURL string, creds credentials, base string) (_ *remote, err error) {
+	dir, err := os.MkdirTemp("", "imagebot-git-")
 	if err != nil {
+		return nil, fmt.Errorf("clone of %s: %w", RedactURL(rawURL), err)
+	}
+	store := newObjectStore(dir)
+	rm := &remote{store: store, dir: dir, url: rawURL, creds: creds, base: base}
+	defer func() {
+		if err != nil {
+			rm.close()
+		}
+	}()
+	if rm.repo, err = git.Init(store, nil); err != nil {
+		return nil, fmt.Errorf("clone of %s: %w", RedactURL(rawURL), err)
+	}
+	if _, err := rm.repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
 		return nil, err
 	}
-	if _, err := r.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
-		return nil, err
-	}
-	rm := &remote{repo: r, url: rawURL, creds: creds, base: base}
 	if err := rm.fetch(ctx, false, "+refs/heads/"+base+":refs/remotes/origin/"+base); err != nil {
 		return nil, err
 	}
 	return rm, nil
+}
+
+// objectStore is go-git's on-disk storage, safe for concurrent use: scan
+// reads the tip's files from several goroutines, and go-git's pack files
+// share a position and an index loaded on first use. Objects come back
+// inflated in memory, so that reading them needs no lock.
+type objectStore struct {
+	*filesystem.Storage
+	mu sync.Mutex
+	// blobBytes counts the blob content handed out, cached or not: what
+	// reading files has cost, for tests to bound.
+	blobBytes atomic.Int64
+}
+
+func newObjectStore(dir string) *objectStore {
+	return &objectStore{Storage: filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheSize),
+		filesystem.Options{ExclusiveAccess: true, MaxOpenDescriptors: maxOpenPacks})}
+}
+
+func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, err := s.Storage.EncodedObject(t, h)
+	if err == nil && o.Type() == plumbing.BlobObject {
+		s.blobBytes.Add(o.Size())
+	}
+	return o, err
+}
+
+func (s *objectStore) DeltaObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Storage.DeltaObject(t, h)
+}
+
+func (s *objectStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Storage.EncodedObjectSize(h)
+}
+
+func (s *objectStore) HasEncodedObject(h plumbing.Hash) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Storage.HasEncodedObject(h)
+}
+
+func (s *objectStore) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Storage.SetEncodedObject(o)
+}
+
+// close releases the open pack files and removes the clone; closing
+// again does nothing.
+func (r *remote) close() error {
+	r.closeOnce.Do(func() {
+		r.closeErr = r.store.Close()
+		if err := os.RemoveAll(r.dir); err != nil {
+			r.closeErr = fmt.Errorf("remove the clone: %w", err)
+		}
+	})
+	return r.closeErr
 }
 
 // fetchBranches fetches imagebot's branches: the tips its pushes are

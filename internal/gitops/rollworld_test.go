@@ -19,6 +19,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/gitops/gitserver"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
@@ -136,6 +137,7 @@ func (w *world) openRollouts(t *testing.T) (*gitops.Session, *plan.Plan, *regist
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	reg := registry.NewClient(registry.WithMirrors(w.mirrors))
 	res, err := scan.FS(w.ctx, s.FS(), w.cfg.Included)
 	if err != nil {
@@ -161,7 +163,7 @@ func (w *world) openRollouts(t *testing.T) (*gitops.Session, *plan.Plan, *regist
 		t.Fatal(err)
 	}
 	err = rollout.Apply(w.ctx, p, res.Refs, rollout.Options{
-		Config: cfg, History: s, Statuses: s, Tip: s.FS(), Registry: reg, Policy: policies(cfg),
+		Config: cfg, History: s, Statuses: s, Tip: s.FS(), Registry: reg, Policy: func(img string) (*policy.Policy, error) { return policies(cfg)(img, "") },
 		Now: w.clock.Now(), Helper: "ghcr.io/imagebot/imagebot:v0.1.0",
 	})
 	if err != nil {

@@ -15,9 +15,10 @@ import (
 )
 
 // Session is one repository as a run sees it: the default branch's tip,
-// fetched once into memory. The plan is made from that tip's tree (FS) and
-// the pull requests are built on that same commit (Run), so a stale or
-// dirty checkout can neither fail a run nor mislead it.
+// fetched once into a temporary clone that Close removes. The plan is made
+// from that tip's tree (FS) and the pull requests are built on that same
+// commit (Run), so a stale or dirty checkout can neither fail a run nor
+// mislead it.
 type Session struct {
 	o    Options
 	h    *hub
@@ -28,9 +29,10 @@ type Session struct {
 	hist *history
 }
 
-// Open asks GitHub for the default branch and fetches its tip into memory.
-// The local checkout is not touched, nor even read beyond its origin URL.
-func Open(ctx context.Context, o Options) (*Session, error) {
+// Open asks GitHub for the default branch and fetches it into a temporary
+// clone (TMPDIR's), which the caller removes with Close. The local
+// checkout is not touched, nor even read beyond its origin URL.
+func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -52,6 +54,11 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			rm.close()
+		}
+	}()
 	tip, err := rm.baseTip()
 	if err != nil {
 		return nil, err
@@ -63,6 +70,10 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	o.Logger.Debug("fetched the default branch", "branch", base, "commit", tip.Hash.String())
 	return &Session{o: o, h: h, rm: rm, base: base, tip: tip, fsys: fsys, hist: newHistory(rm.repo.Storer, base, tip)}, nil
 }
+
+// Close removes the session's clone. FS and the history cannot be read
+// after it; closing again does nothing.
+func (s *Session) Close() error { return s.rm.close() }
 
 // FS is the default branch's tip as a read-only file system: what `run`
 // scans and reads its config from. It holds directories and regular files;

@@ -2,10 +2,13 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/imagebot/imagebot/internal/rollout"
@@ -146,11 +149,7 @@ func changed(ctx context.Context, parent, c *object.Commit) ([]changedFile, erro
 	}
 	var out []changedFile
 	if parent == nil {
-		err := tree.Files().ForEach(func(f *object.File) error {
-			out = append(out, changedFile{name: f.Name})
-			return nil
-		})
-		return out, err
+		return rootFiles(tree)
 	}
 	ptree, err := parent.Tree()
 	if err != nil {
@@ -172,6 +171,27 @@ func changed(ctx context.Context, parent, c *object.Commit) ([]changedFile, erro
 		}
 	}
 	return out, nil
+}
+
+// rootFiles lists the files of the root commit's tree, which added them
+// all: their names from the trees, no content read (tree.Files reads
+// every blob).
+func rootFiles(tree *object.Tree) ([]changedFile, error) {
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	var out []changedFile
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.Mode != filemode.Dir && e.Mode != filemode.Submodule {
+			out = append(out, changedFile{name: name})
+		}
+	}
 }
 
 // Statuses implements rollout.Statuses: the commit statuses and check runs

@@ -75,11 +75,11 @@ func (t *treeFS) index(tree *object.Tree, dir string, parent *treeNode) error {
 				return err
 			}
 		case e.Mode.IsFile() && e.Mode != filemode.Symlink:
-			obj, err := t.objects.EncodedObject(plumbing.BlobObject, e.Hash)
+			size, err := t.blobSize(e.Hash)
 			if err != nil {
 				return fmt.Errorf("%s%s: %w", dir, e.Name, err)
 			}
-			n.size = obj.Size()
+			n.size = size
 		default: // symlink or submodule
 			continue
 		}
@@ -89,6 +89,25 @@ func (t *treeFS) index(tree *object.Tree, dir string, parent *treeNode) error {
 	// Git orders a directory "a" as "a/", after "a.yaml"; fs wants names.
 	slices.SortFunc(parent.entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return nil
+}
+
+// sizer is a storage that tells an object's size from its header (in a
+// pack: the delta's), without inflating it: go-git's on-disk storage.
+type sizer interface {
+	EncodedObjectSize(plumbing.Hash) (int64, error)
+}
+
+// blobSize is a blob's size, read without its content where the storage
+// can: indexing the tree then costs no file's content, however large.
+func (t *treeFS) blobSize(h plumbing.Hash) (int64, error) {
+	if s, ok := t.objects.(sizer); ok {
+		return s.EncodedObjectSize(h)
+	}
+	obj, err := t.objects.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return obj.Size(), nil
 }
 
 func (t *treeFS) node(op, name string) (*treeNode, error) {

@@ -237,9 +237,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 }
 
 // policies compiles policies as cmd/bot's engine does.
-func policies(cfg *config.Config) func(string) (*policy.Policy, error) {
-	return func(image string) (*policy.Policy, error) {
-		r := cfg.For(image)
+func policies(cfg *config.Config) func(string, string) (*policy.Policy, error) {
+	return func(image, file string) (*policy.Policy, error) {
+		r := cfg.For(image, file)
 		return policy.New(policy.Spec{
 			Skip: r.Skip, Allow: r.Allow, Ignore: r.Ignore, Pattern: r.Pattern,
 			Versioning: r.Versioning, Range: r.Range, Pin: r.Pin,
@@ -307,9 +307,17 @@ func (w *world) runOptions(reg *registry.Client) gitops.RunOptions {
 		Message: func(u plan.Update) (string, error) {
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},
-		Meta: func(image string) gitops.Meta {
-			r := cfg.For(image)
-			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
+		Meta: func(u plan.Update) gitops.Meta {
+			var files []string
+			for _, l := range u.Locations {
+				files = append(files, l.File)
+			}
+			pr := cfg.ForUpdate(u.Image, files, u.Type)
+			m := gitops.Meta{Labels: pr.Labels, Reviewers: pr.Reviewers}
+			if pr.Automerge {
+				m.Automerge = []string{u.Type}
+			}
+			return m
 		},
 		Details: reg.Info,
 	}
@@ -326,6 +334,7 @@ func (w *world) open(t *testing.T) (*gitops.Session, *plan.Plan, *registry.Clien
 		}
 		t.Fatalf("Open: %v", err)
 	}
+	t.Cleanup(func() { s.Close() })
 	p, reg := w.planFS(t, s.FS())
 	return s, p, reg
 }

@@ -49,10 +49,11 @@ func newEngine(o *Options) (*engine, error) {
 	return engineFor(o, cfg, safefs.DirFS(o.Repo), o.Repo, o.logger())
 }
 
-// tipEngine fetches the default branch's tip into memory and builds the
-// pipeline over it, with the config in that same tree: what run and
-// rollback commit onto. The checkout in o.Repo only names the remote, so a
-// stale or dirty one can neither fail them nor mislead them.
+// tipEngine fetches the default branch into a temporary clone and builds
+// the pipeline over its tip, with the config in that same tree: what run
+// and rollback commit onto. The checkout in o.Repo only names the remote,
+// so a stale or dirty one can neither fail them nor mislead them. The
+// caller closes the session.
 func tipEngine(ctx context.Context, o *Options, conn gitops.Options) (*gitops.Session, *engine, error) {
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
@@ -60,10 +61,12 @@ func tipEngine(ctx context.Context, o *Options, conn gitops.Options) (*gitops.Se
 	}
 	cfg, err := treeConfig(sess, o.Config)
 	if err != nil {
+		sess.Close()
 		return nil, nil, err
 	}
 	e, err := engineFor(o, cfg, sess.FS(), tipName(sess), conn.Logger)
 	if err != nil {
+		sess.Close()
 		return nil, nil, err
 	}
 	return sess, e, nil
@@ -174,6 +177,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
 		Policy:    e.policies(),
+		Scope:     e.cfg.Scope,
 		Gates:     e.gates(),
 		Inspector: e.insp,
 		Progress:  e.progress.Lookups,
@@ -199,17 +203,18 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 }
 
 // gates turns each image's policy into the gates it asks for, once per
-// image, with the identities checkSignatures compiled.
-func (e *engine) gates() func(string) gate.Spec {
+// image and policy scope, with the identities checkSignatures compiled.
+func (e *engine) gates() func(image, file string) gate.Spec {
 	var mu sync.Mutex
 	cache := map[string]gate.Spec{}
-	return func(image string) gate.Spec {
+	return func(image, file string) gate.Spec {
 		mu.Lock()
 		defer mu.Unlock()
-		if s, ok := cache[image]; ok {
+		key := image + "\x00" + e.cfg.Scope(image, file)
+		if s, ok := cache[key]; ok {
 			return s
 		}
-		r := e.cfg.For(image)
+		r := e.cfg.For(image, file)
 		s := gate.Spec{
 			MinAge:       r.MinAge,
 			DigestSettle: r.DigestSettle,
@@ -220,27 +225,29 @@ func (e *engine) gates() func(string) gate.Spec {
 			// by its source.
 			s.Signature = &gate.Signature{Key: r.Signature.Key, Identity: e.identities[r.Signature.Identity], Issuer: r.Signature.Issuer}
 		}
-		cache[image] = s
+		cache[key] = s
 		return s
 	}
 }
 
-// policies compiles each image's policy once. The config was validated on
-// load, so an error here names a combination that only fails when merged.
-func (e *engine) policies() func(string) (*policy.Policy, error) {
+// policies compiles each image's policy once per policy scope (see
+// config.Scope). The config was validated on load, so an error here names
+// a combination that only fails when merged.
+func (e *engine) policies() func(image, file string) (*policy.Policy, error) {
 	var mu sync.Mutex
 	cache := map[string]*policy.Policy{}
-	return func(image string) (*policy.Policy, error) {
+	return func(image, file string) (*policy.Policy, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if p, ok := cache[image]; ok {
+		key := image + "\x00" + e.cfg.Scope(image, file)
+		if p, ok := cache[key]; ok {
 			return p, nil
 		}
-		p, err := policy.New(e.cfg.For(image).Spec())
+		p, err := policy.New(e.cfg.For(image, file).Spec())
 		if err != nil {
 			return nil, err
 		}
-		cache[image] = p
+		cache[key] = p
 		return p, nil
 	}
 }

@@ -24,7 +24,7 @@ func TestSignatureIdentityOncePerConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	gates := e.gates()
-	web, api := gates("ghcr.io/acme/web").Signature, gates("ghcr.io/acme/api").Signature
+	web, api := gates("ghcr.io/acme/web", "app.yaml").Signature, gates("ghcr.io/acme/api", "app.yaml").Signature
 	if web == nil || api == nil || web.Identity == nil {
 		t.Fatalf("gates: web %+v, api %+v: want a keyless signature gate on both", web, api)
 	}
@@ -62,11 +62,11 @@ func TestPoliciesFromConfig(t *testing.T) {
 	}
 	policies := e.policies()
 	for img, want := range map[string]string{"ghcr.io/acme/web": "1.2.4", "ghcr.io/other/web": "2.0.0"} {
-		p, err := policies(img)
+		p, err := policies(img, "app.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, _ := policies(img); again != p {
+		if again, _ := policies(img, "other.yaml"); again != p {
 			t.Errorf("%s: the policy was compiled twice", img)
 		}
 		if got, _, err := p.Latest("1.2.3", []string{"1.2.3", "1.2.4", "1.3.0", "2.0.0"}); err != nil || got != want {

@@ -35,6 +35,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	defer sess.Close()
 	// Keep what the lookups learnt for the next command with --cache, as
 	// plan, apply and run do, whatever happens after them.
 	defer e.flush()

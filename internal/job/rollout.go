@@ -8,6 +8,7 @@ import (
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -41,8 +42,16 @@ func applyRollouts(ctx context.Context, e *engine, sess *gitops.Session, p *plan
 	}
 	return rollout.Apply(ctx, p, refs, rollout.Options{
 		Config: e.cfg, History: sess, Statuses: sess, Tip: sess.FS(),
-		Registry: e.reg, Policy: e.policies(), Now: time.Now(), Helper: helperImage(version), Logger: e.log,
+		Registry: e.reg, Policy: orderOf(e), Now: time.Now(), Helper: helperImage(version), Logger: e.log,
 	})
+}
+
+// orderOf is the policy a rollout orders an image's versions by: the one
+// of files that no policy with paths scopes, since a promotion compares
+// versions of an image rather than of a reference.
+func orderOf(e *engine) func(string) (*policy.Policy, error) {
+	pols := e.policies()
+	return func(image string) (*policy.Policy, error) { return pols(image, "") }
 }
 
 // releaseVersion is a version as a release sets it (1.2.3 or v1.2.3).

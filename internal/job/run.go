@@ -50,6 +50,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 		}
 		return rep, err
 	}
+	defer sess.Close()
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
@@ -138,9 +139,17 @@ func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions
 		Message: func(u plan.Update) (string, error) {
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},
-		Meta: func(image string) gitops.Meta {
-			r := cfg.For(image)
-			return gitops.Meta{Labels: r.Labels, Reviewers: r.Reviewers, Automerge: r.Automerge}
+		Meta: func(u plan.Update) gitops.Meta {
+			files := make([]string, 0, len(u.Locations))
+			for _, l := range u.Locations {
+				files = append(files, l.File)
+			}
+			pr := cfg.ForUpdate(u.Image, files, u.Type)
+			m := gitops.Meta{Labels: pr.Labels, Reviewers: pr.Reviewers}
+			if pr.Automerge {
+				m.Automerge = []string{u.Type}
+			}
+			return m
 		},
 	}
 }

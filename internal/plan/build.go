@@ -30,8 +30,15 @@ type Registry interface {
 // Options steer Build.
 type Options struct {
 	Registry Registry
-	// Policy returns the compiled policy for a normalized image name.
-	Policy func(image string) (*policy.Policy, error)
+	// Policy returns the compiled policy for a normalized image name
+	// referenced in file (slash-separated, relative to the repository
+	// root).
+	Policy func(image, file string) (*policy.Policy, error)
+	// Scope, when set, names which policy applies to a reference to image
+	// in file, where that depends on the file (a policy with paths): the
+	// references of one image are decided per scope, each with the Policy
+	// and Gates of one of its files. Nil: one scope per image.
+	Scope func(image, file string) string
 	// Concurrency bounds the images decided at once (default 1024). It
 	// bounds goroutines, not requests: the registry client bounds the
 	// requests in flight per host, and every image waiting on one host
@@ -51,9 +58,9 @@ type Options struct {
 	// decided from the default branch's history (internal/rollout).
 	Promoted func(file string) (env, from string)
 
-	// Gates returns the gates an image's policy asks for (nil: none).
-	// They run only with an Inspector.
-	Gates func(image string) gate.Spec
+	// Gates returns the gates an image's policy asks for in file (nil:
+	// none). They run only with an Inspector.
+	Gates func(image, file string) gate.Spec
 	// Inspector fetches what the gates need and checks that pinned
 	// digests still exist. Without one, no gate runs and only tags are
 	// checked for dangling references.
@@ -65,11 +72,24 @@ type Options struct {
 	now time.Time
 }
 
-func (o Options) gates(image string) gate.Spec {
+func (o Options) gates(image, file string) gate.Spec {
 	if o.Gates == nil {
 		return gate.Spec{}
 	}
-	return o.Gates(image)
+	return o.Gates(image, file)
+}
+
+func (o Options) scope(r scan.Ref) string {
+	if o.Scope == nil {
+		return ""
+	}
+	return o.Scope(r.Image, r.File)
+}
+
+// scoped is the references of one repository that one policy decides.
+type scoped struct {
+	repo  name.Repository
+	scope string
 }
 
 // maxPinTries bounds the digest lookups spent turning `latest` into a version.
@@ -99,17 +119,18 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		p.Notices = append(p.Notices, skippedNotice(s))
 	}
 
-	byRepo := map[name.Repository][]scan.Ref{}
+	byRepo := map[scoped][]scan.Ref{}
 	for _, r := range res.Refs {
-		byRepo[r.Repo] = append(byRepo[r.Repo], r)
+		k := scoped{r.Repo, opts.scope(r)}
+		byRepo[k] = append(byRepo[k], r)
 	}
-	repos := make([]name.Repository, 0, len(byRepo))
+	repos := make([]scoped, 0, len(byRepo))
 	for repo := range byRepo {
 		repos = append(repos, repo)
 	}
 	// In the order of the names printed (docker.io before ghcr.io).
-	slices.SortFunc(repos, func(a, b name.Repository) int {
-		return strings.Compare(byRepo[a][0].Image, byRepo[b][0].Image)
+	slices.SortFunc(repos, func(a, b scoped) int {
+		return cmp.Or(strings.Compare(byRepo[a][0].Image, byRepo[b][0].Image), strings.Compare(a.scope, b.scope))
 	})
 	expect(opts, repos, byRepo)
 
@@ -141,6 +162,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	p.Updates = joinScopes(p.Updates)
 	dec := steps.finish(ctx)
 	p.Updates = append(p.Updates, dec.updates...)
 	p.Notices = append(p.Notices, dec.notices...)
@@ -154,6 +176,25 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	p.Notices = withoutDangling(p.Notices, p.Problems)
 	p.Sort()
 	return p, nil
+}
+
+// joinScopes makes one update of the updates that two scopes of an image
+// decided alike (same image, old and new tag): they are one change to
+// propose, and would otherwise compete for one branch.
+func joinScopes(ups []Update) []Update {
+	at := make(map[[3]string]int, len(ups))
+	out := ups[:0]
+	for _, u := range ups {
+		k := [3]string{u.Image, u.From, u.To}
+		if i, ok := at[k]; ok {
+			out[i].Changes = append(out[i].Changes, u.Changes...)
+			out[i].Notice = cmp.Or(out[i].Notice, u.Notice)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, u)
+	}
+	return out
 }
 
 // skippedNotice accounts for an image value the scan saw but could not
@@ -187,15 +228,18 @@ const defaultConcurrency = 1024
 // expect tells a registry client that can use it which repositories are
 // about to be looked up (all but the skipped), so that it can ask one
 // bearer token for many of them.
-func expect(opts Options, repos []name.Repository, byRepo map[name.Repository][]scan.Ref) {
+func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 	e, ok := opts.Registry.(expecter)
 	if !ok {
 		return
 	}
 	looked := make([]name.Repository, 0, len(repos))
-	for _, repo := range repos {
-		if pol, err := opts.Policy(byRepo[repo][0].Image); err == nil && !pol.Skip() {
-			looked = append(looked, repo)
+	seen := map[name.Repository]bool{}
+	for _, k := range repos {
+		r := byRepo[k][0]
+		if pol, err := opts.Policy(r.Image, r.File); err == nil && !pol.Skip() && !seen[k.repo] {
+			seen[k.repo] = true
+			looked = append(looked, k.repo)
 		}
 	}
 	e.Expect(looked...)

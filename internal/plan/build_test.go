@@ -2,7 +2,9 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,11 +284,11 @@ func TestBuildPolicyError(t *testing.T) {
 	pols := policies(t, nil)
 	p, err := plan.Build(t.Context(), res, plan.Options{
 		Registry: reg.client(),
-		Policy: func(img string) (*policy.Policy, error) {
+		Policy: func(img, file string) (*policy.Policy, error) {
 			if img == "docker.io/library/busybox" {
 				return policy.New(policy.Spec{Allow: "sometimes"})
 			}
-			return pols(img)
+			return pols(img, file)
 		},
 	})
 	if err != nil {
@@ -298,5 +300,57 @@ func TestBuildPolicyError(t *testing.T) {
 	if len(p.Problems) != 1 || p.Problems[0].Line != 10 || p.Problems[0].Failed ||
 		!strings.Contains(p.Problems[0].Message, "docker.io/library/busybox") {
 		t.Errorf("problems: %+v, want one (not Failed) at a.yaml:10 naming docker.io/library/busybox", p.Problems)
+	}
+}
+
+// TestBuildScopes: references of one image in files with different
+// policies (a policy with paths) are decided apart, and scopes that decide
+// alike make one update.
+func TestBuildScopes(t *testing.T) {
+	reg := newRegistry(t, seed)
+	res := scanFiles(t, map[string]string{
+		"prod/a.yaml": pod("nginx:1.25.3", "busybox:1.36.0"),
+		"dev/a.yaml":  pod("nginx:1.25.3", "busybox:1.36.0"),
+		"test/a.yaml": pod("nginx:1.25.3"),
+	})
+	dev := func(file string) bool { return !strings.HasPrefix(file, "prod/") }
+	patch, err := policy.New(policy.Spec{Allow: "patch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols := policies(t, nil)
+	p, err := plan.Build(t.Context(), res, plan.Options{
+		Registry: reg.client(),
+		Scope: func(img, file string) string {
+			if img == "docker.io/library/nginx" {
+				return path.Dir(file) // dev and test decide alike
+			}
+			return ""
+		},
+		Policy: func(img, file string) (*policy.Policy, error) {
+			if img == "docker.io/library/nginx" && !dev(file) {
+				return patch, nil
+			}
+			return pols(img, file)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range p.Updates {
+		var files []string
+		for _, l := range u.Locations {
+			files = append(files, l.File)
+		}
+		got = append(got, fmt.Sprintf("%s %s->%s %v", u.Image, u.From, u.To, files))
+	}
+	want := []string{
+		"docker.io/library/busybox 1.36.0->1.37.0 [dev/a.yaml prod/a.yaml]",
+		"docker.io/library/nginx 1.25.3->1.25.5 [prod/a.yaml]",
+		"docker.io/library/nginx 1.25.3->1.26.1 [dev/a.yaml test/a.yaml]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
 	}
 }

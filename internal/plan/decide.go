@@ -25,7 +25,7 @@ type decision struct {
 }
 
 // decideImage decides every reference to one image (refs share one
-// repository). Lookup failures become problems marked Failed, so one bad
+// repository and one policy scope). Lookup failures become problems marked Failed, so one bad
 // image never stops the others; every other reference ends as an update's
 // location or as a notice.
 func decideImage(ctx context.Context, refs []scan.Ref, opts Options) decision {
@@ -60,8 +60,9 @@ type image struct {
 // holds the notices and problems so far.
 func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decision) {
 	var out decision
-	img, repo := refs[0].Image, refs[0].Repo
-	pol, err := opts.Policy(img)
+	// The references share one policy scope: any file of theirs names it.
+	img, repo, file := refs[0].Image, refs[0].Repo, refs[0].File
+	pol, err := opts.Policy(img, file)
 	if err != nil {
 		out.problems = []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
 		return nil, out
@@ -89,7 +90,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
-	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img), now: opts.now}
+	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out

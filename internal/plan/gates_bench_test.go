@@ -45,7 +45,7 @@ func BenchmarkGates(b *testing.B) {
 					opts := plan.Options{Registry: reg, Policy: policies(b, nil), Inspector: inspect.New(reg, inspect.WithKeys(w.keys)),
 						Now: func() time.Time { return now }}
 					if gated {
-						opts.Gates = func(img string) gate.Spec { return specs[img] }
+						opts.Gates = func(img, _ string) gate.Spec { return specs[img] }
 					}
 					var err error
 					if p, err = plan.Build(b.Context(), res, opts); err != nil {

@@ -87,7 +87,7 @@ func (w *gateWorld) build(t testing.TB, files map[string]string, specs map[strin
 		Registry:  reg,
 		Policy:    policies(t, nil),
 		Inspector: inspect.New(reg, inspect.WithKeys(w.keys)),
-		Gates:     func(img string) gate.Spec { return specs[img] },
+		Gates:     func(img, _ string) gate.Spec { return specs[img] },
 		Now:       func() time.Time { return now },
 	})
 	if err != nil {

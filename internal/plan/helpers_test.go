@@ -101,7 +101,7 @@ func scanFiles(tb testing.TB, files map[string]string) scan.Result {
 
 // policies compiles specs per normalized image name; images without an
 // entry get the default policy.
-func policies(tb testing.TB, specs map[string]policy.Spec) func(string) (*policy.Policy, error) {
+func policies(tb testing.TB, specs map[string]policy.Spec) func(string, string) (*policy.Policy, error) {
 	tb.Helper()
 	compiled := map[string]*policy.Policy{}
 	for img, s := range specs {
@@ -115,7 +115,7 @@ func policies(tb testing.TB, specs map[string]policy.Spec) func(string) (*policy
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return func(img string) (*policy.Policy, error) {
+	return func(img, _ string) (*policy.Policy, error) {
 		if p, ok := compiled[img]; ok {
 			return p, nil
 		}

@@ -180,7 +180,7 @@ func TestLockstepGateHolds(t *testing.T) {
 		Registry:  reg,
 		Policy:    policies(t, nil),
 		Inspector: inspect.New(reg),
-		Gates:     func(string) gate.Spec { return gate.Spec{MinAge: 3 * day} },
+		Gates:     func(string, string) gate.Spec { return gate.Spec{MinAge: 3 * day} },
 		Now:       func() time.Time { return now },
 		Group:     kollaGroup(true),
 	})

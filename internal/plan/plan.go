@@ -21,12 +21,13 @@ type Plan struct {
 }
 
 // Sort puts the plan in its one order, which every output shows: updates
-// by image, kind, environment and tag moved from; notices and problems by
+// by image, kind, environment, tag moved from and to (two scopes of an image
+// may move one tag apart: see Options.Scope); notices and problems by
 // file and line. Build returns a sorted plan; a step that adds to it
 // (internal/rollout) sorts it again.
 func (p *Plan) Sort() {
 	slices.SortFunc(p.Updates, func(a, b Update) int {
-		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Environment, b.Environment), strings.Compare(a.From, b.From))
+		return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Environment, b.Environment), strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
 	})
 	slices.SortFunc(p.Notices, func(a, b Notice) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag))

@@ -69,7 +69,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.ContentLength > limit {
 		resp.Body.Close()
 		done()
-		return nil, &permanent{fmt.Errorf("%s %s: body of %d bytes is over the %s allowed", req.Method, redact(req.URL), resp.ContentLength, size(limit))}
+		return nil, &permanent{Err: fmt.Errorf("%s %s: body of %d bytes is over the %s allowed", req.Method, redact(req.URL), resp.ContentLength, size(limit))}
 	}
 	if req.Method == http.MethodHead || resp.ContentLength == 0 || resp.Body == nil || resp.Body == http.NoBody {
 		// Nothing to read: the slot is free now, not when (or if) the
@@ -151,7 +151,7 @@ func (b *body) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	if b.n > b.limit {
 		b.done()
-		return 0, &permanent{fmt.Errorf("%s %s: body is over the %s allowed", b.req.Method, redact(b.req.URL), size(b.limit))}
+		return 0, &permanent{Err: fmt.Errorf("%s %s: body is over the %s allowed", b.req.Method, redact(b.req.URL), size(b.limit))}
 	}
 	switch {
 	case err == io.EOF:

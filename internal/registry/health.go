@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/retry"
 )
 
 // health is what a host has shown of itself this run. It is a circuit
@@ -105,7 +107,7 @@ func (h *host) unansweredLocked(err error) {
 	hs := &h.health
 	hs.silent++
 	if hs.down == nil && hs.silent >= h.c.o.deadAfter {
-		hs.down = &permanent{fmt.Errorf("registry %s is down: %d requests in a row got no answer (last: %v); not asked again this run", h.name, hs.silent, err)}
+		hs.down = &permanent{Err: fmt.Errorf("registry %s is down: %d requests in a row got no answer (last: %v); not asked again this run", h.name, hs.silent, err)}
 		h.c.log.Warn("registry is down", "host", h.name, "error", err)
 	}
 }
@@ -118,7 +120,7 @@ func (hs *health) broadcast() {
 }
 
 func (h *host) budgetError() error {
-	return &permanent{fmt.Errorf("%w: the %d requests allowed for %s are spent", ErrBudget, h.budget, h.name)}
+	return &permanent{Err: fmt.Errorf("%w: the %d requests allowed for %s are spent", ErrBudget, h.budget, h.name)}
 }
 
 // spend takes one request from the budget.
@@ -135,14 +137,11 @@ func (h *host) spend() error {
 // registry that wants an hour's rest gets it, and the run goes on with the
 // other hosts.
 func (h *host) tooLongToWait(resp *http.Response) error {
-	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+	d, ok := retry.TooLong(resp, h.c.o.retryWait)
+	if !ok {
 		return nil
 	}
-	d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	if !ok || d <= h.c.o.retryWait {
-		return nil
-	}
-	err := &permanent{fmt.Errorf("registry %s answered %d and asks to wait %s (Retry-After), longer than the %s imagebot waits; not asked again before then",
+	err := &permanent{Err: fmt.Errorf("registry %s answered %d and asks to wait %s (Retry-After), longer than the %s imagebot waits; not asked again before then",
 		h.name, resp.StatusCode, d, h.c.o.retryWait)}
 	hs := &h.health
 	hs.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/imagebot/imagebot/internal/retry"
 )
 
 // ErrBudget is wrapped by the errors of lookups on a host whose request
@@ -210,9 +211,7 @@ func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // permanent marks errors that retrying cannot heal.
-type permanent struct{ error }
-
-func (p *permanent) Unwrap() error { return p.error }
+type permanent = retry.Permanent
 
 // acquire waits for a request slot and returns its release.
 func (h *host) acquire(ctx context.Context) (func(), error) {

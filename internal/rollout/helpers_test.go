@@ -152,7 +152,7 @@ func defaultPolicy(string) (*policy.Policy, error) { return policy.New(policy.Sp
 func basePlan(cfg *config.Config, refs []scan.Ref, ups ...plan.Update) *plan.Plan {
 	p := &plan.Plan{Updates: ups}
 	for _, r := range refs {
-		if cfg.For(r.Image).Skip {
+		if cfg.For(r.Image, r.File).Skip {
 			p.Notices = append(p.Notices, plan.Notice{File: r.File, Line: r.Line, Image: r.Image, Tag: r.Tag, Reason: plan.ReasonSkipped, Detail: "skip: true"})
 			continue
 		}

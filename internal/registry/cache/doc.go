@@ -19,6 +19,10 @@
 //     can be re-pushed without the listing changing, so a 304 for the
 //     listing never vouches for a digest.
 //
+// Documents fetched by URL (a Helm repository's index.yaml) follow the
+// listings' rule: fresh for the TTL, then revalidated with the validators
+// kept beside them; what the client kept of the content is an object.
+//
 // It also keeps what a run learnt of a host that the next run should not
 // pay to learn again (HostLimits: how many repositories a token request
 // may name), for a week.
@@ -31,6 +35,9 @@
 //	DIR/v1/tags/12/1234abcd....json       a listing: the sha256 of the rest on the
 //	                                      first line, then JSON; the file is named
 //	                                      by the sha256 of "host/repository"
+//	DIR/v1/documents/12/1234abcd....json  a document's validators and object digest,
+//	                                      as a listing is written, named by the
+//	                                      sha256 of its URL
 //	DIR/v1/hosts/1234abcd....json         a host's learnt limits, as a listing is
 //	                                      written, named by the sha256 of the host
 //

@@ -93,8 +93,10 @@ func writeSummed(path string, max int64, v any) error {
 // Fresh reports whether l may be used without asking the registry: it was
 // confirmed less than the TTL ago (and not in the future, as a file from
 // a machine with a skewed clock may say).
-func (c *Cache) Fresh(l *Listing) bool {
-	age := c.now().Sub(l.Checked)
+func (c *Cache) Fresh(l *Listing) bool { return c.fresh(l.Checked) }
+
+func (c *Cache) fresh(checked time.Time) bool {
+	age := c.now().Sub(checked)
 	return age >= 0 && age < c.ttl
 }
 

@@ -1,4 +1,4 @@
-package registry
+package retry
 
 import (
 	"net/http"
@@ -23,9 +23,9 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, ok := retryAfter(tc.in, now)
+			got, ok := After(tc.in, now)
 			if got != tc.want || ok != tc.wantOK {
-				t.Errorf("retryAfter(%q) = %s, %t; want %s, %t", tc.in, got, ok, tc.want, tc.wantOK)
+				t.Errorf("After(%q) = %s, %t; want %s, %t", tc.in, got, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
@@ -49,9 +49,9 @@ func TestBackoff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := backoff(500*time.Millisecond, 30*time.Second, tc.attempt, tc.resp)
+			got := Backoff(500*time.Millisecond, 30*time.Second, tc.attempt, tc.resp)
 			if got < tc.min || got > tc.max {
-				t.Errorf("backoff = %s, want within [%s, %s]", got, tc.min, tc.max)
+				t.Errorf("Backoff = %s, want within [%s, %s]", got, tc.min, tc.max)
 			}
 		})
 	}

@@ -1,0 +1,188 @@
+package chartrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/imagebot/imagebot/internal/memo"
+	"github.com/imagebot/imagebot/internal/registry/cache"
+	"github.com/imagebot/imagebot/internal/retry"
+)
+
+// Credentials authenticate against one repository host, as HTTP basic auth.
+type Credentials struct{ Username, Password string }
+
+// DefaultMaxIndexBytes caps an index.yaml: the largest public ones weigh
+// some tens of MiB.
+const DefaultMaxIndexBytes = 64 << 20
+
+// Option configures a Client.
+type Option func(*options)
+
+type options struct {
+	credentials map[string]Credentials
+	cache       *cache.Cache
+	maxBytes    int64
+	timeout     time.Duration
+	retryMax    int
+	retryWait   time.Duration
+	concurrency int
+	transport   http.RoundTripper
+	logger      *slog.Logger
+}
+
+// WithCredentials sets credentials per repository host ("charts.example.com",
+// "127.0.0.1:8080").
+func WithCredentials(c map[string]Credentials) Option { return func(o *options) { o.credentials = c } }
+
+// WithCache keeps indexes across runs in c, revalidated after c's TTL.
+func WithCache(c *cache.Cache) Option { return func(o *options) { o.cache = c } }
+
+// WithMaxIndexBytes caps what one index.yaml may weigh (default 64 MiB).
+func WithMaxIndexBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxBytes = n
+		}
+	}
+}
+
+// WithTimeout bounds what one repository may cost: its index's requests,
+// retries, redirects and body all included (default 1 minute).
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.timeout = d
+		}
+	}
+}
+
+// WithRetry sets how often a request failed with 429, 5xx or a network
+// error is tried again (default 4) and the longest wait between two
+// attempts (default 30s), as the registry client's WithRetry: a
+// Retry-After longer than maxWait fails the repository at once.
+func WithRetry(max int, maxWait time.Duration) Option {
+	return func(o *options) {
+		if max >= 0 {
+			o.retryMax = max
+		}
+		if maxWait > 0 {
+			o.retryWait = maxWait
+		}
+	}
+}
+
+// WithConcurrency bounds the indexes fetched and parsed at once (default
+// 4): an index is held whole in memory only while it is read.
+func WithConcurrency(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.concurrency = n
+		}
+	}
+}
+
+// WithTransport sets the base transport under the retries.
+func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
+
+// WithLogger sets where retries are logged (default: nowhere).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// Client lists chart versions from HTTP Helm repositories. It is safe for
+// concurrent use and lives for one run.
+type Client struct {
+	o       options
+	rt      http.RoundTripper
+	sem     chan struct{}
+	indexes memo.Memo[*index]
+	mu      sync.Mutex
+	stats   map[string]*hostStats
+}
+
+// New returns a Client.
+func New(opts ...Option) *Client {
+	o := options{maxBytes: DefaultMaxIndexBytes, timeout: time.Minute, retryMax: 4, retryWait: 30 * time.Second, concurrency: 4}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.transport == nil {
+		o.transport = http.DefaultTransport
+	}
+	c := &Client{o: o, sem: make(chan struct{}, o.concurrency), stats: map[string]*hostStats{}}
+	c.rt = retry.Transport(&attempt{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)
+	return c
+}
+
+// ErrNoChart is wrapped by the error of a chart its repository's index
+// does not list.
+var ErrNoChart = errors.New("no such chart in the repository's index")
+
+// Versions returns what the index of the repository at repoURL
+// ("https://charts.example.com/stable") says of chart. The index is fetched
+// at most once per Client, whichever chart is asked for.
+func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, error) {
+	u, err := parseRepoURL(repoURL)
+	if err != nil {
+		return Chart{}, err
+	}
+	shown := u.String()
+	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.load(ctx, u) })
+	if err != nil {
+		return Chart{}, err
+	}
+	vs, ok := idx.charts[chart]
+	if !ok {
+		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q: %w (it lists %d charts): check the chart's name", chart, ErrNoChart, len(idx.charts))}
+	}
+	if len(vs) == 0 {
+		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q has no version that is semver in the index", chart)}
+	}
+	return Chart{Repository: shown, Name: chart, Versions: vs}, nil
+}
+
+// parseRepoURL checks a repository URL and drops what must not travel
+// further: credentials written in it, a trailing slash, a fragment.
+func parseRepoURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, &Error{Repository: redactString(s), Err: errors.New("not a URL")}
+	}
+	u.User, u.Fragment = nil, ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	switch {
+	case u.Scheme == "oci":
+		return nil, &Error{Repository: u.String(), Err: errors.New("an OCI registry, not an HTTP chart repository: its versions are its tags")}
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return nil, &Error{Repository: u.String(), Err: errors.New("not an http:// or https:// URL")}
+	}
+	return u, nil
+}
+
+// redactString drops what looks like credentials from an unparsable URL.
+func redactString(s string) string {
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		if j := strings.Index(s, "://"); j >= 0 && j < i {
+			return s[:j+3] + s[i+1:]
+		}
+		return s[i+1:]
+	}
+	return s
+}
+
+// Error is a repository that could not be read.
+type Error struct {
+	Repository string // the repository URL, never with credentials
+	Status     int    // the HTTP status of the last answer; 0 when none came
+	Err        error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("chart repository %s: %v", e.Repository, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }

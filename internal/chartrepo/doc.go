@@ -1,0 +1,31 @@
+// Package chartrepo lists the versions of a chart in an HTTP Helm
+// repository, from the repository's index.yaml, as internal/registry lists
+// the tags of an image: the newest first by Helm's semver order, each with
+// its created time, deprecated flag and the chart's own metadata
+// (appVersion, home, sources, digest, urls) for pull-request bodies.
+//
+// Cost: a Client fetches each repository's index at most once for its
+// life, whoever asks and however many charts of it are asked for;
+// concurrent callers share the fetch, and a failure is remembered too.
+// With WithCache the index outlives the Client: it is used without a
+// request for the cache's TTL, then asked for again with If-None-Match and
+// If-Modified-Since, and a 304 costs no parsing. Stats counts the requests
+// per host: full fetches, 304s and answers from the cache.
+//
+// Bounds: an index is read up to a cap (WithMaxIndexBytes, default 64
+// MiB), parsed in time linear in its size without building the YAML tree
+// of the whole document (see parse.go), and a repository costs at most
+// WithTimeout (default 1 minute), retries and redirects included. Every
+// failure is an *Error naming the repository URL, the HTTP status when one
+// came, and what to check.
+//
+// Credentials (WithCredentials) go to the repository's own host only, as
+// HTTP basic auth: never after a redirect to another host, and never over
+// http after https (such a redirect is refused). They never appear in an
+// error, nor do credentials written in a repository URL, which are not
+// used.
+//
+// The package never decides which version is newer than another (that is
+// internal/policy), never downloads a chart archive and never writes to a
+// repository. OCI chart repositories (oci://) are the registry client's.
+package chartrepo

@@ -1,0 +1,224 @@
+package chartrepo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unique"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// A real index.yaml holds tens of MiB (every version of every chart, with
+// descriptions, maintainers and annotations we do not need). Decoding the
+// whole document at once would build its YAML tree first: some ten times
+// its size in memory. Instead the index is read line by line and cut into
+// its entries' list items, the layout Helm (and ChartMuseum, Harbor,
+// chart-releaser, which use Helm's code) writes:
+//
+//	apiVersion: v1
+//	entries:
+//	  nginx:
+//	  - apiVersion: v2
+//	    appVersion: 1.25.3
+//	    created: "2024-01-02T03:04:05.000000006Z"
+//	    ...
+//	generated: "..."
+//
+// Each item is decoded on its own into the fields we keep, so memory is
+// the result plus one item, and time is linear in the index's size. What
+// does not fit that layout is decoded whole at the smallest level that
+// holds it: a chart written in flow style (`nginx: [...]`) as that chart's
+// block, an `entries:` written in flow style with the rest of the
+// document's top-level keys. A JSON index (Helm accepts one, and writes
+// one with `helm repo index --json`) is read as a stream of tokens.
+
+// entry is what we keep of an index entry.
+type entry struct {
+	Version    string   `yaml:"version" json:"version"`
+	Created    string   `yaml:"created" json:"created"`
+	Deprecated bool     `yaml:"deprecated" json:"deprecated"`
+	AppVersion string   `yaml:"appVersion" json:"appVersion"`
+	Digest     string   `yaml:"digest" json:"digest"`
+	Home       string   `yaml:"home" json:"home"`
+	Sources    []string `yaml:"sources" json:"sources"`
+	URLs       []string `yaml:"urls" json:"urls"`
+}
+
+// rest is what is decoded of the document outside the entries read item by
+// item: apiVersion, and entries themselves when not in block style.
+type rest struct {
+	APIVersion string              `yaml:"apiVersion"`
+	Entries    map[string][]*entry `yaml:"entries"`
+}
+
+// ErrNotIndex is wrapped by the errors of a document that is not a Helm
+// repository index.
+var ErrNotIndex = errors.New("not a Helm repository index")
+
+// parse reads an index from r.
+func parse(r io.Reader) (*index, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := firstByte(br)
+	if err != nil {
+		return nil, err
+	}
+	if first == '{' {
+		return parseJSON(br)
+	}
+	p := &yamlParser{idx: &index{charts: map[string][]Version{}}}
+	if err := p.run(br); err != nil {
+		return nil, err
+	}
+	return p.idx, nil
+}
+
+// firstByte peeks at the first byte that is not white space or a BOM.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			if err == io.EOF {
+				return 0, fmt.Errorf("%w: the document is empty", ErrNotIndex)
+			}
+			return 0, err
+		}
+		switch {
+		case b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n':
+			br.Discard(1)
+		case bytes.HasPrefix(peek(br, 3), []byte("\xef\xbb\xbf")):
+			br.Discard(3)
+		default:
+			return b[0], nil
+		}
+	}
+}
+
+func peek(br *bufio.Reader, n int) []byte {
+	b, _ := br.Peek(n)
+	return b
+}
+
+// add keeps an entry of chart name, if Helm would: a nil entry or one
+// whose version is not semver is skipped, as Helm's loadIndex skips it.
+func (x *index) add(name string, e *entry) {
+	if e == nil {
+		return
+	}
+	v, err := semver.NewVersion(e.Version)
+	if err != nil {
+		return
+	}
+	created, _ := time.Parse(time.RFC3339Nano, e.Created)
+	x.charts[name] = append(x.charts[name], Version{
+		Version: v, Created: created, Deprecated: e.Deprecated, AppVersion: e.AppVersion,
+		Digest: e.Digest, Home: unique.Make(e.Home).Value(), Sources: x.shared(e.Sources), URLs: e.URLs,
+	})
+}
+
+// shared returns one copy of a chart's sources for all its versions,
+// which nearly always repeat them: a big index keeps them once.
+func (x *index) shared(sources []string) []string {
+	if len(sources) == 0 {
+		return nil
+	}
+	key := strings.Join(sources, "\x00")
+	if s, ok := x.sources[key]; ok {
+		return s
+	}
+	if x.sources == nil {
+		x.sources = map[string][]string{}
+	}
+	x.sources[key] = sources
+	return sources
+}
+
+// sort orders every chart's versions newest first, as Helm's SortEntries
+// does (a stable sort: equal versions keep the index's order).
+func (x *index) sort() {
+	for _, vs := range x.charts {
+		slices.SortStableFunc(vs, func(a, b Version) int { return b.Version.Compare(a.Version) })
+	}
+}
+
+// parseJSON reads a JSON index token by token: entries one at a time.
+func parseJSON(r io.Reader) (*index, error) {
+	x := &index{charts: map[string][]Version{}}
+	d := json.NewDecoder(r)
+	var api string
+	err := walkObject(d, func(key string) error {
+		switch key {
+		case "apiVersion":
+			return d.Decode(&api)
+		case "entries":
+			return walkObject(d, func(name string) error {
+				return walkArray(d, func() error {
+					var e *entry
+					if err := d.Decode(&e); err != nil {
+						return err
+					}
+					x.add(name, e)
+					return nil
+				})
+			})
+		}
+		var skip json.RawMessage
+		return d.Decode(&skip)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: JSON at byte %d: %v", ErrNotIndex, d.InputOffset(), err)
+	}
+	if api == "" {
+		return nil, fmt.Errorf("%w: it has no apiVersion", ErrNotIndex)
+	}
+	x.sort()
+	x.sources = nil
+	return x, nil
+}
+
+// walkObject calls f for each key of the JSON object (or null) that is
+// next in d; f must consume the key's value.
+func walkObject(d *json.Decoder, f func(key string) error) error {
+	t, err := d.Token()
+	if err != nil || t == nil {
+		return err
+	}
+	if t != json.Delim('{') {
+		return fmt.Errorf("want an object, got %v", t)
+	}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return err
+		}
+		if err := f(k.(string)); err != nil {
+			return err
+		}
+	}
+	_, err = d.Token()
+	return err
+}
+
+// walkArray calls f for each element of the JSON array (or null) next in d.
+func walkArray(d *json.Decoder, f func() error) error {
+	t, err := d.Token()
+	if err != nil || t == nil {
+		return err
+	}
+	if t != json.Delim('[') {
+		return fmt.Errorf("want an array, got %v", t)
+	}
+	for d.More() {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	_, err = d.Token()
+	return err
+}
