@@ -426,3 +426,96 @@ func gitInitialCommit(t *testing.T, files map[string][]byte, branch string) stri
 	}
 	return out
 }
+
+// TestDeleteLeased: a branch is deleted by a push, and a delete whose old
+// value is overtaken before the update is refused, as receive-pack does.
+func TestDeleteLeased(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newServer func(*testing.T) *Server) {
+		s := newServer(t)
+		bot, person := clone(t, s), clone(t, s)
+		commit(t, bot, "README.md", "bot\n")
+		for _, b := range []string{"gone", "kept"} {
+			if err := push(bot, auth, "refs/heads/main:refs/heads/"+b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := push(bot, auth, ":refs/heads/gone"); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		if got := branchSHA(t, s, "gone"); got != "" {
+			t.Errorf("deleted branch still at %s", got)
+		}
+		theirs := commit(t, person, "README.md", "person\n")
+		s.OnNextPush(BeforeUpdate, func() {
+			if err := push(person, auth, "+refs/heads/main:refs/heads/kept"); err != nil {
+				t.Errorf("the competing push: %v", err)
+			}
+		})
+		if err := push(bot, auth, ":refs/heads/kept"); err == nil {
+			t.Error("a delete of a branch that moved meanwhile went through")
+		}
+		if got := branchSHA(t, s, "kept"); got != theirs.String() {
+			t.Errorf("kept = %q, want the person's %s", got, theirs)
+		}
+	})
+}
+
+// TestAtomicPush: an atomic push with one stale ref updates none, and a
+// create of a branch that appeared meanwhile is refused.
+func TestAtomicPush(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newServer func(*testing.T) *Server) {
+		s := newServer(t)
+		bot, person := clone(t, s), clone(t, s)
+		commit(t, bot, "README.md", "bot\n")
+		theirs := commit(t, person, "README.md", "person\n")
+		s.OnNextPush(BeforeUpdate, func() {
+			if err := push(person, auth, "refs/heads/main:refs/heads/b"); err != nil {
+				t.Errorf("the competing push: %v", err)
+			}
+		})
+		err := bot.Push(&git.PushOptions{Auth: auth, Atomic: true, RefSpecs: []config.RefSpec{
+			"refs/heads/main:refs/heads/a", "refs/heads/main:refs/heads/b",
+		}})
+		if err == nil {
+			t.Fatal("an atomic push with a ref created meanwhile went through")
+		}
+		if got := branchSHA(t, s, "a"); got != "" {
+			t.Errorf("a = %s: half of an atomic push landed", got)
+		}
+		if got := branchSHA(t, s, "b"); got != theirs.String() {
+			t.Errorf("b = %q, want the person's %s", got, theirs)
+		}
+	})
+}
+
+// TestFetchIgnoresUnknownHaves: a client offers its unpushed commits as
+// haves (imagebot's after a refused push); the fetch still works.
+func TestFetchIgnoresUnknownHaves(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newServer func(*testing.T) *Server) {
+		s := newServer(t)
+		bot, person := clone(t, s), clone(t, s)
+		commit(t, bot, "README.md", "never pushed\n")
+		theirs := commit(t, person, "README.md", "person\n")
+		if err := push(person, auth, "refs/heads/main:refs/heads/main"); err != nil {
+			t.Fatal(err)
+		}
+		err := bot.Fetch(&git.FetchOptions{Auth: auth, RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+		if err != nil {
+			t.Fatalf("fetch: %v", err)
+		}
+		ref, err := bot.Reference("refs/remotes/origin/main", true)
+		if err != nil || ref.Hash() != theirs {
+			t.Errorf("origin/main = %v, %v; want %s", ref, err, theirs)
+		}
+	})
+}
+
+func TestRepositoryNotFound(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newServer func(*testing.T) *Server) {
+		s := newServer(t)
+		_, err := git.PlainClone(t.TempDir(), false, &git.CloneOptions{URL: s.URL("acme/missing"), Auth: auth})
+		if !errors.Is(err, transport.ErrRepositoryNotFound) {
+			t.Errorf("clone: %v, want ErrRepositoryNotFound", err)
+		}
+	})
+}
