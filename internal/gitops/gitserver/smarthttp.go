@@ -28,8 +28,9 @@ import (
 )
 
 // inProcess answers git's smart HTTP protocol (version 0, stateless, as
-// go-git speaks it) in this process, with go-git's server side over the
-// same bare repositories on disk that githubfake and the git CLI read. A
+// go-git speaks it) in this process, with go-git's server side (refs
+// advertised) and its pack reader and writer, over the same bare
+// repositories on disk that githubfake and the git CLI read. A
 // push costs no process: `git http-backend` costs three to five per
 // request (backend, receive-pack, unpack-objects, a connectivity
 // rev-list), which made the tests' git remote their slowest part.
@@ -39,7 +40,7 @@ import (
 // cannot be overtaken between advertisement and update), a create fails
 // for a ref that exists, deletes are checked the same way, and an atomic
 // push applies all of its updates or none. What it does not do: shallow
-// fetches (imagebot never asks for them), thin packs, side-band progress,
+// fetches (imagebot never asks for them; refused), side-band progress,
 // protocol version 2, and the multi-round negotiation the git CLI needs
 // for an incremental fetch; NewHTTPBackend serves those.
 type inProcess struct {
