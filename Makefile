@@ -19,7 +19,7 @@ PLATFORMS         ?= linux/amd64,linux/arm64
 # whose dependencies the proxy serves in full (v2.17's go-msix is refused).
 GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.16.0
 
-.PHONY: build image release-snapshot release demo test race vet fuzz bench lint clean
+.PHONY: build image release-snapshot release demo test test-all race vet fuzz bench lint clean
 
 ## build: bin/imagebot for this machine.
 build:
@@ -44,10 +44,22 @@ release:
 demo: build
 	./$(BIN) demo
 
-## test: the whole suite (unit, golden, fuzz seeds, CLI scripts, layering).
+## test: the whole suite (unit, golden, fuzz seeds, CLI scripts, layering),
+## about half a minute on two cores with a warm build cache (BENCHMARKS.md).
+## Each package's line prints as it finishes. `go vet` runs every analyzer
+## once, on test files too, so `go test` does not repeat its subset
+## (-vet=off). The tests' git remotes answer in process; a few end-to-end
+## scenarios (*HTTPBackend) run on git's own http-backend.
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -vet=off ./...
+
+## test-all: the suite with every git remote served by `git http-backend`
+## (gitserver.BackendEnv), the slow matrix that holds the in-process remote
+## to git's behaviour everywhere. Run it after touching gitserver.
+test-all:
+	$(GO) vet ./...
+	IMAGEBOT_GITSERVER=http-backend $(GO) test -count=1 -vet=off ./...
 
 ## race: the whole suite under the race detector. Several minutes on two
 ## cores, so not part of `make test`; run it after touching anything that

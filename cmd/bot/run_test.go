@@ -43,13 +43,20 @@ var runRepo = map[string][]byte{
 
 func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
 	t.Helper()
+	return newRunEnvOn(t, gitserver.New, ghOpts...)
+}
+
+// newRunEnvOn is newRunEnv with the remote of newRemote: gitserver.New (in
+// process) or gitserver.NewHTTPBackend (git's own, end to end).
+func newRunEnvOn(t *testing.T, newRemote func(dir, token string) (*gitserver.Server, error), ghOpts ...githubfake.Option) *runEnv {
+	t.Helper()
 	ctx := context.Background()
 	reg, err := fixtures.Serve(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(reg.Close)
-	gs, err := gitserver.New(t.TempDir(), runToken)
+	gs, err := newRemote(t.TempDir(), runToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +118,17 @@ func (e *runEnv) write(t *testing.T, name, content string) {
 // working tree (a stale tag, an edited config, a new file) changes nothing.
 func TestRunStaleDirtyClone(t *testing.T) {
 	t.Parallel()
-	e := newRunEnv(t)
+	runStaleDirtyClone(t, newRunEnv(t))
+}
+
+// TestRunStaleDirtyCloneHTTPBackend is the same run against git's own
+// http-backend, end to end.
+func TestRunStaleDirtyCloneHTTPBackend(t *testing.T) {
+	t.Parallel()
+	runStaleDirtyClone(t, newRunEnvOn(t, gitserver.NewHTTPBackend))
+}
+
+func runStaleDirtyClone(t *testing.T, e *runEnv) {
 	stdout, stderr, code := e.run(t)
 	if code != exitOK {
 		t.Fatalf("first run: status %d\n%s%s", code, stdout, stderr)

@@ -27,8 +27,19 @@ const (
 // other, as the runs of one repository do.
 func TestLifecycle(t *testing.T) {
 	t.Parallel()
+	lifecycle(t)
+}
+
+// TestLifecycleHTTPBackend is the lifecycle against git's own
+// http-backend, end to end.
+func TestLifecycleHTTPBackend(t *testing.T) {
+	t.Parallel()
+	lifecycle(t, withHTTPBackend())
+}
+
+func lifecycle(t *testing.T, opts ...worldOption) {
 	// A small page size makes every listing the bot does span pages.
-	w := newWorld(t, withGitHub(githubfake.WithPerPage(5)))
+	w := newWorld(t, append(opts, withGitHub(githubfake.WithPerPage(5)))...)
 	numbers := map[string]int{}
 
 	t.Run("first run opens one PR per stream", func(t *testing.T) {

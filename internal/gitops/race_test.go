@@ -21,7 +21,18 @@ import (
 // meanwhile is not recreated either.
 func TestPersonPushesDuringRun(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	personPushesDuringRun(t)
+}
+
+// TestPersonPushesDuringRunHTTPBackend is the race against git's own
+// receive-pack, end to end.
+func TestPersonPushesDuringRunHTTPBackend(t *testing.T) {
+	t.Parallel()
+	personPushesDuringRun(t, withHTTPBackend())
+}
+
+func personPushesDuringRun(t *testing.T, opts ...worldOption) {
+	w := newWorld(t, opts...)
 	w.runClean(t)
 	theirs := map[string]string{}
 
@@ -111,6 +122,16 @@ func TestPersonPushesDuringRun(t *testing.T) {
 // are the very same commits (made in the same second: nothing to send).
 func TestConcurrentRuns(t *testing.T) {
 	t.Parallel()
+	concurrentRuns(t)
+}
+
+// TestConcurrentRunsHTTPBackend is the same against git's own receive-pack.
+func TestConcurrentRunsHTTPBackend(t *testing.T) {
+	t.Parallel()
+	concurrentRuns(t, withHTTPBackend())
+}
+
+func concurrentRuns(t *testing.T, opts ...worldOption) {
 	for _, tc := range []struct {
 		name  string
 		later time.Duration // the late run's commit time after the first's
@@ -120,7 +141,7 @@ func TestConcurrentRuns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t)
+			w := newWorld(t, opts...)
 			first, firstPlan, firstReg := w.open(t)
 			late, latePlan, lateReg := w.open(t)
 			when := w.clock.Now()

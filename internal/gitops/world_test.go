@@ -119,6 +119,7 @@ type worldConfig struct {
 	files   map[string][]byte // nil: testdata/manifests against the seeded registry
 	mirrors map[string]string
 	seeded  bool // files against the seeded registry
+	backend bool // the remote is git http-backend, not in process
 }
 
 // withRepo makes the repository files, looked up through mirrors, instead
@@ -130,6 +131,13 @@ func withRepo(files map[string][]byte, mirrors map[string]string) worldOption {
 // withFiles makes the repository files, looked up in the seeded registry.
 func withFiles(files map[string][]byte) worldOption {
 	return func(c *worldConfig) { c.files, c.seeded = files, true }
+}
+
+// withHTTPBackend serves the remote with git's own http-backend: the
+// end-to-end scenarios that hold the in-process remote to what git does
+// (races on refs above all) run on both.
+func withHTTPBackend() worldOption {
+	return func(c *worldConfig) { c.backend = true }
 }
 
 func withGitHub(o ...githubfake.Option) worldOption {
@@ -182,7 +190,11 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		}
 	}
 
-	gs, err := gitserver.New(gitserver.TempDir(t), token)
+	newRemote := gitserver.New
+	if wc.backend {
+		newRemote = gitserver.NewHTTPBackend
+	}
+	gs, err := newRemote(gitserver.TempDir(t), token)
 	if err != nil {
 		t.Fatal(err)
 	}

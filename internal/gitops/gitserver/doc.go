@@ -1,11 +1,21 @@
 // Package gitserver serves bare git repositories over smart HTTP, the way
 // github.com serves them to a bot that holds a GITHUB_TOKEN.
 //
-// It runs the installed git's own `git http-backend` behind net/http/cgi in an
-// httptest server, so clients (go-git, the git CLI) speak the real protocol to
-// a real receive-pack: refs move, non-fast-forward pushes are refused and
-// packs are unpacked exactly as a remote would. Tests, testscript scenarios
-// and `make demo` use it as the remote that imagebot pushes its branches to.
+// New answers in process with go-git's server side, over bare repositories
+// on disk that git itself reads (githubfake merges in them with the git
+// CLI): no process per request, which is what lets the tests' large
+// scenario matrix run in seconds. Where imagebot relies on the remote it
+// behaves as receive-pack does: a ref is updated only if it still holds
+// the value the pusher saw (a lease cannot be overtaken), creates and
+// deletes are checked the same way, atomic pushes land whole or not at
+// all, and pushed objects are stored loose. NewHTTPBackend runs the
+// installed git's own `git http-backend` behind net/http/cgi instead: the
+// real receive-pack and upload-pack, for the end-to-end tests that hold the
+// in-process server to git's behaviour, for shallow fetches, and for the
+// git CLI as a client. Every test of this package runs on both;
+// IMAGEBOT_GITSERVER=http-backend makes New the backend everywhere
+// (`make test-all`). Tests, testscript scenarios and `make demo` use it as
+// the remote that imagebot pushes its branches to.
 //
 // Every request must carry the token as the password of HTTP basic auth
 // (any username; GitHub Actions uses "x-access-token"). Without it the server

@@ -6,8 +6,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // fixtureDate pins the initial commit's dates so the same files give the
@@ -46,49 +55,119 @@ func validName(n string) error {
 	return nil
 }
 
-// initialCommit writes files into a scratch work tree and commits them into
-// the bare repository dir, using a scratch index so the bare repository ends
-// up exactly as `git init --bare` plus a push would leave it.
+// initialCommit makes dir a bare repository whose branch holds one commit
+// of files, built in process with go-git: the objects, loose, and the
+// commit are byte for byte what `git init --bare`, `git add` and `git
+// commit` make (TestCreateRepoAsGit), without their five processes per
+// repository.
 func initialCommit(dir string, files map[string][]byte, branch string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if _, err := gitOutput("", nil, "init", "--quiet", "--bare", "--initial-branch="+branch, dir); err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp("", "gitserver-work-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-	tree := filepath.Join(work, "tree")
+	root := &dirEntry{children: map[string]*dirEntry{}}
 	for name, data := range files {
 		if !filepath.IsLocal(filepath.FromSlash(name)) {
 			return fmt.Errorf("file %q: not a relative path inside the repository", name)
 		}
-		p := filepath.Join(tree, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
+		root.add(strings.Split(path.Clean(name), "/"), data)
 	}
-	if err := os.MkdirAll(tree, 0o755); err != nil {
+	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		Bare:        true,
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)},
+	})
+	if err != nil {
 		return err
 	}
-	env := []string{
-		"GIT_DIR=" + dir,
-		"GIT_WORK_TREE=" + tree,
-		"GIT_INDEX_FILE=" + filepath.Join(work, "index"),
-		"GIT_AUTHOR_DATE=" + fixtureDate,
-		"GIT_COMMITTER_DATE=" + fixtureDate,
-	}
-	if _, err := gitOutput("", env, "add", "--all", "--force", "."); err != nil {
+	tree, err := root.store(r.Storer)
+	if err != nil {
 		return err
 	}
-	_, err = gitOutput("", env, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", "Initial commit")
-	return err
+	when, err := time.Parse(time.RFC3339, fixtureDate)
+	if err != nil {
+		return err
+	}
+	who := object.Signature{Name: fixtureName, Email: fixtureEmail, When: when}
+	commit, err := storeObject(r.Storer, &object.Commit{Author: who, Committer: who, Message: "Initial commit\n", TreeHash: tree})
+	if err != nil {
+		return err
+	}
+	return r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), commit))
+}
+
+// The identity of fixture commits, also given to the git CLI's commits.
+const (
+	fixtureName  = "imagebot fixture"
+	fixtureEmail = "fixture@imagebot.invalid"
+)
+
+// dirEntry is a directory of the initial tree (children) or a file (data).
+type dirEntry struct {
+	children map[string]*dirEntry
+	data     []byte
+}
+
+func (d *dirEntry) add(parts []string, data []byte) {
+	if len(parts) == 1 {
+		d.children[parts[0]] = &dirEntry{data: data}
+		return
+	}
+	c := d.children[parts[0]]
+	if c == nil || c.children == nil {
+		c = &dirEntry{children: map[string]*dirEntry{}}
+		d.children[parts[0]] = c
+	}
+	c.add(parts[1:], data)
+}
+
+// store writes the directory's blobs and trees and returns its tree's hash.
+// Entries are in git's order, where a directory sorts as its name plus "/".
+func (d *dirEntry) store(st storer.EncodedObjectStorer) (plumbing.Hash, error) {
+	var t object.Tree
+	for name, c := range d.children {
+		e := object.TreeEntry{Name: name, Mode: filemode.Regular}
+		var err error
+		if c.children != nil {
+			e.Mode = filemode.Dir
+			e.Hash, err = c.store(st)
+		} else {
+			e.Hash, err = storeBlob(st, c.data)
+		}
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		t.Entries = append(t.Entries, e)
+	}
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
+	return storeObject(st, &t)
+}
+
+func storeBlob(st storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error) {
+	o := st.NewEncodedObject()
+	o.SetType(plumbing.BlobObject)
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return st.SetEncodedObject(o)
+}
+
+func storeObject(st storer.EncodedObjectStorer, obj interface {
+	Encode(plumbing.EncodedObject) error
+}) (plumbing.Hash, error) {
+	o := st.NewEncodedObject()
+	if err := obj.Encode(o); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return st.SetEncodedObject(o)
 }
 
 // gitOutput runs the git CLI isolated from the user's configuration (no
@@ -125,9 +204,9 @@ func isolatedGitEnv() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL="+os.DevNull,
 		"GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=imagebot fixture",
-		"GIT_AUTHOR_EMAIL=fixture@imagebot.invalid",
-		"GIT_COMMITTER_NAME=imagebot fixture",
-		"GIT_COMMITTER_EMAIL=fixture@imagebot.invalid",
+		"GIT_AUTHOR_NAME="+fixtureName,
+		"GIT_AUTHOR_EMAIL="+fixtureEmail,
+		"GIT_COMMITTER_NAME="+fixtureName,
+		"GIT_COMMITTER_EMAIL="+fixtureEmail,
 	)
 }

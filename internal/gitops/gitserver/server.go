@@ -22,7 +22,7 @@ type Server struct {
 	root    string
 	ownRoot bool // root was created by New and is removed by Close
 	token   string
-	backend *cgi.Handler
+	backend http.Handler // in process, or git http-backend
 	http    *httptest.Server
 
 	mu         sync.Mutex
@@ -57,22 +57,47 @@ type pushHook struct {
 // a temporary directory, removed by Close, when dir is empty). Clients must
 // authenticate with token as the basic-auth password: an empty token is an
 // error because a remote that accepts anyone would hide missing credentials.
+//
+// It answers in process with go-git's server side (see inProcess): no git
+// process per request, which is what the tests' large scenario matrix
+// needs. With IMAGEBOT_GITSERVER=http-backend in the environment it is
+// NewHTTPBackend instead (`make test-all`), so the whole matrix can still
+// be run against git's own receive-pack.
 func New(dir, token string) (*Server, error) {
-	if token == "" {
-		return nil, errors.New("gitserver: empty token")
+	if os.Getenv(BackendEnv) == "http-backend" {
+		return NewHTTPBackend(dir, token)
 	}
+	return newInProcessServer(dir, token)
+}
+
+// newInProcessServer is New whatever the environment says.
+func newInProcessServer(dir, token string) (*Server, error) {
+	s, err := newServer(dir, token)
+	if err != nil {
+		return nil, err
+	}
+	s.backend = newInProcess(s.root)
+	s.http = httptest.NewServer(s)
+	return s, nil
+}
+
+// BackendEnv names the environment variable that makes New serve through
+// `git http-backend` ("http-backend") instead of in process.
+const BackendEnv = "IMAGEBOT_GITSERVER"
+
+// NewHTTPBackend is New served by the installed git's own `git
+// http-backend` behind net/http/cgi: the real receive-pack and upload-pack,
+// at the cost of a few git processes per request. End-to-end tests use it
+// to show that what the in-process server accepts and refuses is what git
+// does, and the git CLI as a client needs it.
+func NewHTTPBackend(dir, token string) (*Server, error) {
 	backend, err := httpBackend()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{root: dir, token: token}
-	if dir == "" {
-		if s.root, err = os.MkdirTemp("", "gitserver-"); err != nil {
-			return nil, fmt.Errorf("gitserver: %w", err)
-		}
-		s.ownRoot = true
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("gitserver: %w", err)
+	s, err := newServer(dir, token)
+	if err != nil {
+		return nil, err
 	}
 	s.backend = &cgi.Handler{
 		Path: backend,
@@ -99,6 +124,25 @@ func New(dir, token string) (*Server, error) {
 		Stderr: io.Discard,
 	}
 	s.http = httptest.NewServer(s)
+	return s, nil
+}
+
+// newServer checks the token and makes the root; the caller sets the
+// backend and starts the HTTP server.
+func newServer(dir, token string) (*Server, error) {
+	if token == "" {
+		return nil, errors.New("gitserver: empty token")
+	}
+	s := &Server{root: dir, token: token}
+	if dir == "" {
+		var err error
+		if s.root, err = os.MkdirTemp("", "gitserver-"); err != nil {
+			return nil, fmt.Errorf("gitserver: %w", err)
+		}
+		s.ownRoot = true
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("gitserver: %w", err)
+	}
 	return s, nil
 }
 
@@ -187,7 +231,7 @@ func (s *Server) Close() {
 }
 
 // ServeHTTP authenticates, counts fetches and pushes and optionally fails
-// pushes, then hands the request to git http-backend.
+// pushes, then hands the request to the backend.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
 		// The challenge makes the git CLI ask its credential helpers and
