@@ -42,7 +42,7 @@ release:
 
 ## demo: run the whole job against an embedded registry, git remote and GitHub.
 demo: build
-	./$(BIN) demo
+	$(GO) run ./cmd/demo -imagebot $(BIN)
 
 ## test: the whole suite (unit, golden, fuzz seeds, CLI scripts, layering),
 ## about half a minute on two cores with a warm build cache (BENCHMARKS.md).
@@ -55,8 +55,8 @@ test:
 	$(GO) test -count=1 -vet=off ./...
 
 ## test-all: the suite with every git remote served by `git http-backend`
-## (gitserver.BackendEnv), the slow matrix that holds the in-process remote
-## to git's behaviour everywhere. Run it after touching gitserver.
+## (gittest.BackendEnv), the slow matrix that holds the in-process remote
+## to git's behaviour everywhere. Run it after touching internal/testing/gittest.
 test-all:
 	$(GO) vet ./...
 	IMAGEBOT_GITSERVER=http-backend $(GO) test -count=1 -vet=off ./...

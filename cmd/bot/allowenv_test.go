@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestPasswordEnvAllowed: a repository's config sends a variable to a

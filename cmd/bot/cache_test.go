@@ -12,9 +12,9 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 
 	"github.com/imagebot/imagebot/internal/registry/cache"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
-	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
+	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 
 // keylessRepo is a repository on ghcr.io/acme/api 1.0.0 with a keyless

@@ -76,7 +76,6 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"plan", "a", "b"}, `unexpected argument "b": plan takes one DIR`},
 		{[]string{"plan", "a", "--repo", "b"}, `DIR "a" and --repo "b" name two repositories: give one`},
 		{[]string{"serve", "a", "b"}, `unexpected argument "b": serve takes one DIR`},
-		{[]string{"demo", "extra"}, `unexpected argument "extra": demo takes flags only`},
 		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"plan", "-repo", "x"}, `unknown shorthand flag: 'r' in -repo (a long flag takes two dashes: --repo)`},
 	} {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestDockerCredentialHelper: a registry that wants credentials gets them

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // BenchmarkFleet200x50 times `serve --once --clone ...` over 200

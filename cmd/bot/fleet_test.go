@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestServeFleet is BenchmarkFleet200x50 small enough for every `make

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
@@ -20,12 +20,12 @@ import (
 func TestServeSharesTrustRoot(t *testing.T) {
 	const repos = 3
 	k := newKeylessRepo(t)
-	gs, err := gitserver.New(t.TempDir(), runToken)
+	gs, err := gittest.New(t.TempDir(), runToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(gs.Close)
-	gh := githubfake.New(githubfake.WithToken(runToken))
+	gh := githubtest.New(githubtest.WithToken(runToken))
 	t.Cleanup(gh.Close)
 	content := map[string][]byte{}
 	for _, name := range []string{".imagebot.yaml", "app.yaml"} {
@@ -41,7 +41,7 @@ func TestServeSharesTrustRoot(t *testing.T) {
 		if _, err := gs.CreateRepo("acme", name, content, "main"); err != nil {
 			t.Fatal(err)
 		}
-		gh.AddRepo("acme", name, "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/"+name)))
+		gh.AddRepo("acme", name, "main", githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL("acme/"+name)))
 		args = append(args, "--clone", gs.URL("acme/"+name))
 	}
 	tuf := signature.TUF{URL: k.tuf.URL(), Root: k.tuf.Root()}

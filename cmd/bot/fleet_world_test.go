@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // fleetToken stands in for GITHUB_TOKEN against the fakes.
@@ -28,8 +28,8 @@ const fleetToken = "ghs_FLEET7oken5ecret"
 // gets one update, and a second run finds nothing new.
 type fleet struct {
 	reg    *registrytest.Server
-	gs     *gitserver.Server
-	gh     *githubfake.Server
+	gs     *gittest.Server
+	gh     *githubtest.Server
 	ghURL  string // the fake GitHub's API, behind the fleet's latency
 	gitURL string // the git server, behind the fleet's latency: GITHUB_SERVER_URL
 	urls   []string
@@ -63,11 +63,11 @@ func newFleet(tb testing.TB, repos, files, images int, latency time.Duration, op
 		}
 	}
 	var err error
-	if f.gs, err = gitserver.New(tb.TempDir(), fleetToken); err != nil {
+	if f.gs, err = gittest.New(tb.TempDir(), fleetToken); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(f.gs.Close)
-	f.gh = githubfake.New(githubfake.WithToken(fleetToken))
+	f.gh = githubtest.New(githubtest.WithToken(fleetToken))
 	tb.Cleanup(f.gh.Close)
 	f.ghURL = delayed(tb, f.gh, latency)
 	f.gitURL = delayed(tb, f.gs, latency)
@@ -91,7 +91,7 @@ func newFleet(tb testing.TB, repos, files, images int, latency time.Duration, op
 			u := gitURL + "/acme/" + name + ".git" // as f.gs.URL, behind the latency
 			mu.Lock()
 			defer mu.Unlock()
-			f.gh.AddRepo("acme", name, "main", githubfake.BareRepos(f.gs.Dir), githubfake.WithCloneURL(u))
+			f.gh.AddRepo("acme", name, "main", githubtest.BareRepos(f.gs.Dir), githubtest.WithCloneURL(u))
 			f.urls[r] = u
 		})
 	}

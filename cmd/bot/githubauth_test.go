@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 var appKey = sync.OnceValue(func() *rsa.PrivateKey {
@@ -87,7 +87,7 @@ func TestGitHubAuthEnv(t *testing.T) {
 // of the App's private key.
 func (e *runEnv) installApp(t *testing.T) string {
 	t.Helper()
-	e.gh.AddApp(githubfake.App{ID: 987, Slug: "acme-imagebot", Key: &appKey().PublicKey})
+	e.gh.AddApp(githubtest.App{ID: 987, Slug: "acme-imagebot", Key: &appKey().PublicKey})
 	e.gh.Install(987, "acme/gitops")
 	e.gs.CheckTokens(e.gh.ValidToken)
 	keyFile := filepath.Join(t.TempDir(), "app.pem")

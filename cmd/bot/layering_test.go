@@ -204,3 +204,44 @@ func chain(importer map[string]string, dep, root string) string {
 	slices.Reverse(path)
 	return strings.Join(path, " -> ")
 }
+
+// TestNoDoublesInTheProduct: the release binary carries no test double, no
+// test key and no test server, as net/http/httptest and testing/fstest stay
+// out of programs. The doubles live in internal/testing/ and fixtures/,
+// which only tests and cmd/demo (the demo's own binary) may import; no
+// product package reaches them, nor httptest or net/http/cgi.
+func TestNoDoublesInTheProduct(t *testing.T) {
+	const mod = "github.com/imagebot/imagebot/"
+	out, err := exec.Command("go", "list", "-deps", "../../cmd/bot").Output()
+	if err != nil {
+		t.Fatalf("go list -deps cmd/bot: %v", err)
+	}
+	forbidden := []string{mod + "internal/testing/", mod + "fixtures", "net/http/httptest", "net/http/cgi"}
+	for _, p := range strings.Fields(string(out)) {
+		for _, f := range forbidden {
+			if strings.HasPrefix(p, f) {
+				t.Errorf("cmd/bot depends on %s: the release binary must carry no test double", p)
+			}
+		}
+	}
+	// Every product package (not a double, not the demo) stays off them too,
+	// so that none can drag a double into cmd/bot later.
+	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := f[0]
+		if strings.HasPrefix(pkg, mod+"internal/testing/") || strings.HasPrefix(pkg, mod+"fixtures") || pkg == mod+"cmd/demo" {
+			continue
+		}
+		for _, imp := range f[1:] {
+			for _, bad := range forbidden {
+				if strings.HasPrefix(imp, bad) {
+					t.Errorf("%s imports %s: doubles are for tests and cmd/demo only", pkg, imp)
+				}
+			}
+		}
+	}
+}

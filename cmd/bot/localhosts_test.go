@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestPlanLocalRegistryFromManifest: a registry on this machine named only

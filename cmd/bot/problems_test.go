@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestRegistryRefusesCredentials: a registry that wants credentials the

@@ -39,7 +39,6 @@ DIR is the repository to work on (default: the current directory).`,
 		newServeCmd(f, nil),
 		newValidateCmd(f, nil),
 		newInitCmd(f, nil),
-		newDemoCmd(f),
 		newVersionCmd(f),
 	)
 	return root

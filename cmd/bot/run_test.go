@@ -13,8 +13,8 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/imagebot/imagebot/fixtures"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 const runToken = "ghs_RUN7est7oken5ecret"
@@ -24,8 +24,8 @@ const runToken = "ghs_RUN7est7oken5ecret"
 // actions/checkout leaves it.
 type runEnv struct {
 	reg   *fixtures.Registry
-	gs    *gitserver.Server
-	gh    *githubfake.Server
+	gs    *gittest.Server
+	gh    *githubtest.Server
 	clone string
 	args  []string // DIR and the registry mirrors
 	env   environ
@@ -41,14 +41,14 @@ var runRepo = map[string][]byte{
 	"ci/imagebot.yaml": []byte("policies:\n  - match: docker.io/library/postgres\n    skip: true\n  - match: docker.io/library/redis\n    skip: true\n"),
 }
 
-func newRunEnv(t *testing.T, ghOpts ...githubfake.Option) *runEnv {
+func newRunEnv(t *testing.T, ghOpts ...githubtest.Option) *runEnv {
 	t.Helper()
-	return newRunEnvOn(t, gitserver.New, ghOpts...)
+	return newRunEnvOn(t, gittest.New, ghOpts...)
 }
 
-// newRunEnvOn is newRunEnv with the remote of newRemote: gitserver.New (in
-// process) or gitserver.NewHTTPBackend (git's own, end to end).
-func newRunEnvOn(t *testing.T, newRemote func(dir, token string) (*gitserver.Server, error), ghOpts ...githubfake.Option) *runEnv {
+// newRunEnvOn is newRunEnv with the remote of newRemote: gittest.New (in
+// process) or gittest.NewHTTPBackend (git's own, end to end).
+func newRunEnvOn(t *testing.T, newRemote func(dir, token string) (*gittest.Server, error), ghOpts ...githubtest.Option) *runEnv {
 	t.Helper()
 	ctx := context.Background()
 	reg, err := fixtures.Serve(ctx)
@@ -64,9 +64,9 @@ func newRunEnvOn(t *testing.T, newRemote func(dir, token string) (*gitserver.Ser
 	if _, err := gs.CreateRepo("acme", "gitops", runRepo, "main"); err != nil {
 		t.Fatal(err)
 	}
-	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(runToken)}, ghOpts...)...)
+	gh := githubtest.New(append([]githubtest.Option{githubtest.WithToken(runToken)}, ghOpts...)...)
 	t.Cleanup(gh.Close)
-	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
+	gh.AddRepo("acme", "gitops", "main", githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL("acme/gitops")))
 	clone := filepath.Join(t.TempDir(), "checkout")
 	if _, err := git.PlainCloneContext(ctx, clone, false, &git.CloneOptions{
 		URL: gs.URL("acme/gitops"), Auth: &githttp.BasicAuth{Username: "x-access-token", Password: runToken},
@@ -91,8 +91,8 @@ func (e *runEnv) run(t *testing.T, extra ...string) (stdout, stderr string, code
 	return stdout, stderr, code
 }
 
-func (e *runEnv) open() map[string]githubfake.PR {
-	prs := map[string]githubfake.PR{}
+func (e *runEnv) open() map[string]githubtest.PR {
+	prs := map[string]githubtest.PR{}
 	for _, pr := range e.gh.PRs("acme", "gitops") {
 		if pr.State == "open" {
 			prs[pr.Head] = pr
@@ -125,7 +125,7 @@ func TestRunStaleDirtyClone(t *testing.T) {
 // http-backend, end to end.
 func TestRunStaleDirtyCloneHTTPBackend(t *testing.T) {
 	t.Parallel()
-	runStaleDirtyClone(t, newRunEnvOn(t, gitserver.NewHTTPBackend))
+	runStaleDirtyClone(t, newRunEnvOn(t, gittest.NewHTTPBackend))
 }
 
 func runStaleDirtyClone(t *testing.T, e *runEnv) {
@@ -139,7 +139,7 @@ func runStaleDirtyClone(t *testing.T, e *runEnv) {
 	}
 	nginx, redis := open["imagebot/docker.io-library-nginx"], open["imagebot/docker.io-library-redis"]
 	// Each PR by number, link and title, not only its branch.
-	for _, pr := range []githubfake.PR{nginx, redis} {
+	for _, pr := range []githubtest.PR{nginx, redis} {
 		if want := fmt.Sprintf("opened #%d %s/acme/gitops/pull/%d %s\n", pr.Number, e.gh.URL(), pr.Number, pr.Title); !strings.Contains(stdout, want) {
 			t.Errorf("first run's output lacks %q:\n%s", want, stdout)
 		}
@@ -204,7 +204,7 @@ func TestRunConfigFromTree(t *testing.T) {
 // what it could, then says in one line how many PRs are left, and exits 2.
 func TestRunRateLimited(t *testing.T) {
 	t.Parallel()
-	e := newRunEnv(t, githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 1, Per: time.Hour}))
+	e := newRunEnv(t, githubtest.WithSecondaryLimit(githubtest.SecondaryLimit{Writes: 1, Per: time.Hour}))
 	stdout, stderr, code := e.run(t)
 	if code != exitPartial {
 		t.Fatalf("status %d, want %d\n%s%s", code, exitPartial, stdout, stderr)

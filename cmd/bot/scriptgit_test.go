@@ -20,8 +20,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/imagebot/imagebot/fixtures"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // Scripts that run `imagebot run` or `rollback` need a git remote and
@@ -53,8 +53,8 @@ type (
 
 // scriptRemote is one script's remote and GitHub.
 type scriptRemote struct {
-	gs *gitserver.Server
-	gh *githubfake.Server
+	gs *gittest.Server
+	gh *githubtest.Server
 	// skew is added to the fake GitHub's clock, so that a merge can be
 	// dated in the past.
 	mu   sync.Mutex
@@ -89,14 +89,14 @@ func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	r, _ := ts.Value(remoteKey{}).(*scriptRemote)
 	files := readFiles(ts, args[0])
-	gs, err := gitserver.New(ts.MkAbs("remote"), scriptToken)
+	gs, err := gittest.New(ts.MkAbs("remote"), scriptToken)
 	ts.Check(err)
 	ts.Defer(gs.Close)
 	_, err = gs.CreateRepo("acme", "gitops", files, "main")
 	ts.Check(err)
-	gh := githubfake.New(githubfake.WithToken(scriptToken), githubfake.WithClock(r.now))
+	gh := githubtest.New(githubtest.WithToken(scriptToken), githubtest.WithClock(r.now))
 	ts.Defer(gh.Close)
-	gh.AddRepo("acme", "gitops", "main", githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL("acme/gitops")))
+	gh.AddRepo("acme", "gitops", "main", githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL("acme/gitops")))
 	r.gs, r.gh = gs, gh
 	_, err = git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: gs.URL("acme/gitops"), Auth: scriptAuth})
 	ts.Check(err)
@@ -109,7 +109,7 @@ func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
 
 // serverURL is what GITHUB_SERVER_URL says for gs: the URL its
 // repositories' clone URLs start with.
-func serverURL(gs *gitserver.Server) string {
+func serverURL(gs *gittest.Server) string {
 	return strings.TrimSuffix(gs.URL("o/r"), "/o/r.git")
 }
 
@@ -200,8 +200,8 @@ func cmdGHPRs(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // openPR is the newest PR of branch, open when open is true.
-func openPR(ts *testscript.TestScript, branch string, open bool) githubfake.PR {
-	var found *githubfake.PR
+func openPR(ts *testscript.TestScript, branch string, open bool) githubtest.PR {
+	var found *githubtest.PR
 	for _, pr := range remoteOf(ts).gh.PRs("acme", "gitops") {
 		if pr.Head == branch && (!open || pr.State == "open") {
 			found = &pr

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 const (
@@ -47,7 +47,7 @@ func pemOf(k *rsa.PrivateKey) []byte {
 // world ends.
 func (w *world) installApp(t *testing.T, install bool) {
 	t.Helper()
-	w.gh.AddApp(githubfake.App{ID: appID, Slug: appSlug, Key: &appKey().PublicKey})
+	w.gh.AddApp(githubtest.App{ID: appID, Slug: appSlug, Key: &appKey().PublicKey})
 	if install {
 		w.gh.Install(appID, owner+"/"+name)
 	}
@@ -152,12 +152,12 @@ func TestAppRun(t *testing.T) {
 // good for a while yet: nothing fails, and the run fetched several tokens.
 func TestAppTokenRefreshed(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, withGitHub(githubfake.WithTokenLifetime(10*time.Minute)))
+	w := newWorld(t, withGitHub(githubtest.WithTokenLifetime(10*time.Minute)))
 	w.installApp(t, true)
 	for range streams {
 		// After the push's credentials were checked, before the next
 		// request: no single request outlives its token.
-		w.gs.OnNextPush(gitserver.BeforeUpdate, func() { w.clock.advance(3 * time.Minute) })
+		w.gs.OnNextPush(gittest.BeforeUpdate, func() { w.clock.advance(3 * time.Minute) })
 	}
 	start := w.clock.Now()
 	res := w.runAs(t, w.appOptions(t, appKey(), appID, 0))

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // noOpRequests is what a rerun with nothing to do costs against the GitHub
@@ -71,7 +71,7 @@ func TestNoOpRerunCost(t *testing.T) {
 func TestDeclineLookupCost(t *testing.T) {
 	t.Parallel()
 	// Pages of 5 make the fake's 17 PRs span pages.
-	w := newWorld(t, withGitHub(githubfake.WithPerPage(5)))
+	w := newWorld(t, withGitHub(githubtest.WithPerPage(5)))
 	w.runClean(t)
 	prs := w.openPRs()
 	openPages := (len(prs) + 4) / 5

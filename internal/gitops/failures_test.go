@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // TestFailures: one failed update never stops the others, and GitHub's
@@ -153,7 +153,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 		t.Errorf("error holds the token: %v", err)
 	}
 	// And one the API takes but the git remote rejects.
-	other, err := gitserver.New(t.TempDir(), "ghs_someone_elses_token")
+	other, err := gittest.New(t.TempDir(), "ghs_someone_elses_token")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 func signed(o *gitops.RunOptions) { o.SignedCommits = true }
@@ -58,7 +58,7 @@ func TestSignedCommits(t *testing.T) {
 		if got.Message != want.Message {
 			t.Errorf("%s: message %q, pushed %q", s.Branch, got.Message, want.Message)
 		}
-		if got.Author.Name != appBot || got.Author.Email != githubfake.NoreplyEmail(appBot) || got.Committer.Email != got.Author.Email {
+		if got.Author.Name != appBot || got.Author.Email != githubtest.NoreplyEmail(appBot) || got.Committer.Email != got.Author.Email {
 			t.Errorf("%s: by %s <%s>, committed by %s", s.Branch, got.Author.Name, got.Author.Email, got.Committer.Email)
 		}
 		if _, err := got.Verify(key); err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/prepull"
 	"github.com/imagebot/imagebot/internal/rollout"
@@ -36,7 +36,7 @@ const (
 )
 
 // historyStart is when the first bump lands; the root commit is
-// gitserver's, older.
+// gittest's, older.
 var historyStart = time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)
 
 const historyConfig = `environments:
@@ -75,7 +75,7 @@ type historyRepo struct {
 // bare repository: a push per commit would cost the setup minutes.
 func newHistoryRepo(tb testing.TB, bumps, others int) *historyRepo {
 	tb.Helper()
-	gs, err := gitserver.New(gitserver.TempDir(tb), token)
+	gs, err := gittest.New(gittest.TempDir(tb), token)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -119,9 +119,9 @@ func newHistoryRepo(tb testing.TB, bumps, others int) *historyRepo {
 	}
 
 	now := historyStart.Add(time.Duration(bumps+1) * time.Hour)
-	gh := githubfake.New(githubfake.WithToken(token), githubfake.WithClock(func() time.Time { return now }))
+	gh := githubtest.New(githubtest.WithToken(token), githubtest.WithClock(func() time.Time { return now }))
 	tb.Cleanup(gh.Close)
-	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
+	gh.AddRepo(owner, name, main_, githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL(owner+"/"+name)))
 
 	cfg, err := config.Parse(".imagebot.yaml", []byte(historyConfig))
 	if err != nil {

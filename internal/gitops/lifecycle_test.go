@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rewrite"
 )
@@ -39,7 +39,7 @@ func TestLifecycleHTTPBackend(t *testing.T) {
 
 func lifecycle(t *testing.T, opts ...worldOption) {
 	// A small page size makes every listing the bot does span pages.
-	w := newWorld(t, append(opts, withGitHub(githubfake.WithPerPage(5)))...)
+	w := newWorld(t, append(opts, withGitHub(githubtest.WithPerPage(5)))...)
 	numbers := map[string]int{}
 
 	t.Run("first run opens one PR per stream", func(t *testing.T) {
@@ -181,7 +181,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 			if round > len(streams) {
 				t.Fatalf("still %d open PRs after %d rounds", len(open), round)
 			}
-			first := slices.MinFunc(slices.Collect(maps.Values(open)), func(a, b githubfake.PR) int { return a.Number - b.Number })
+			first := slices.MinFunc(slices.Collect(maps.Values(open)), func(a, b githubtest.PR) int { return a.Number - b.Number })
 			if err := w.gh.MergePR(owner, name, first.Number); err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}

@@ -12,7 +12,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // What people and registries do to the world between runs.
@@ -21,7 +21,7 @@ import (
 // name) and pushes; it returns the new commit.
 func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]func(string) string) string {
 	t.Helper()
-	h, err := w.tryHumanPush(gitserver.TempDir(t), branch, msg, edits)
+	h, err := w.tryHumanPush(gittest.TempDir(t), branch, msg, edits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func (w *world) humanPush(t *testing.T, branch, msg string, edits map[string]fun
 }
 
 // tryHumanPush is humanPush for a goroutine other than the test's, such as
-// a gitserver hook, where t.Fatal must not be called.
+// a gittest hook, where t.Fatal must not be called.
 func (w *world) tryHumanPush(dir, branch, msg string, edits map[string]func(string) string) (string, error) {
 	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
 		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,

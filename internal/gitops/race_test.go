@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // TestPersonPushesDuringRun: a person pushes to an open PR's branch while a
@@ -38,16 +38,16 @@ func personPushesDuringRun(t *testing.T, opts ...worldOption) {
 
 	for _, tc := range []struct {
 		name, branch, image, tag string
-		stage                    gitserver.PushStage
+		stage                    gittest.PushStage
 		pushes                   int // the person's, and the run's refused one when it got that far
 	}{
-		{"before the refs are advertised", node, "docker.io/library/node", "22.2.0", gitserver.BeforeAdvertise, 1},
-		{"before the refs are updated", redis, "docker.io/library/redis", "7.4.2", gitserver.BeforeUpdate, 2},
+		{"before the refs are advertised", node, "docker.io/library/node", "22.2.0", gittest.BeforeAdvertise, 1},
+		{"before the refs are updated", redis, "docker.io/library/redis", "7.4.2", gittest.BeforeUpdate, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A newer version makes the run push to the branch.
 			w.pushTag(t, tc.image, tc.tag)
-			dir := gitserver.TempDir(t)
+			dir := gittest.TempDir(t)
 			var herr error
 			w.gs.OnNextPush(tc.stage, func() {
 				theirs[tc.branch], herr = w.tryHumanPush(dir, tc.branch, "pin the patch release", map[string]func(string) string{
@@ -101,7 +101,7 @@ func personPushesDuringRun(t *testing.T, opts ...worldOption) {
 
 	t.Run("a branch deleted during the run", func(t *testing.T) {
 		w.pushTag(t, "docker.io/library/postgres", "16.3")
-		w.gs.OnNextPush(gitserver.BeforeAdvertise, func() { w.tryGit("update-ref", "-d", "refs/heads/"+postgres) })
+		w.gs.OnNextPush(gittest.BeforeAdvertise, func() { w.tryGit("update-ref", "-d", "refs/heads/"+postgres) })
 		res := w.run(t)
 		if len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Error(), postgres+": push "+postgres+": the branch was deleted while this run was going") {
 			t.Fatalf("failed: %v, want postgres's push refused", res.Failed)
@@ -148,7 +148,7 @@ func concurrentRuns(t *testing.T, opts ...worldOption) {
 
 			var firstErr error
 			var firstOpened []string
-			w.gs.OnNextPush(gitserver.BeforeAdvertise, func() {
+			w.gs.OnNextPush(gittest.BeforeAdvertise, func() {
 				o := w.runOptions(firstReg)
 				o.Author.When = when
 				res, err := first.Run(w.ctx, firstPlan, o)

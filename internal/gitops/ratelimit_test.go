@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // TestSecondaryLimitWaitedOut: GitHub allows a burst of writes, then
@@ -19,7 +19,7 @@ func TestSecondaryLimitWaitedOut(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			t.Parallel()
 			const n = 7
-			w := newWorld(t, withRepo(fleet(t, n)), withGitHub(githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 2, Per: time.Minute, Status: status})))
+			w := newWorld(t, withRepo(fleet(t, n)), withGitHub(githubtest.WithSecondaryLimit(githubtest.SecondaryLimit{Writes: 2, Per: time.Minute, Status: status})))
 			res := w.runClean(t)
 			if len(res.Opened) != n {
 				t.Errorf("opened %d PRs, want %d", len(res.Opened), n)
@@ -47,7 +47,7 @@ func TestSecondaryLimitWaitedOut(t *testing.T) {
 // reported failed, and nothing waits. The next run, an hour later, goes on.
 func TestSecondaryLimitBeyondCap(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, withGitHub(githubfake.WithSecondaryLimit(githubfake.SecondaryLimit{Writes: 5, Per: time.Hour})))
+	w := newWorld(t, withGitHub(githubtest.WithSecondaryLimit(githubtest.SecondaryLimit{Writes: 5, Per: time.Hour})))
 	before := w.counters()
 	res := w.run(t)
 	if len(res.Failed) != 0 {
@@ -86,7 +86,7 @@ func TestSecondaryLimitBeyondCap(t *testing.T) {
 func TestPrimaryLimitSpent(t *testing.T) {
 	t.Parallel()
 	// The repository, the open and the closed listing, then three PRs.
-	w := newWorld(t, withGitHub(githubfake.WithRateLimit(6)))
+	w := newWorld(t, withGitHub(githubtest.WithRateLimit(6)))
 	res := w.run(t)
 	if len(res.Failed) != 0 {
 		t.Errorf("failed: %v, want none", res.Failed)

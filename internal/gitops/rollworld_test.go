@@ -17,7 +17,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -50,7 +50,7 @@ func (w *world) advance(d time.Duration) {
 // would, dated ago before the world's now, and returns the commit.
 func (w *world) commitAt(t *testing.T, ago time.Duration, msg string, files map[string]string) string {
 	t.Helper()
-	dir := gitserver.TempDir(t)
+	dir := gittest.TempDir(t)
 	r, err := git.PlainCloneContext(w.ctx, dir, false, &git.CloneOptions{
 		URL: w.gs.URL(owner + "/" + name), Auth: gitAuth,
 		ReferenceName: plumbing.NewBranchReferenceName(main_), SingleBranch: true,

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -40,7 +40,7 @@ type bigHistory struct {
 
 func newBigHistory(tb testing.TB, versions, size int) *bigHistory {
 	tb.Helper()
-	gs, err := gitserver.New(gitserver.TempDir(tb), token)
+	gs, err := gittest.New(gittest.TempDir(tb), token)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -89,9 +89,9 @@ func newBigHistory(tb testing.TB, versions, size int) *bigHistory {
 		tb.Fatalf("git fast-import: %v: %s", err, stderr.String())
 	}
 	now := historyStart.Add(time.Duration(versions+1) * time.Hour)
-	gh := githubfake.New(githubfake.WithToken(token), githubfake.WithClock(func() time.Time { return now }))
+	gh := githubtest.New(githubtest.WithToken(token), githubtest.WithClock(func() time.Time { return now }))
 	tb.Cleanup(gh.Close)
-	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
+	gh.AddRepo(owner, name, main_, githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL(owner+"/"+name)))
 	return &bigHistory{
 		opts:     gitops.Options{URL: gs.URL(owner + "/" + name), Repository: owner + "/" + name, APIURL: gh.URL(), Token: token},
 		versions: versions, size: size,

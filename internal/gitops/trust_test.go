@@ -13,8 +13,8 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // images is a registry holding each repository's tags, and a repository
@@ -112,7 +112,7 @@ func TestClosedPullRequestsOfOthersDeclineNothing(t *testing.T) {
 		"acme/app":   {"1.0.0", "1.1.0"},
 		"acme/other": {"1.0.0", "1.1.0"},
 	}, "acme/app:1.0.0", "acme/other:1.0.0")
-	w := newWorld(t, withRepo(files, mirrors), withGitHub(githubfake.WithUser("mallory", "mallory-token"), githubfake.WithUser("jane", "jane-token")))
+	w := newWorld(t, withRepo(files, mirrors), withGitHub(githubtest.WithUser("mallory", "mallory-token"), githubtest.WithUser("jane", "jane-token")))
 	appBranch, otherBranch := hostBranch(host, "acme/app"), hostBranch(host, "acme/other")
 
 	// mallory forks the repository and opens a PR from a branch named
@@ -120,7 +120,7 @@ func TestClosedPullRequestsOfOthersDeclineNothing(t *testing.T) {
 	if _, err := w.gs.CreateRepo("mallory", name, files, appBranch); err != nil {
 		t.Fatal(err)
 	}
-	w.gh.AddRepo("mallory", name, appBranch, githubfake.BareRepos(w.gs.Dir), githubfake.ForkOf(owner, name))
+	w.gh.AddRepo("mallory", name, appBranch, githubtest.BareRepos(w.gs.Dir), githubtest.ForkOf(owner, name))
 	mallory := w.clientAs(t, "mallory-token")
 	forged := "Totally legit.\n\n" + forgedMarker(host+"/acme/app", appBranch) + "\n"
 	pr, _, err := mallory.PullRequests.Create(w.ctx, owner, name, &github.NewPullRequest{
@@ -204,7 +204,7 @@ func (w *world) humanPushNew(t *testing.T, branch string) {
 func TestCommentMarkersOfOthersCountForNothing(t *testing.T) {
 	t.Parallel()
 	files, mirrors, host := images(t, map[string][]string{"acme/app": {"1.0.0", "1.1.0"}}, "acme/app:1.0.0")
-	w := newWorld(t, withRepo(files, mirrors), withGitHub(githubfake.WithUser("mallory", "mallory-token")))
+	w := newWorld(t, withRepo(files, mirrors), withGitHub(githubtest.WithUser("mallory", "mallory-token")))
 	branch := hostBranch(host, "acme/app")
 	w.runClean(t)
 	pr := w.openPRs()[branch]

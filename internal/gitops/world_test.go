@@ -18,8 +18,8 @@ import (
 	"github.com/imagebot/imagebot/fixtures"
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/githubfake"
-	"github.com/imagebot/imagebot/internal/gitops/gitserver"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -101,8 +101,8 @@ type world struct {
 	ctx     context.Context
 	reg     *fixtures.Registry // nil with withRepo
 	mirrors map[string]string
-	gs      *gitserver.Server
-	gh      *githubfake.Server
+	gs      *gittest.Server
+	gh      *githubtest.Server
 	files   map[string][]byte // the repository as first committed
 	clone   string
 	cfg     *config.Config
@@ -115,7 +115,7 @@ type world struct {
 type worldOption func(*worldConfig)
 
 type worldConfig struct {
-	ghOpts  []githubfake.Option
+	ghOpts  []githubtest.Option
 	files   map[string][]byte // nil: testdata/manifests against the seeded registry
 	mirrors map[string]string
 	seeded  bool // files against the seeded registry
@@ -140,7 +140,7 @@ func withHTTPBackend() worldOption {
 	return func(c *worldConfig) { c.backend = true }
 }
 
-func withGitHub(o ...githubfake.Option) worldOption {
+func withGitHub(o ...githubtest.Option) worldOption {
 	return func(c *worldConfig) { c.ghOpts = append(c.ghOpts, o...) }
 }
 
@@ -190,11 +190,11 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		}
 	}
 
-	newRemote := gitserver.New
+	newRemote := gittest.New
 	if wc.backend {
-		newRemote = gitserver.NewHTTPBackend
+		newRemote = gittest.NewHTTPBackend
 	}
-	gs, err := newRemote(gitserver.TempDir(t), token)
+	gs, err := newRemote(gittest.TempDir(t), token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +204,16 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		t.Fatal(err)
 	}
 
-	gh := githubfake.New(append([]githubfake.Option{githubfake.WithToken(token), githubfake.WithClock(w.clock.Now)}, wc.ghOpts...)...)
+	gh := githubtest.New(append([]githubtest.Option{githubtest.WithToken(token), githubtest.WithClock(w.clock.Now)}, wc.ghOpts...)...)
 	t.Cleanup(gh.Close)
-	gh.AddRepo(owner, name, main_, githubfake.BareRepos(gs.Dir), githubfake.WithCloneURL(gs.URL(owner+"/"+name)))
+	gh.AddRepo(owner, name, main_, githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL(owner+"/"+name)))
 	w.gh = gh
 
 	// actions/checkout: an https-style origin without credentials; the
 	// token is only handed to the transport. Runs only read its origin:
 	// it is never pulled, and goes stale as PRs merge, as a checkout that
 	// is not refreshed would.
-	w.clone = filepath.Join(gitserver.TempDir(t), "checkout")
+	w.clone = filepath.Join(gittest.TempDir(t), "checkout")
 	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
 	if err != nil {
 		t.Fatal(err)
@@ -401,16 +401,16 @@ func (w *world) counters() counters { return counters{w.gh.Writes(), w.gs.Pushes
 
 // prs returns the pull requests by head branch; for a branch with more than
 // one, the newest wins.
-func (w *world) prs() map[string]githubfake.PR {
-	m := map[string]githubfake.PR{}
+func (w *world) prs() map[string]githubtest.PR {
+	m := map[string]githubtest.PR{}
 	for _, pr := range w.gh.PRs(owner, name) {
 		m[pr.Head] = pr
 	}
 	return m
 }
 
-func (w *world) openPRs() map[string]githubfake.PR {
-	m := map[string]githubfake.PR{}
+func (w *world) openPRs() map[string]githubtest.PR {
+	m := map[string]githubtest.PR{}
 	for _, pr := range w.gh.PRs(owner, name) {
 		if pr.State == "open" {
 			if old, dup := m[pr.Head]; dup {

@@ -17,7 +17,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // now is the gate tests' clock: created times are set relative to it.

@@ -13,7 +13,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // pageSize forces every repository of seed with more than two tags to be

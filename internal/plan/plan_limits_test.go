@@ -11,7 +11,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // memRegistry is an in-memory registry holding repos acme/svc00 ... with

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 func basic(user, password string) string {

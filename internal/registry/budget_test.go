@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestBudget: once a host's requests are spent, its lookups fail at once

@@ -13,7 +13,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // gets counts the GETs of manifests and blobs, the requests the gates pay.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestLocalHostsNamedInManifests: with WithLocalHosts, a registry on this

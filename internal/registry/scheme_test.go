@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestOneHostOneScheme: two mirrors on one host with different schemes

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // lookupBoth lists the tags and resolves the digest of every repository,

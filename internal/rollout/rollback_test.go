@@ -14,7 +14,7 @@ import (
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/plan"
 	regclient "github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
 )

@@ -3,7 +3,7 @@ package signature_test
 import (
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 

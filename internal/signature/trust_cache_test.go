@@ -12,7 +12,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 
-	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
+	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 
 // TestCachedTrustedRootVerified: the trusted root kept in the cache

@@ -9,7 +9,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 
-	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
+	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 
 func TestFetchTrustedRootThroughTUFAndCache(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 

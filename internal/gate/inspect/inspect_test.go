@@ -15,7 +15,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 const (

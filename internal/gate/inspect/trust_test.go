@@ -12,9 +12,9 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
-	"github.com/imagebot/imagebot/internal/registry/registrytest"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
-	"github.com/imagebot/imagebot/internal/signature/sigstoretest"
+	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 
 // keylessWorld is a registry with one keyless-signed image, and a TUF
