@@ -115,7 +115,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		}
 		p.Problems = append(p.Problems, Problem{File: sp.File, Line: sp.Line, Message: sp.Err.Error()})
 	}
-	for _, s := range res.Skipped {
+	for _, s := range imagesOnly(res.Skipped) {
 		p.Notices = append(p.Notices, skippedNotice(s))
 	}
 
@@ -193,6 +193,20 @@ func joinScopes(ups []Update) []Update {
 		}
 		at[k] = len(out)
 		out = append(out, u)
+	}
+	return out
+}
+
+// imagesOnly is where chart versions will join the plan (issue 21): Build
+// decides images only, from res.Refs; the chart versions (res.Charts) and
+// the chart values the scan left alone (Skipped of a chart Kind) wait for
+// the chart repository lookups, and are neither looked up nor noticed.
+func imagesOnly(skipped []scan.Skipped) []scan.Skipped {
+	out := make([]scan.Skipped, 0, len(skipped))
+	for _, s := range skipped {
+		if !s.Kind.IsChart() {
+			out = append(out, s)
+		}
 	}
 	return out
 }

@@ -2,6 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/google/go-containerregistry/pkg/name"
 
@@ -15,10 +18,8 @@ func Edits(c plan.Change) ([]Edit, error) {
 	r := c.Ref
 	// Only text that is a tag or a digest may be written: nothing else can
 	// enter a user's file through a registry's tag listing.
-	if c.Tag != "" {
-		if _, err := name.NewTag("example.com/x:" + c.Tag); err != nil {
-			return nil, fmt.Errorf("refusing to write %q: not a valid tag", c.Tag)
-		}
+	if err := checkText(r, c.Tag); err != nil {
+		return nil, err
 	}
 	if c.Digest != "" {
 		if _, err := name.NewDigest("example.com/x@" + c.Digest); err != nil {
@@ -41,6 +42,25 @@ func Edits(c plan.Change) ([]Edit, error) {
 		edits = append(edits, e)
 	}
 	return edits, nil
+}
+
+// checkText refuses a new tag that is not one: an image tag (and a Flux
+// OCIRepository's, an OCI tag too) as the registry spells it, a chart
+// version as one exact semver version ('+' allowed, never a range).
+func checkText(r scan.Ref, tag string) error {
+	if tag == "" {
+		return nil
+	}
+	if r.Chart != nil && r.Kind != scan.KindOCIRepository {
+		if _, err := semver.StrictNewVersion(strings.TrimPrefix(tag, "v")); err != nil {
+			return fmt.Errorf("refusing to write %q: not one exact chart version", tag)
+		}
+		return nil
+	}
+	if _, err := name.NewTag("example.com/x:" + tag); err != nil {
+		return fmt.Errorf("refusing to write %q: not a valid tag", tag)
+	}
+	return nil
 }
 
 func fieldEdit(f scan.Field, old, text string) (Edit, error) {

@@ -44,6 +44,9 @@ func Files(root string, changes []plan.Change) (Result, error) {
 		}
 		if changed {
 			res.Changed = append(res.Changed, f)
+			if lock := LockOf(f); lock != "" && dependencyChanged(cs) && exists(root, lock) {
+				res.Changed = append(res.Changed, lock)
+			}
 		}
 	}
 	return res, nil
@@ -73,6 +76,22 @@ func ByFile(changes []plan.Change) []FileChanges {
 	return out
 }
 
+// dependencyChanged reports whether changes move a Chart.yaml dependency,
+// which its Chart.lock must follow.
+func dependencyChanged(changes []plan.Change) bool {
+	for _, c := range changes {
+		if c.Ref.Kind == scan.KindChartDependency {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(root, file string) bool {
+	_, err := safefs.Lstat(root, file)
+	return err == nil
+}
+
 // maxRewrite bounds a file apply reads: scan read it already, under the
 // config's maxFileSize; this only keeps a file swapped since from costing
 // unbounded memory.
@@ -100,7 +119,35 @@ func File(root, file string, changes []plan.Change) (bool, []plan.Problem, error
 	if err != nil || string(out) == string(src) {
 		return false, skipped, err
 	}
+	if lock := LockOf(file); lock != "" && dependencyChanged(changes) {
+		// Chart.yaml and its Chart.lock change together or not at all:
+		// `helm dependency build` refuses a lock out of sync.
+		if err := writeLock(root, lock, src, out); err != nil {
+			return false, skipped, fmt.Errorf("%s: %w; %s left untouched", lock, err, file)
+		}
+	}
 	return true, skipped, safefs.WriteFile(root, file, out, fi.Mode().Perm())
+}
+
+// writeLock rewrites the lock of a Chart.yaml edited from before to
+// after, when the chart has one.
+func writeLock(root, lock string, before, after []byte) error {
+	fi, err := safefs.Lstat(root, lock)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // no lock: helm dependency build runs an update
+	}
+	if err != nil {
+		return err
+	}
+	src, err := safefs.ReadFile(root, lock, maxRewrite)
+	if err != nil {
+		return err
+	}
+	out, err := ChartLock(before, after, src)
+	if err != nil {
+		return err
+	}
+	return safefs.WriteFile(root, lock, out, fi.Mode().Perm())
 }
 
 // Bytes applies changes to one file's bytes, after checking that every span
@@ -158,7 +205,7 @@ func verify(out []byte, changes []plan.Change, edits []Edit) error {
 	}
 	file := changes[0].Ref.File
 	res := scan.File(file, out)
-	refs, probs := res.Refs, res.Problems
+	refs, probs := append(res.Refs, res.Charts...), res.Problems
 	for _, p := range probs {
 		if errors.Is(p.Err, scan.ErrSyntax) || errors.Is(p.Err, scan.ErrTemplate) {
 			return fmt.Errorf("%s: result would not parse, left untouched: %w", file, p.Err)
@@ -186,7 +233,7 @@ func newLine(r scan.Ref, edits []Edit) int {
 
 func readsBack(refs []scan.Ref, c plan.Change, line int) bool {
 	for _, r := range refs {
-		if r.Line != line || r.Image != c.Ref.Image {
+		if r.Line != line || r.Kind.IsChart() != c.Ref.Kind.IsChart() || !sameName(r, c.Ref) {
 			continue
 		}
 		if (c.Tag == "" || r.Tag == c.Tag) && (c.Digest == "" || r.Digest == c.Digest) {
@@ -194,4 +241,14 @@ func readsBack(refs []scan.Ref, c plan.Change, line int) bool {
 		}
 	}
 	return false
+}
+
+// sameName reports whether a re-scanned reference names what c's did. A
+// HelmRelease's repository is in another file that a re-scan of this one
+// does not see: its chart name and source say which it is.
+func sameName(r, was scan.Ref) bool {
+	if r.Chart != nil && was.Chart != nil && r.Kind == scan.KindHelmRelease {
+		return r.Chart.Name == was.Chart.Name && r.Chart.Source == was.Chart.Source
+	}
+	return r.Image == was.Image
 }

@@ -96,7 +96,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var changes []plan.Change
-			for _, r := range res.Refs {
+			for _, r := range append(res.Refs, res.Charts...) {
 				if v, ok := want[r.Image]; ok && r.Tag != "" {
 					changes = append(changes, plan.Change{Ref: r, Tag: v[0], Digest: v[1]})
 				}

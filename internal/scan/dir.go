@@ -15,7 +15,10 @@ import (
 
 // Result is what a scan found.
 type Result struct {
+	// Refs are the image references. Chart versions are apart, in
+	// Charts, so that every stage that handles images sees only images.
 	Refs     []Ref
+	Charts   []Ref     // chart versions (Ref.Chart set)
 	Skipped  []Skipped // values where a reference belongs that are not usable ones
 	Problems []Problem
 	Files    int // files looked at
@@ -26,7 +29,9 @@ type Result struct {
 // (kustomizegraph.go).
 type fileResult struct {
 	Result
-	kust *kustomization
+	kust      *kustomization
+	sources   []fluxSource
+	chartRefs []chartRef
 }
 
 // Dir scans every YAML file below root that include accepts; see FS.
@@ -107,8 +112,13 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 	}
 	res := Result{Files: len(files)}
 	var kusts []*kustomization
+	var sources []fluxSource
+	var crefs []chartRef
 	for _, r := range outs {
 		res.Refs = append(res.Refs, r.Refs...)
+		res.Charts = append(res.Charts, r.Charts...)
+		sources = append(sources, r.sources...)
+		crefs = append(crefs, r.chartRefs...)
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.Problems = append(res.Problems, r.Problems...)
 		if r.kust != nil {
@@ -116,6 +126,10 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 		}
 	}
 	res.renamed(kusts)
+	var unresolved []Skipped
+	res.Charts, unresolved = resolveSources(res.Charts, crefs, sources, true)
+	res.Skipped = append(res.Skipped, unresolved...)
+	sort.SliceStable(res.Charts, func(i, j int) bool { return less(res.Charts[i].Location, res.Charts[j].Location) })
 	sort.SliceStable(res.Refs, func(i, j int) bool { return less(res.Refs[i].Location, res.Refs[j].Location) })
 	sort.SliceStable(res.Skipped, func(i, j int) bool { return less(res.Skipped[i].Location, res.Skipped[j].Location) })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return less(res.Problems[i].Location, res.Problems[j].Location) })

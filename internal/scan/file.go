@@ -36,8 +36,8 @@ func scanFile(file string, src []byte) fileResult {
 	// "imagebot" (the marker) and "images" contain "image" too.
 	// A kustomization is read whatever it holds: what it builds from
 	// decides which names its overlays rename (kustomizegraph.go).
-	kust := isKustomization(file)
-	if !kust && !bytes.Contains(src, []byte("image")) {
+	kust, chart := isKustomization(file), isChartFile(file)
+	if !kust && !chart && !mayHold(src) {
 		return res
 	}
 	// A Helm or Go template is only YAML after rendering: its bytes are not
@@ -62,10 +62,36 @@ func scanFile(file string, src []byte) fileResult {
 	}
 	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
 	for _, d := range docs {
+		// The objects that hold chart versions come first: they take the
+		// nodes they read (a kustomize.images string), which the walk
+		// then passes over.
+		w.object(d)
+		switch {
+		case chart:
+			w.chartDependencies(d)
+		case kust:
+			w.helmCharts(d)
+		}
 		w.walk(d)
 	}
 	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
+	// Alone, a file resolves the sources it holds; FS resolves the rest.
+	res.Charts, _ = resolveSources(w.charts, nil, w.sources, false)
+	res.sources, res.chartRefs = w.sources, w.chartRefs
 	return res
+}
+
+// mayHold is the cheap screen before parsing: most files in a big
+// repository hold no image and no chart. "imagebot" (the marker) and
+// "images" contain "image" too; "hart" is in chart, Chart and helmCharts;
+// "Repository" in Flux's sources; "argoproj" in every Argo CD object.
+func mayHold(src []byte) bool {
+	for _, s := range []string{"image", "hart", "Repository", "argoproj"} {
+		if bytes.Contains(src, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // parse decodes every document of src. On an error it also returns how

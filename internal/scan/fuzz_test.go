@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"testing"
 	"unicode/utf8"
 )
@@ -24,11 +25,20 @@ func FuzzFile(f *testing.F) {
 		"spec:\n  - image: a:1\n - image: b:1\n",
 		"image: \"x:1\n",
 		"\xff\xfei\x00m\x00a\x00g\x00e\x00",
+		// Chart versions and images inside GitOps objects.
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nspec:\n  chart:\n    spec: {chart: a, version: 1.2.3, sourceRef: {kind: HelmRepository, name: r}}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {name: r}\nspec: {url: oci://ghcr.io/x}\n",
+		"apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nspec:\n  url: oci://ghcr.io/a/b\n  ref: {tag: v1, digest: 'sha256:0000000000000000000000000000000000000000000000000000000000000000'}\n",
+		"apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nspec:\r\n  source:\r\n    repoURL: ghcr.io/c\r\n    chart: n\r\n    targetRevision: 1.*\r\n    kustomize: {images: [a=b:1, 'c:2@sha256:0000000000000000000000000000000000000000000000000000000000000000']}\r\n",
+		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nspec:\n  sources:\n  - helm:\n      parameters: [{name: image.tag, value: '1'}, {name: image.repository, value: r}]\n      values: |-\n        image:\n          repository: é\n          tag: 1.2\n\n         x: 1\n",
+		"apiVersion: v2\ndependencies:\n- {name: a, version: 1.0.0, repository: 'https://x/'}\n- {name: b, version: ~1, repository: '@s'}\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res := File("f.yaml", src)
+		if bytes.Contains(src, []byte("dependencies")) {
+			res = File("Chart.yaml", src) // the name decides whether dependencies are read
+		}
 		nlines := len(newLines(src).starts)
 		field := func(r Ref, fd Field, want string) {
 			if !fd.OK {
@@ -42,7 +52,7 @@ func FuzzFile(f *testing.F) {
 				t.Fatalf("%v: span reads %q, want %q", r, src[s.Start:s.End], want)
 			}
 		}
-		for _, r := range res.Refs {
+		for _, r := range append(res.Refs, res.Charts...) {
 			field(r, r.TagField, r.Tag)
 			field(r, r.DigestField, r.Digest)
 			if r.Line < 1 || r.Line > nlines {

@@ -10,7 +10,11 @@ import (
 )
 
 // mapValue returns the scalar value of key in a mapping, following an alias.
+// It is nil when m is nil or not a mapping.
 func mapValue(m *kyaml.Node, key string) *kyaml.Node {
+	if m == nil || m.Kind != kyaml.MappingNode {
+		return nil
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			v := m.Content[i+1]

@@ -14,7 +14,24 @@ const (
 	KindKustomize Kind = "kustomize" // a kustomization `images:` entry
 	KindHelm      Kind = "helm"      // a Helm-style `image: {registry, repository, tag}` map
 	KindMarker    Kind = "marker"    // a scalar whose line carries an `# imagebot:` marker
+
+	// Chart versions (Ref.Chart is set; see chart.go).
+	KindHelmRelease     Kind = "helmrelease"      // Flux HelmRelease spec.chart.spec.version
+	KindOCIRepository   Kind = "ocirepository"    // Flux OCIRepository spec.ref.tag
+	KindArgoCD          Kind = "argocd"           // Argo CD Application/ApplicationSet source targetRevision
+	KindChartDependency Kind = "chart-dependency" // Chart.yaml dependencies[].version
+	KindHelmCharts      Kind = "helmcharts"       // kustomize helmCharts[].version
 )
+
+// IsChart reports whether references of this kind are chart versions
+// rather than image tags.
+func (k Kind) IsChart() bool {
+	switch k {
+	case KindHelmRelease, KindOCIRepository, KindArgoCD, KindChartDependency, KindHelmCharts:
+		return true
+	}
+	return false
+}
 
 // Span is a half-open byte range [Start, End) in a file's original bytes.
 type Span struct{ Start, End int }
@@ -50,7 +67,10 @@ func (l Location) String() string {
 	return fmt.Sprintf("%s:%d", l.File, l.Line)
 }
 
-// Ref is one image reference at one place in one file.
+// Ref is one image reference, or one chart version, at one place in one
+// file. A chart version (Kind.IsChart, Chart set) has Tag for the version,
+// TagField for its bytes, Name and Image for Chart.String(), and Repo only
+// for a chart in an OCI registry.
 type Ref struct {
 	Location
 	Kind Kind
@@ -71,6 +91,8 @@ type Ref struct {
 	// TagField and DigestField say where to write a new tag and digest.
 	TagField    Field
 	DigestField Field
+	// Chart names the chart whose version Tag is; nil for an image.
+	Chart *Chart
 }
 
 func (r Ref) String() string {

@@ -18,6 +18,10 @@ type walker struct {
 	refs     []Ref
 	skipped  []Skipped
 	problems []Problem
+	// Chart versions, and what resolving a HelmRelease's source needs.
+	charts    []Ref
+	sources   []fluxSource
+	chartRefs []chartRef
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
