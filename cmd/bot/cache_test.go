@@ -12,8 +12,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 
 	"github.com/imagebot/imagebot/internal/registry/cache"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 

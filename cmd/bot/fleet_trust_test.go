@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imagebot/imagebot/internal/signature"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/testing/gittest"
-	"github.com/imagebot/imagebot/internal/signature"
 )
 
 // TestServeSharesTrustRoot: the repositories of a serve run share one

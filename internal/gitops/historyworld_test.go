@@ -11,12 +11,12 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
-	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/prepull"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // A long history for rollouts: four environments promoted one from the

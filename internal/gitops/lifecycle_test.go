@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rewrite"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 const (

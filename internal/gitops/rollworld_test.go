@@ -17,12 +17,12 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // What the rollout scenarios add to the world: a config with groups,

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
-	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // A history whose size is one big file: versions commits, each changing a

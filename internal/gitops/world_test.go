@@ -18,12 +18,12 @@ import (
 	"github.com/imagebot/imagebot/fixtures"
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
-	"github.com/imagebot/imagebot/internal/testing/gittest"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
 // token is GITHUB_TOKEN for both the git remote and the API. It is

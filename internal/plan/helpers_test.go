@@ -13,8 +13,8 @@ import (
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // seed is what the test registry holds: per repository, groups of tags that

@@ -14,8 +14,8 @@ import (
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // The workload of issue 10, at any size: Deployments with 1-3 containers

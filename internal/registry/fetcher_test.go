@@ -9,8 +9,8 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // The Client is the signature check's Fetcher, and the gates' inspector's

@@ -14,9 +14,9 @@ import (
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/plan"
 	regclient "github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // TestPrevious: without --to, a rollback goes back to the tag the image had

@@ -3,8 +3,8 @@ package signature_test
 import (
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // BenchmarkVerify measures one digest's verification against a local

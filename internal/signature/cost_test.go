@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // requests counts what a Verify sent, by kind.

@@ -20,8 +20,8 @@ import (
 	sigdsse "github.com/sigstore/sigstore/pkg/signature/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 // Signing as cosign does, offline: a generated key, or sigstore-go's

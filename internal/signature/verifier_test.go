@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
 func TestNewVerifierRejectsBadPolicies(t *testing.T) {

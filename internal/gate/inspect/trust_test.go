@@ -12,8 +12,8 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
-	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/signature"
+	"github.com/imagebot/imagebot/internal/testing/registrytest"
 	"github.com/imagebot/imagebot/internal/testing/sigstoretest"
 )
 
