@@ -87,8 +87,8 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 	}
 	ev := &gate.Evidence{Digest: f.Digest}
 	first, counts := d.seen.firstSeen(f.Digest)
-	held := func(why string, passes time.Time) (*gate.Evidence, string, error) {
-		d.seen.hold(Held{Image: d.img, Tag: tagOf(ref), Digest: f.Digest, Why: why, Seen: first, Passes: passes})
+	held := func(name, why string, passes time.Time) (*gate.Evidence, string, error) {
+		d.seen.hold(Held{Image: d.img, Tag: tagOf(ref), Digest: f.Digest, Gate: name, Why: why, Seen: first, Passes: passes})
 		return nil, why, nil
 	}
 	if spec.Platforms.On() {
@@ -97,7 +97,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 		}
 		if g.unknown == "" {
 			if why := gate.CheckPlatforms(f.Platforms, g.want, spec.Platforms.Keep); why != "" {
-				return held(why, time.Time{})
+				return held("platforms", why, time.Time{})
 			}
 		}
 		ev.Platforms = &gate.PlatformsEvidence{Have: f.Platforms, Want: g.want, Keep: spec.Platforms.Keep, Unknown: g.unknown}
@@ -108,7 +108,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 			since = first
 		}
 		if why := gate.MinAgeSeen(f, since, spec.MinAge, d.now); why != "" {
-			return held(why, ageBase(f, since).Add(spec.MinAge))
+			return held("minAge", why, ageBase(f, since).Add(spec.MinAge))
 		}
 		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: timefmt.Duration(spec.MinAge)}
 		if !first.IsZero() {
@@ -118,7 +118,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 	}
 	if digestUpdate && spec.DigestSettle > 0 {
 		if why := gate.Settle(f, spec.DigestSettle, d.now); why != "" {
-			return held(why, f.Newest.Add(spec.DigestSettle))
+			return held("digestSettle", why, f.Newest.Add(spec.DigestSettle))
 		}
 		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: timefmt.Duration(spec.DigestSettle)}
 	}
@@ -129,7 +129,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 			return nil, "", err
 		}
 		if why != "" {
-			return held(why, time.Time{})
+			return held("signature", why, time.Time{})
 		}
 		ev.Signature = &signer
 	}

@@ -18,6 +18,7 @@ type Held struct {
 	Image  string
 	Tag    string
 	Digest string
+	Gate   string    // minAge, digestSettle, platforms or signature
 	Why    string    // the gate's words: "5h old, minAge 3d"
 	Seen   time.Time // first seen; zero when nothing is recorded
 	Passes time.Time // when minAge passes, if that is what holds it; else zero
