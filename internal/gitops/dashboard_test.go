@@ -8,6 +8,7 @@ import (
 	"github.com/imagebot/imagebot/internal/dashboard"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/gitops/githubfake"
+	"github.com/imagebot/imagebot/internal/plan"
 )
 
 // dashRun is a run as cmd/bot's with the dashboard on: the dashboard is
@@ -15,7 +16,7 @@ import (
 func (w *world) dashRun(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
 	t.Helper()
 	s, p, reg := w.open(t)
-	d, err := s.Dashboard(w.ctx)
+	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestOnboardAndDashboard(t *testing.T) {
 
 	// First run: no config, no dashboard: the onboarding PR, nothing else.
 	s, p, reg := w.open(t)
-	d, err := s.Dashboard(w.ctx)
+	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
 	if err != nil || d.Number != 0 {
 		t.Fatalf("dashboard before any run: %+v, %v", d, err)
 	}
@@ -159,5 +160,112 @@ func TestOnboardAndDashboard(t *testing.T) {
 	}
 	if dash = w.dashboardIssue(t); strings.Contains(dash.Body, again) {
 		t.Errorf("the version proposed again is still declined:\n%s", dash.Body)
+	}
+}
+
+// TestDashboardAdversarial: the dashboard is people's input. A body edited
+// into nonsense, a deleted marker, or someone else's issue with the marker
+// copied (and a box ticked) never fails a run, duplicates the dashboard,
+// or steers the bot.
+func TestDashboardAdversarial(t *testing.T) {
+	w := newWorld(t)
+	// Before the bot's dashboard exists, a stranger files one ticking node.
+	fake := "- [x] <!-- open:imagebot/docker.io-library-node --> node\n" + dashboard.Marker(dashboard.State{Since: w.clock.Now()})
+	if _, err := w.gh.OpenIssue(owner, name, "mallory", "imagebot dashboard", fake); err != nil {
+		t.Fatal(err)
+	}
+	res := w.dashRun(t, maxOpen(2))
+	if _, ok := w.openPRs()["imagebot/docker.io-library-node"]; ok {
+		t.Error("a stranger's issue steered the bot")
+	}
+	dash := w.dashboardIssue(t)
+
+	// A stranger copies the dashboard, ticks every box, and files it.
+	forged := strings.ReplaceAll(dash.Body, "- [ ] ", "- [x] ")
+	if _, err := w.gh.OpenIssue(owner, name, "mallory", "imagebot dashboard", forged); err != nil {
+		t.Fatal(err)
+	}
+	res = w.dashRun(t, maxOpen(2))
+	if len(res.Opened) != 0 {
+		t.Errorf("a stranger's ticks opened %v", res.Opened)
+	}
+
+	// The bot's own body edited into nonsense, marker and boxes gone.
+	for _, body := range []string{
+		"lol",
+		"<!-- imagebot:dashboard {\"v\":1,\"since\":\"x\"} -->\n- [x] <!-- open:../../etc -->",
+		"<!-- imagebot:dashboard {{{{ -->",
+	} {
+		b := body
+		if err := w.gh.EditIssue(owner, name, dash.Number, "renamed by a person", &b, ""); err != nil {
+			t.Fatal(err)
+		}
+		res = w.dashRun(t, maxOpen(2))
+		if len(res.Failed) != 0 || len(res.Opened) != 0 {
+			t.Errorf("body %q: failed %v, opened %v", body, res.Failed, res.Opened)
+		}
+	}
+	// Marker deleted and title changed: still found (by its label), and
+	// rewritten in place under the title people gave it.
+	got := w.dashboardIssue(t)
+	if got.Number != dash.Number || got.Title != "renamed by a person" {
+		t.Errorf("dashboard #%d %q, want #%d kept under its new title", got.Number, got.Title, dash.Number)
+	}
+	if _, ok := dashboard.Decode(got.Body); !ok {
+		t.Errorf("the rewritten body has no readable marker:\n%s", got.Body)
+	}
+	if n := len(w.openPRs()); n != 2 {
+		t.Errorf("%d open PRs, want 2", n)
+	}
+}
+
+// TestDashboardApproval: approval holds updates on the dashboard until
+// ticked, whatever the slots; issues turned off cost the run nothing more
+// than a note.
+func TestDashboardApproval(t *testing.T) {
+	w := newWorld(t)
+	major := func(o *gitops.RunOptions) {
+		o.Approval = func(u plan.Update) bool { return u.Type == "major" }
+	}
+	res := w.dashRun(t, major)
+	if len(res.AwaitingApproval) == 0 || len(res.Opened)+len(res.AwaitingApproval) != len(streams) {
+		t.Fatalf("opened %d, awaiting approval %v", len(res.Opened), res.AwaitingApproval)
+	}
+	body := w.dashboardIssue(t).Body
+	if !strings.Contains(body, "## Awaiting approval") {
+		t.Fatalf("no approval section:\n%s", body)
+	}
+	w.tick(t, "open:"+res.AwaitingApproval[0])
+	if res2 := w.dashRun(t, major); len(res2.Opened) != 1 || res2.Opened[0] != res.AwaitingApproval[0] {
+		t.Errorf("the approved update: opened %v", res2.Opened)
+	}
+
+	off := newWorld(t)
+	off.gh.AddRepo(owner, name, main_, githubfake.BareRepos(off.gs.Dir), githubfake.WithCloneURL(off.gs.URL(owner+"/"+name)), githubfake.WithIssuesDisabled())
+	res = off.dashRun(t, maxOpen(1))
+	if len(res.Opened) != 1 || len(res.Failed) != 0 || res.Dashboard != 0 {
+		t.Errorf("issues off: opened %v, failed %v, dashboard %d", res.Opened, res.Failed, res.Dashboard)
+	}
+}
+
+// TestOnboardClosed: closing the onboarding PR without merging stops
+// imagebot in the repository, and says so in one line.
+func TestOnboardClosed(t *testing.T) {
+	w := newWorld(t)
+	ob := func(o *gitops.RunOptions) {
+		o.Onboarding = &gitops.Onboarding{Path: ".imagebot.yaml", Config: []byte("policies: []\n")}
+	}
+	w.run(t, ob)
+	prs := w.gh.PRs(owner, name)
+	if len(prs) != 1 {
+		t.Fatalf("%d PRs", len(prs))
+	}
+	if err := w.gh.ClosePR(owner, name, prs[0].Number); err != nil {
+		t.Fatal(err)
+	}
+	before := w.counters()
+	res := w.run(t, ob)
+	if !strings.Contains(res.Stopped, "closed without merging") || w.counters() != before || len(w.gh.PRs(owner, name)) != 1 {
+		t.Errorf("after closing: stopped %q, PRs %d", res.Stopped, len(w.gh.PRs(owner, name)))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +36,17 @@ type Dashboard struct {
 // creation unless the bot opened hundreds of PRs before it.
 const maxIssuePages = 3
 
+// DashboardLabel is put on the dashboard issue when it is created: with
+// its marker and its title, one of three ways to know it again, so that a
+// person who edits the marker away, or renames it, makes no duplicate.
+const DashboardLabel = "imagebot-dashboard"
+
 // Dashboard finds the bot's dashboard issue, open or closed: the oldest
-// issue created by the bot whose body has the dashboard's marker. An issue
-// anyone else opened, however marked, is never it, nor is a PR. It costs
-// who the bot is (once a run) and one page of the bot's issues, oldest
-// first.
-func (s *Session) Dashboard(ctx context.Context) (*Dashboard, error) {
+// issue created by the bot whose body has the dashboard's marker, else
+// that has its label or title. An issue anyone else opened, however
+// marked, is never it, nor is a PR. It costs who the bot is (once a run)
+// and one page of the bot's issues, oldest first.
+func (s *Session) Dashboard(ctx context.Context, title string) (*Dashboard, error) {
 	id, err := s.h.whoAmI(ctx)
 	if err != nil {
 		return nil, err
@@ -55,10 +61,7 @@ func (s *Session) Dashboard(ctx context.Context) (*Dashboard, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list the bot's issues, to find its dashboard: %w", err)
 		}
-		for _, is := range issues {
-			if is.IsPullRequest() || !dashboard.HasMarker(is.GetBody()) || !strings.EqualFold(is.GetUser().GetLogin(), id.login) {
-				continue
-			}
+		if is := pickDashboard(issues, id.login, title); is != nil {
 			d := &Dashboard{Number: is.GetNumber(), URL: is.GetHTMLURL(), Body: is.GetBody(), Controls: dashboard.Parse(is.GetBody())}
 			if d.State, d.Known = dashboard.Decode(d.Body); !d.Known {
 				s.o.Logger.Warn("the dashboard's hidden marker cannot be read: first sightings start again from now", "issue", d.Number)
@@ -72,6 +75,25 @@ func (s *Session) Dashboard(ctx context.Context) (*Dashboard, error) {
 		opts.Page = resp.NextPage
 	}
 	return &Dashboard{}, nil
+}
+
+// pickDashboard is the bot's dashboard among issues: by marker first,
+// then by label or title.
+func pickDashboard(issues []*github.Issue, bot, title string) *github.Issue {
+	var fallback *github.Issue
+	for _, is := range issues {
+		if is.IsPullRequest() || !strings.EqualFold(is.GetUser().GetLogin(), bot) {
+			continue
+		}
+		if dashboard.HasMarker(is.GetBody()) {
+			return is
+		}
+		labelled := slices.ContainsFunc(is.Labels, func(l *github.Label) bool { return strings.EqualFold(l.GetName(), DashboardLabel) })
+		if fallback == nil && (labelled || title != "" && is.GetTitle() == title) {
+			fallback = is
+		}
+	}
+	return fallback
 }
 
 // FirstSeen is what the plan needs of the record (plan.Options.FirstSeen
@@ -97,7 +119,7 @@ func (h *hub) writeDashboard(ctx context.Context, d *Dashboard, title, body stri
 		}
 		return d.Number, d.URL, nil
 	}
-	is, _, err := h.gh.Issues.Create(ctx, h.owner, h.name, &github.IssueRequest{Title: &title, Body: &body})
+	is, _, err := h.gh.Issues.Create(ctx, h.owner, h.name, &github.IssueRequest{Title: &title, Body: &body, Labels: &[]string{DashboardLabel}})
 	if err != nil {
 		return 0, "", fmt.Errorf("create the dashboard issue: %w", err)
 	}
