@@ -93,6 +93,11 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	}
 	defer sess.Close()
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
+	dash, err := readDashboard(ctx, e, sess)
+	if err != nil {
+		endPlan()
+		return sum, &partialError{explainGitHub(err, conn)}
+	}
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs)
@@ -103,12 +108,19 @@ func runJob(ctx context.Context, o *runOptions) (serve.Summary, error) {
 	}
 	sum = summarize(p)
 	ro := pullRequestOptions(e, o.DryRun, o.IO.Out)
+	if err := keepOptions(ctx, e, dash, &ro); err != nil {
+		return sum, err
+	}
 	endPRs := logGroup(o.IO.ErrOut, o.Env, "imagebot: branches and pull requests")
 	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
 		sum.Failed++
 		return sum, &partialError{explainGitHub(err, conn)}
+	}
+	if res.Stopped != "" {
+		fmt.Fprintln(o.IO.Out, res.Stopped)
+		return sum, nil
 	}
 	p.Problems = append(p.Problems, res.Problems...)
 	sum.Opened, sum.Updated, sum.Closed = len(res.Opened), len(res.Updated), len(res.Closed)
