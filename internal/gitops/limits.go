@@ -30,13 +30,11 @@ func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 	for _, g := range gs {
 		u := r.undeclined(g)
 		if r.open[g.Branch] != nil || len(u.Updates) == 0 || r.nothingToWrite(u) {
-			keep = append(keep, g)
 			continue
 		}
 		switch {
 		case r.tickedOpen(g), r.tickedAgain(g):
 			ticked++
-			keep = append(keep, g)
 		case r.needsApproval(u):
 			wait = append(wait, waiter{g: u, approval: true})
 			r.res.AwaitingApproval = append(r.res.AwaitingApproval, g.Branch)
@@ -55,11 +53,17 @@ func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 		slots = min(slots, r.o.PerRun-ticked)
 	}
 	slots = max(slots, 0)
-	keep = append(keep, fresh[:slots]...)
+	waits := map[string]bool{}
 	for _, g := range fresh[slots:] {
+		waits[g.Branch] = true
 		wait = append(wait, waiter{g: r.undeclined(g)})
 		r.res.Waiting = append(r.res.Waiting, g.Branch)
 	}
+	// The admitted keep the plan's order: the queue decides who gets a
+	// slot, not the order of the writes.
+	keep = slices.DeleteFunc(gs, func(g group) bool {
+		return waits[g.Branch] || slices.Contains(r.res.AwaitingApproval, g.Branch)
+	})
 	if len(wait) > 0 && r.o.Dashboard == nil {
 		r.log.Warn("updates wait for a slot or an approval, but there is no dashboard to list them or tick them on", "waiting", len(wait))
 	}
