@@ -85,6 +85,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 // reference), and in GitHub Actions its step summary, annotations and
 // outputs. serve calls it for each repository.
 func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) {
+	if rep.Stopped != "" {
+		fmt.Fprintln(w, rep.Stopped)
+		return
+	}
 	if rep.Plan == nil {
 		return
 	}

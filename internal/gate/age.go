@@ -16,6 +16,20 @@ func MinAge(f imagefacts.Facts, min time.Duration, now time.Time) string {
 	return oldEnough(f.Created, f.CreatedFrom != "", min, "minAge", now)
 }
 
+// MinAgeSeen is MinAge measured from the later of the build time and
+// firstSeen, when imagebot first saw the digest: a publisher can write any
+// created time, but cannot make imagebot have seen its push earlier. A
+// zero firstSeen is MinAge.
+func MinAgeSeen(f imagefacts.Facts, firstSeen time.Time, min time.Duration, now time.Time) string {
+	if why := MinAge(f, min, now); why != "" || !firstSeen.After(f.Created) {
+		return why
+	}
+	if age := now.Sub(firstSeen); age < min {
+		return fmt.Sprintf("first seen %s ago (created %s), minAge %s", Age(age), f.Created.UTC().Format("2006-01-02"), timefmt.Duration(min))
+	}
+	return ""
+}
+
 // Settle is the digestSettle gate, for a new digest of the current tag:
 // the newest platform image behind it must be at least settle old, so
 // that a multi-platform release pushed one architecture at a time is

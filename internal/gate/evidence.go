@@ -27,6 +27,10 @@ type AgeEvidence struct {
 	// least that long before the plan. The age itself is not kept, so
 	// that a plan (and a PR body) does not change with the clock alone.
 	Limit string `json:"limit"`
+	// FirstSeen is when imagebot first saw the digest, where that is
+	// recorded (the dashboard); minAge counted from it when it is later
+	// than Created and after the repository's first recorded run.
+	FirstSeen *time.Time `json:"firstSeen,omitempty"`
 }
 
 // PlatformsEvidence is the platforms gate's view: what the candidate has

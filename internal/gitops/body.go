@@ -318,7 +318,12 @@ func checks(g group) string {
 			b.WriteString("\n**Checks**\n\n")
 		}
 		if a := ev.Age; a != nil {
-			fmt.Fprintf(&b, "- Age: built %s (%s), older than `minAge` %s\n", timefmt.Stamp(a.Created), createdFrom(a.From), a.Limit)
+			seen := ""
+			if a.FirstSeen != nil {
+				// Both times: created is the publisher's word, first sight imagebot's.
+				seen = fmt.Sprintf(", first seen by imagebot %s", timefmt.Stamp(*a.FirstSeen))
+			}
+			fmt.Fprintf(&b, "- Age: built %s (%s)%s, older than `minAge` %s\n", timefmt.Stamp(a.Created), createdFrom(a.From), seen, a.Limit)
 		}
 		if a := ev.Settled; a != nil {
 			fmt.Fprintf(&b, "- Settled: newest platform image built %s, older than `digestSettle` %s\n", timefmt.Stamp(a.Created), a.Limit)

@@ -23,6 +23,9 @@ type hub struct {
 
 	// self is who the run acts as, once asked (see whoAmI).
 	self *identity
+	// htmlURL is the repository's page ("https://github.com/o/r"), from
+	// the repository GET that Open makes anyway.
+	htmlURL string
 }
 
 // identity is the login the bot's PRs and comments are made as. Assumed
@@ -137,6 +140,7 @@ func (h *hub) defaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, err)
 	}
+	h.htmlURL = r.GetHTMLURL()
 	return r.GetDefaultBranch(), nil
 }
 

@@ -59,6 +59,23 @@ type RunOptions struct {
 	// closed as no longer needed.
 	Partial bool
 
+	// Limits (DESIGN.md "Dashboard and limits"): MaxOpen caps the bot's
+	// open PRs, PerRun the PRs one run opens; 0 is no cap. Beyond them an
+	// update waits on the dashboard, in the order of limits.go, until a
+	// slot frees up; an open PR is kept current whatever the limits.
+	MaxOpen, PerRun int
+	// Approval, when set, reports whether an update waits on the
+	// dashboard until someone ticks it (config approval).
+	Approval func(plan.Update) bool
+	// Dashboard, when set, is the dashboard issue Session.Dashboard found
+	// (Number 0: none yet) and is kept: its ticks are read, and its body
+	// is rewritten when its content changes. Title names a new one.
+	Dashboard      *Dashboard
+	DashboardTitle string
+	// Onboarding, when set, replaces the run: it keeps one "Configure
+	// imagebot" PR adding the config, and opens nothing else (onboard.go).
+	Onboarding *Onboarding
+
 	// DryRun reads but writes nothing: no push, no API write. What would be
 	// done is written to Out: title, body and diff of each PR.
 	DryRun bool
@@ -80,6 +97,14 @@ type Result struct {
 	// asked for a pause longer than Options.MaxWait: once it does, the
 	// run stops writing rather than fail each remaining PR on its own.
 	RateLimited []string
+	// Waiting are the branches whose PR waits for a slot (MaxOpen,
+	// PerRun); AwaitingApproval those that wait for a tick.
+	Waiting, AwaitingApproval []string
+	// Dashboard is the dashboard issue's number, 0 when none is kept.
+	Dashboard int
+	// Stopped says why the run did nothing (an onboarding PR closed
+	// without merging), "" otherwise.
+	Stopped string
 	// Problems are changes that could not be written into a file.
 	Problems []plan.Problem
 	// PullRequests are the pull requests of the branches above, by branch,

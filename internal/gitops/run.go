@@ -115,6 +115,9 @@ func (r *runner) withoutDeclined(g group) group {
 // merged rollback PR moved u's image away from u's target. r.closed holds
 // only the bot's own PRs, from the repository's own branches.
 func (r *runner) declined(g group, u plan.Update) bool {
+	if d := r.o.Dashboard; d != nil && d.Controls.Again[againID(g, u)] {
+		return false // ticked "propose again" on the dashboard
+	}
 	for _, pr := range r.closed[g.Branch] {
 		if m, ok := prMarker(pr); ok && pr.MergedAt == nil && m.proposes(u) {
 			return true

@@ -101,6 +101,9 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 		o.Out = io.Discard
 	}
 	r := &runner{o: o, log: s.o.Logger, clock: s.o.Clock, h: s.h, rm: s.rm, tip: s.tip, base: s.base, res: &Result{}}
+	if o.Onboarding != nil {
+		return r.onboard(ctx, p)
+	}
 	open, err := s.h.openPulls(ctx, o.BranchPrefix)
 	if isRateLimit(err) {
 		r.limit(err)
@@ -139,6 +142,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	} else if closedErr != nil {
 		r.log.Error("cannot tell which updates were declined", "err", closedErr)
 	}
+	gs, waiting := r.admit(gs, p)
 	handled := map[string]bool{}
 	for _, g := range gs {
 		handled[g.Branch] = true
@@ -162,6 +166,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	}
 	if !o.Partial {
 		r.closeObsolete(ctx, p, handled)
+		r.keepDashboard(ctx, p, gs, waiting)
 	}
 	return r.res, nil
 }

@@ -33,6 +33,8 @@ type engine struct {
 	log        *slog.Logger
 	progress   Progress
 	shared     bool // reg serves other repositories too (serve's pool)
+	// The dashboard's record of first sightings (run only; see readDashboard).
+	firstSeenTimes
 }
 
 // newEngine is the pipeline over the working tree of o.Repo.
@@ -184,6 +186,8 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		Logger:    e.log,
 		Group:     groupsOf(e.cfg),
 		Promoted:  promotedOf(e.cfg),
+		FirstSeen: e.firstSeen,
+		SeenSince: e.seenSince,
 	})
 	e.progress.LookupsDone()
 	if err != nil {

@@ -87,6 +87,9 @@ type RunReport struct {
 	// Preview is a dry run without a token: every pull request shown from
 	// the working tree, none looked up.
 	Preview bool
+	// Stopped is the one line a run that did nothing has to say: the
+	// onboarding pull request was closed unmerged.
+	Stopped string
 	Cost    []registry.HostStats
 }
 

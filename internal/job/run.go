@@ -52,6 +52,11 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	}
 	defer sess.Close()
 	defer e.flush() // whatever happens after the lookups, keep what they learnt
+	dash, err := readDashboard(ctx, e, sess)
+	if err != nil {
+		endPlan()
+		return rep, &PartialError{explainGitHub(err, conn)}
+	}
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs, o.Version)
@@ -61,12 +66,21 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 		return rep, err
 	}
 	rep.Summary = summarize(p)
+	ro := pullRequestOptions(e, o.DryRun, o.out())
+	if err := keepOptions(ctx, e, dash, &ro); err != nil {
+		return rep, err
+	}
 	endPRs := o.progress().Phase(phasePRs)
-	res, err := sess.Run(ctx, p, pullRequestOptions(e, o.DryRun, o.out()))
+	res, err := sess.Run(ctx, p, ro)
 	endPRs()
 	if err != nil {
 		rep.Summary.Failed++
 		return rep, &PartialError{explainGitHub(err, conn)}
+	}
+	if res.Stopped != "" {
+		// Onboarding was declined: the run did nothing, and says so.
+		rep.Stopped = res.Stopped
+		return rep, nil
 	}
 	p.Problems = append(p.Problems, res.Problems...)
 	sum := &rep.Summary

@@ -69,7 +69,17 @@ type Options struct {
 	// (default time.Now), read once per Build.
 	Now func() time.Time
 
-	now time.Time
+	// FirstSeen is when earlier runs first saw each candidate digest, and
+	// SeenSince the first of those runs (see sightings.go): minAge then
+	// measures from the later of created and first sight, for digests
+	// that appeared after SeenSince. Nil FirstSeen records nothing and
+	// trusts created alone (Plan.Seen stays nil); an empty map with a zero
+	// SeenSince starts the record.
+	FirstSeen map[string]time.Time
+	SeenSince time.Time
+
+	now  time.Time
+	seen *sightings
 }
 
 func (o Options) gates(image, file string) gate.Spec {
@@ -107,6 +117,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		opts.Now = time.Now
 	}
 	opts.now = opts.Now()
+	opts.seen = newSightings(opts)
 	p := &Plan{Updates: []Update{}, Notices: []Notice{}, Problems: []Problem{}}
 	for _, sp := range res.Problems {
 		if errors.Is(sp.Err, scan.ErrTemplate) {
@@ -174,6 +185,12 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		}
 	}
 	p.Notices = withoutDangling(p.Notices, p.Problems)
+	if s := opts.seen; s != nil {
+		p.Seen, p.Held = s.seen, s.held
+		slices.SortFunc(p.Held, func(a, b Held) int {
+			return cmp.Or(strings.Compare(a.Image, b.Image), strings.Compare(a.Tag, b.Tag), strings.Compare(a.Digest, b.Digest))
+		})
+	}
 	p.Sort()
 	return p, nil
 }

@@ -90,7 +90,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
-	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now}
+	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now, seen: opts.seen}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out
@@ -130,6 +130,7 @@ type decider struct {
 	insp Inspector // nil: no gates, no digest checks
 	spec gate.Spec
 	now  time.Time
+	seen *sightings // nil: no record of first sightings
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 
@@ -85,26 +86,39 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 		return nil, "", err
 	}
 	ev := &gate.Evidence{Digest: f.Digest}
+	first, counts := d.seen.firstSeen(f.Digest)
+	held := func(name, why string, passes time.Time) (*gate.Evidence, string, error) {
+		d.seen.hold(Held{Image: d.img, Tag: tagOf(ref), Digest: f.Digest, Gate: name, Why: why, Seen: first, Passes: passes})
+		return nil, why, nil
+	}
 	if spec.Platforms.On() {
 		if err := g.wanted(); err != nil {
 			return nil, "", err
 		}
 		if g.unknown == "" {
 			if why := gate.CheckPlatforms(f.Platforms, g.want, spec.Platforms.Keep); why != "" {
-				return nil, why, nil
+				return held("platforms", why, time.Time{})
 			}
 		}
 		ev.Platforms = &gate.PlatformsEvidence{Have: f.Platforms, Want: g.want, Keep: spec.Platforms.Keep, Unknown: g.unknown}
 	}
 	if spec.MinAge > 0 {
-		if why := gate.MinAge(f, spec.MinAge, d.now); why != "" {
-			return nil, why, nil
+		since := time.Time{}
+		if counts {
+			since = first
+		}
+		if why := gate.MinAgeSeen(f, since, spec.MinAge, d.now); why != "" {
+			return held("minAge", why, ageBase(f, since).Add(spec.MinAge))
 		}
 		ev.Age = &gate.AgeEvidence{Created: f.Created.UTC(), From: f.CreatedFrom, Limit: timefmt.Duration(spec.MinAge)}
+		if !first.IsZero() {
+			fs := first.UTC()
+			ev.Age.FirstSeen = &fs
+		}
 	}
 	if digestUpdate && spec.DigestSettle > 0 {
 		if why := gate.Settle(f, spec.DigestSettle, d.now); why != "" {
-			return nil, why, nil
+			return held("digestSettle", why, f.Newest.Add(spec.DigestSettle))
 		}
 		ev.Settled = &gate.AgeEvidence{Created: f.Newest.UTC(), Limit: timefmt.Duration(spec.DigestSettle)}
 	}
@@ -115,7 +129,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 			return nil, "", err
 		}
 		if why != "" {
-			return nil, why, nil
+			return held("signature", why, time.Time{})
 		}
 		ev.Signature = &signer
 	}
@@ -179,6 +193,22 @@ func pinnedDigest(refs []scan.Ref) string {
 		if r.Digest != "" {
 			return r.Digest
 		}
+	}
+	return ""
+}
+
+// ageBase is what minAge measures from: created, or first sight when later.
+func ageBase(f imagefacts.Facts, firstSeen time.Time) time.Time {
+	if firstSeen.After(f.Created) {
+		return firstSeen
+	}
+	return f.Created
+}
+
+// tagOf is the tag ref names, or "" for a digest.
+func tagOf(ref name.Reference) string {
+	if t, ok := ref.(name.Tag); ok {
+		return t.TagStr()
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 
@@ -18,6 +19,12 @@ type Plan struct {
 	Updates  []Update  `json:"updates"`
 	Notices  []Notice  `json:"notices"`
 	Problems []Problem `json:"problems"`
+
+	// Seen is when each candidate digest the gates inspected was first
+	// seen, for the caller to record (Options.FirstSeen), and Held the
+	// candidates a gate held back; both nil unless Options.FirstSeen is set.
+	Seen map[string]time.Time `json:"-"`
+	Held []Held               `json:"-"`
 }
 
 // Sort puts the plan in its one order, which every output shows: updates

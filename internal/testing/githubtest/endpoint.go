@@ -33,12 +33,13 @@ func (s *Server) lockPull(w http.ResponseWriter, req *http.Request, in any) (*re
 		return nil, nil
 	}
 	n, err := strconv.Atoi(req.PathValue("number"))
-	if err != nil || n < 1 || n > len(r.pulls) {
+	p := r.pull(n)
+	if err != nil || p == nil {
 		s.mu.Unlock()
 		notFound(w, req)
 		return nil, nil
 	}
-	return r, r.pulls[n-1]
+	return r, p
 }
 
 // lockCommit resolves {owner}/{repo} and the commit {ref} names, as the

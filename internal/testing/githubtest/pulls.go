@@ -126,7 +126,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request) {
 	}
 	t := s.now()
 	p := &pull{
-		id: s.id(), number: int64(len(r.pulls) + 1), title: in.Title, body: in.Body,
+		id: s.id(), number: r.nextNumber(), title: in.Title, body: in.Body,
 		head: head, base: in.Base, state: "open", draft: in.Draft,
 		headSHA: headSHA, baseSHA: baseSHA, created: t, updated: t, cmp: &c,
 		author: actorOf(req).login,
@@ -158,7 +158,7 @@ func (s *Server) createForkPull(w http.ResponseWriter, req *http.Request, r, for
 	}
 	t := s.now()
 	p := &pull{
-		id: s.id(), number: int64(len(r.pulls) + 1), title: title, body: body,
+		id: s.id(), number: r.nextNumber(), title: title, body: body,
 		head: head, headRepo: fork, base: base, state: "open",
 		headSHA: headSHA, created: t, updated: t, author: actorOf(req).login,
 	}

@@ -25,7 +25,9 @@ type repo struct {
 	allowAutoMerge      bool
 	deleteBranchOnMerge bool
 	requiredCheck       string           // a status check that never reports; "" for none
-	pulls               []*pull          // pulls[i].number == i+1
+	pulls               []*pull          // in number order; issues share the numbers, as on GitHub
+	issues              []*issue         // in number order (tracker.go)
+	issuesOff           bool             // issues disabled: the issue endpoints answer 410
 	labels              map[string]int64 // lower-case name -> id, created on first use
 	checks              *checkState      // commit statuses and check runs; see statuses.go
 	parent              string           // repoKey of the repository this is a fork of; "" for none
@@ -188,10 +190,10 @@ func (s *Server) find(owner, name string, number int) (*repo, *pull, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if number < 1 || number > len(r.pulls) {
+	p := r.pull(number)
+	if p == nil {
 		return nil, nil, fmt.Errorf("%s/%s#%d: no such pull request", owner, name, number)
 	}
-	p := r.pulls[number-1]
 	s.sync(r, p, false)
 	return r, p, nil
 }

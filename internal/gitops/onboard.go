@@ -1,0 +1,190 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// Onboarding is the config a repository without one is offered
+// (DESIGN.md "Dashboard and limits"): one "Configure imagebot" PR adding
+// what `init` writes, whose body previews what follows its merge. Until it
+// is merged nothing else is opened; closed unmerged, it stops imagebot in
+// the repository until a config appears.
+type Onboarding struct {
+	Path   string // ".imagebot.yaml"
+	Config []byte
+	Notes  []string // what init could not do, in its words
+}
+
+const onboardTitle = "Configure imagebot"
+
+// onboardMark tells the onboarding PR's body from others'.
+const onboardMark = "<!-- imagebot:onboarding -->"
+
+// onboard keeps the onboarding PR, and does nothing else. It costs one
+// listing of the branch's PRs, open and closed, and who the bot is when
+// one is closed.
+func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
+	ob := r.o.Onboarding
+	branch := r.o.BranchPrefix + "configure"
+	prs, err := r.h.pulls(ctx, "all", branch)
+	if err != nil {
+		return nil, err
+	}
+	var open *github.PullRequest
+	for _, pr := range ownPulls(prs) {
+		if !strings.Contains(pr.GetBody(), onboardMark) {
+			continue
+		}
+		if pr.GetState() == "open" {
+			open = pr
+			continue
+		}
+		if pr.MergedAt != nil {
+			continue // merged, and its config deleted since: offer it again
+		}
+		id, err := r.h.whoAmI(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r.byBot(id)(pr.GetUser().GetLogin()) && open == nil {
+			r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", pr.GetNumber(), ob.Path)
+			r.log.Info(r.res.Stopped)
+			return r.res, nil
+		}
+	}
+	if err := r.rm.fetchBranches(ctx, branch); err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{ob.Path: ob.Config}
+	tree, err := r.tree(files)
+	if err != nil {
+		return nil, err
+	}
+	tip := r.rm.branchTip(branch)
+	if tip != nil && !r.ours(tip) {
+		r.res.Foreign = append(r.res.Foreign, branch)
+		r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", branch)
+		return r.res, nil
+	}
+	body := onboardBody(ob, p, r.o.BranchPrefix)
+	if r.o.DryRun {
+		fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)
+		r.res.Opened = append(r.res.Opened, branch)
+		return r.res, nil
+	}
+	if tip == nil || !r.current(tip, tree, files) {
+		who := r.o.Author
+		if who.When.IsZero() {
+			who.When = r.clock.Now()
+		}
+		commit, err := writeCommit(r.rm.repo.Storer, tree, r.tip.Hash, onboardTitle, who)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := r.publish(ctx, branch, commit, tip); err != nil {
+			return nil, err
+		}
+	}
+	return r.res, r.onboardPR(ctx, branch, open, body)
+}
+
+// onboardPR opens the onboarding PR, or brings its body up to date.
+func (r *runner) onboardPR(ctx context.Context, branch string, pr *github.PullRequest, body string) error {
+	t := onboardTitle
+	if pr == nil {
+		created, _, err := r.h.create(ctx, &github.NewPullRequest{Title: &t, Body: &body, Head: &branch, Base: &r.base})
+		if err != nil {
+			return err
+		}
+		r.record(branch, created, t)
+		r.res.Opened = append(r.res.Opened, branch)
+		r.log.Info("opened the onboarding pull request", "number", created.GetNumber())
+		return nil
+	}
+	r.record(branch, pr, pr.GetTitle())
+	if pr.GetBody() == body {
+		r.res.Unchanged = append(r.res.Unchanged, branch)
+		return nil
+	}
+	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Body: &body}); err != nil {
+		return err
+	}
+	r.res.Updated = append(r.res.Updated, branch)
+	return nil
+}
+
+// onboardBody previews what merging does: the pull requests that follow,
+// grouped as they will be opened, and the notices and problems.
+func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Welcome to imagebot. This pull request adds `%s`, the configuration `imagebot init` suggests for this repository. "+
+		"Nothing else is proposed until it is merged; edit it on this branch first if you like. "+
+		"Closing it without merging stops imagebot here until a config file is committed.\n\n", ob.Path)
+	gs := groups(p, prefix)
+	fmt.Fprintf(&b, "### What happens once this is merged\n\n")
+	if len(gs) == 0 {
+		b.WriteString("Every image is up to date: no pull request would open now.\n\n")
+	} else {
+		fmt.Fprintf(&b, "These pull requests would open (subject to `pullRequests.maxOpen`/`perRun` and `approval`; "+
+			"the rest wait on the dashboard issue imagebot then creates):\n\n")
+		for i, g := range gs {
+			if i == 200 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(gs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s (%s)\n", tame(title(g)), types(g))
+		}
+		b.WriteString("\n")
+	}
+	previewNotes(&b, "Notices", p.Notices)
+	if len(p.Problems) > 0 {
+		b.WriteString("### Problems\n\n")
+		for i, pr := range p.Problems {
+			if i == 100 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(p.Problems)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", lit(fmt.Sprintf("%s:%d", pr.File, pr.Line)), tame(pr.Message))
+		}
+		b.WriteString("\n")
+	}
+	if len(ob.Notes) > 0 {
+		b.WriteString("### What `init` could not do\n\n")
+		for _, n := range ob.Notes {
+			fmt.Fprintf(&b, "- %s\n", tame(n))
+		}
+		b.WriteString("\n")
+	}
+	return clip(b.String(), bodyBudget-len(onboardMark)-2) + "\n" + onboardMark + "\n"
+}
+
+func previewNotes(b *strings.Builder, heading string, ns []plan.Notice) {
+	var lines []string
+	for _, n := range ns {
+		if n.Reason == plan.ReasonUpToDate {
+			continue
+		}
+		line := fmt.Sprintf("- %s: %s:%s %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), word(shortName(n.Image)), word(n.Tag), n.Reason)
+		if n.Detail != "" {
+			line += ": " + tame(n.Detail)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### %s\n\n", heading)
+	for i, l := range lines {
+		if i == 100 {
+			fmt.Fprintf(b, "- … and %d more\n", len(lines)-i)
+			break
+		}
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n")
+}

@@ -1,0 +1,65 @@
+package job
+
+import (
+	"context"
+	"time"
+
+	"github.com/imagebot/imagebot/internal/adopt"
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// readDashboard finds the dashboard issue before the plan is made, and
+// hands the plan what it records of first sightings (DESIGN.md "Release
+// age"). nil when the config turns the dashboard off.
+func readDashboard(ctx context.Context, e *engine, sess *gitops.Session) (*gitops.Dashboard, error) {
+	if !e.cfg.DashboardOn() {
+		return nil, nil
+	}
+	d, err := sess.Dashboard(ctx, e.cfg.DashboardTitle)
+	if err != nil {
+		return nil, err
+	}
+	e.firstSeen, e.seenSince = d.FirstSeen()
+	return d, nil
+}
+
+// keepOptions adds to ro what the config says of limits, approval, the
+// dashboard and onboarding: all of it in one place, for the job to carry.
+// A repository without a config file and without a dashboard is offered
+// the config init would write, and nothing else.
+func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions) error {
+	cfg := e.cfg
+	ro.MaxOpen, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerRun
+	ro.Dashboard, ro.DashboardTitle = d, cfg.DashboardTitle
+	ro.Approval = func(u plan.Update) bool { return cfg.ForUpdate(u.Image, updateFiles(u), u.Type).Approval }
+	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
+		return nil
+	}
+	res, err := adopt.Init(ctx, e.fsys, adopt.Options{Registry: e.reg})
+	if err != nil {
+		return err
+	}
+	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config}
+	for _, n := range res.Notes {
+		ob.Notes = append(ob.Notes, n.String())
+	}
+	ro.Onboarding = ob
+	return nil
+}
+
+// updateFiles are the files an update changes.
+func updateFiles(u plan.Update) []string {
+	files := make([]string, 0, len(u.Locations))
+	for _, l := range u.Locations {
+		files = append(files, l.File)
+	}
+	return files
+}
+
+// firstSeenTimes is the engine's record of first sightings, for plan.Options.
+type firstSeenTimes struct {
+	firstSeen map[string]time.Time
+	seenSince time.Time
+}
