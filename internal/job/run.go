@@ -154,11 +154,7 @@ func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},
 		Meta: func(u plan.Update) gitops.Meta {
-			files := make([]string, 0, len(u.Locations))
-			for _, l := range u.Locations {
-				files = append(files, l.File)
-			}
-			pr := cfg.ForUpdate(u.Image, files, u.Type)
+			pr := cfg.ForUpdate(u.Image, updateFiles(u), u.Type)
 			m := gitops.Meta{Labels: pr.Labels, Reviewers: pr.Reviewers}
 			if pr.Automerge {
 				m.Automerge = []string{u.Type}
