@@ -1,17 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/job"
-	"github.com/imagebot/imagebot/internal/registry"
-	"github.com/imagebot/imagebot/internal/safefs"
 )
 
 // initOptions are the flags of `imagebot init [DIR]`.
@@ -80,24 +76,8 @@ func runInit(ctx context.Context, o *initOptions) error {
 			return err
 		}
 	}
-	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency.n, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors}
-	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
-	var res *adopt.Result
-	var err error
-	switch o.From.value {
-	case "":
-		opts.Registry = registry.NewClient(
-			registry.WithMirrors(o.Mirrors),
-			registry.WithKeychain(job.Keychain),
-			registry.WithConcurrency(o.Concurrency.n),
-			registry.WithLogger(slog.New(slog.DiscardHandler)),
-		)
-		res, err = adopt.Init(ctx, fsys, opts)
-	case "flux":
-		res, err = adopt.FromFlux(ctx, fsys, opts)
-	case "renovate":
-		res, err = adopt.FromRenovate(ctx, fsys, opts)
-	}
+	res, err := job.Init(ctx, job.InitOptions{Repo: o.Repo, From: o.From.value, Mirrors: o.Mirrors,
+		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef})
 	if err != nil {
 		return err
 	}
