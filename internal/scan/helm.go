@@ -10,22 +10,10 @@ import (
 )
 
 // mapValue returns the scalar value of key in a mapping, following an alias.
-// It is nil when m is nil or not a mapping.
+// It is nil when m is nil or not a mapping, or the value is no scalar.
 func mapValue(m *kyaml.Node, key string) *kyaml.Node {
-	if m == nil || m.Kind != kyaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			v := m.Content[i+1]
-			if v.Kind == kyaml.AliasNode && v.Alias != nil {
-				v = v.Alias
-			}
-			if v.Kind == kyaml.ScalarNode {
-				return v
-			}
-			return nil
-		}
+	if v := child(m, key); v != nil && v.Kind == kyaml.ScalarNode {
+		return v
 	}
 	return nil
 }
