@@ -269,6 +269,7 @@ const defaultConcurrency = 1024
 // about to be looked up (all but the skipped), so that it can ask one
 // bearer token for many of them.
 func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
+	expectCharts(opts, repos, byRepo)
 	e, ok := opts.Registry.(expecter)
 	if !ok {
 		return

@@ -315,3 +315,24 @@ func chartUpdate(u *Update) {
 		u.Chart = &Chart{Repository: c.Repository, Name: c.Name}
 	}
 }
+
+// chartExpecter is a ChartRepo that can parse an index for the charts
+// named alone (internal/chartrepo's Client).
+type chartExpecter interface {
+	Expect(repoURL string, charts ...string)
+}
+
+// expectCharts names the HTTP charts about to be looked up to a ChartRepo
+// that can use them, so that a big index is kept only for those.
+func expectCharts(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
+	e, ok := opts.Charts.(chartExpecter)
+	if !ok {
+		return
+	}
+	for _, k := range repos {
+		if k.form == formHTTP {
+			c := byRepo[k][0].Chart
+			e.Expect(c.Repository, c.Name)
+		}
+	}
+}
