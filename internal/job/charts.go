@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"log/slog"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
 )
@@ -49,3 +51,25 @@ func chartSpec(s policy.Spec) policy.Spec {
 	}
 	return s
 }
+
+// chartIndexes is the chartrepo client as the plan asks it.
+type chartIndexes struct{ c *chartrepo.Client }
+
+var _ plan.ChartRepo = chartIndexes{}
+
+func (x chartIndexes) Versions(ctx context.Context, repoURL, chart string) (plan.ChartIndex, error) {
+	c, err := x.c.Versions(ctx, repoURL, chart)
+	if err != nil {
+		return plan.ChartIndex{}, err
+	}
+	out := plan.ChartIndex{Deprecated: c.Deprecated(), Versions: make([]plan.ChartVersion, len(c.Versions))}
+	for i, v := range c.Versions {
+		out.Versions[i] = plan.ChartVersion{Version: v.Version.Original(), Created: v.Created, AppVersion: v.AppVersion,
+			Digest: v.Digest, Home: v.Home, Sources: v.Sources}
+	}
+	return out, nil
+}
+
+// Expect passes the charts a plan is about to ask for on (chartrepo keeps
+// only those of a big index).
+func (x chartIndexes) Expect(repoURL string, charts ...string) { x.c.Expect(repoURL, charts...) }

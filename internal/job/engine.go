@@ -186,7 +186,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
-		Charts:    e.charts,
+		Charts:    chartIndexes{e.charts},
 		Policy:    e.policies(),
 		Scope:     e.cfg.Scope,
 		Gates:     e.gates(),

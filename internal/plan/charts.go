@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 
-	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/memo"
@@ -29,10 +29,29 @@ import (
 //     index.yaml (ChartRepo), whose created times are what minAge reads.
 
 // ChartRepo is what the plan needs from a client of HTTP Helm
-// repositories (internal/chartrepo): each repository's index is fetched
-// once, whichever charts of it are asked for.
+// repositories (internal/chartrepo, adapted by internal/job: the plan
+// imports no HTTP client): each repository's index is fetched once,
+// whichever charts of it are asked for. An error names the repository.
 type ChartRepo interface {
-	Versions(ctx context.Context, repoURL, chart string) (chartrepo.Chart, error)
+	Versions(ctx context.Context, repoURL, chart string) (ChartIndex, error)
+}
+
+// ChartIndex is what a repository's index says of one chart.
+type ChartIndex struct {
+	// Versions are newest first; Deprecated as Helm reads it (the
+	// newest version says so).
+	Versions   []ChartVersion
+	Deprecated bool
+}
+
+// ChartVersion is one version of a chart as its index lists it.
+type ChartVersion struct {
+	Version    string // as the index writes it
+	Created    time.Time
+	AppVersion string
+	Digest     string // hex sha256 of the archive
+	Home       string
+	Sources    []string
 }
 
 // KindChart is how the plan's JSON names an update of a chart version
@@ -157,7 +176,7 @@ func (p plusInspector) Facts(ctx context.Context, ref name.Reference, need image
 type httpChart struct {
 	repos ChartRepo
 	chart scan.Chart
-	got   memo.Memo[chartrepo.Chart]
+	got   memo.Memo[ChartIndex]
 }
 
 var (
@@ -165,25 +184,25 @@ var (
 	_ Inspector = (*httpChart)(nil)
 )
 
-func (h *httpChart) load(ctx context.Context) (chartrepo.Chart, error) {
-	return h.got.Get(ctx, "", func(ctx context.Context) (chartrepo.Chart, error) {
+func (h *httpChart) load(ctx context.Context) (ChartIndex, error) {
+	return h.got.Get(ctx, "", func(ctx context.Context) (ChartIndex, error) {
 		return h.repos.Versions(ctx, h.chart.Repository, h.chart.Name)
 	})
 }
 
 // version is what the index says of v; ok false when it lists no such
 // version (or could not be read).
-func (h *httpChart) version(ctx context.Context, v string) (chartrepo.Version, bool) {
+func (h *httpChart) version(ctx context.Context, v string) (ChartVersion, bool) {
 	c, err := h.load(ctx)
 	if err != nil {
-		return chartrepo.Version{}, false
+		return ChartVersion{}, false
 	}
 	for _, cv := range c.Versions {
-		if cv.Version.Original() == v {
+		if cv.Version == v {
 			return cv, true
 		}
 	}
-	return chartrepo.Version{}, false
+	return ChartVersion{}, false
 }
 
 // Tags lists the chart's versions as the index writes them.
@@ -194,7 +213,7 @@ func (h *httpChart) Tags(ctx context.Context, _ name.Repository) ([]string, erro
 	}
 	out := make([]string, len(c.Versions))
 	for i, v := range c.Versions {
-		out[i] = v.Version.Original()
+		out[i] = v.Version
 	}
 	return out, nil
 }
@@ -209,7 +228,7 @@ func (h *httpChart) Digest(ctx context.Context, tag name.Tag) (string, error) {
 	return archiveDigest(v), nil
 }
 
-func archiveDigest(v chartrepo.Version) string {
+func archiveDigest(v ChartVersion) string {
 	if v.Digest == "" {
 		return ""
 	}
@@ -254,14 +273,14 @@ func (h *httpChart) chartInfo(ctx context.Context, from, to string) *Chart {
 // deprecated reports whether the index calls the chart deprecated.
 func (h *httpChart) deprecated(ctx context.Context) bool {
 	c, err := h.load(ctx)
-	return err == nil && c.Deprecated()
+	return err == nil && c.Deprecated
 }
 
 // noChartRepo fails every HTTP chart of a Build without a ChartRepo.
 type noChartRepo struct{}
 
-func (noChartRepo) Versions(_ context.Context, repoURL, _ string) (chartrepo.Chart, error) {
-	return chartrepo.Chart{}, fmt.Errorf("chart repository %s: no client for HTTP chart repositories", repoURL)
+func (noChartRepo) Versions(_ context.Context, repoURL, _ string) (ChartIndex, error) {
+	return ChartIndex{}, fmt.Errorf("chart repository %s: no client for HTTP chart repositories", repoURL)
 }
 
 // withChart completes dec, a decision on the chart versions refs: each

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -157,7 +158,7 @@ func TestBuildCharts(t *testing.T) {
 	url := w.http.URL
 	res := scanFiles(t, chartTree(url))
 	repos := chartrepo.New()
-	p, err := plan.Build(t.Context(), res, plan.Options{Registry: w.reg.client(), Charts: repos, Policy: semverForCharts(t, nil)})
+	p, err := plan.Build(t.Context(), res, plan.Options{Registry: w.reg.client(), Charts: indexes{repos}, Policy: semverForCharts(t, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestBuildChartGates(t *testing.T) {
 	reg := w.reg.client()
 	now := chartDay.AddDate(0, 0, 2).Add(12 * time.Hour)
 	p, err := plan.Build(t.Context(), res, plan.Options{
-		Registry: reg, Charts: chartrepo.New(), Policy: semverForCharts(t, nil), Now: func() time.Time { return now },
+		Registry: reg, Charts: indexes{chartrepo.New()}, Policy: semverForCharts(t, nil), Now: func() time.Time { return now },
 		Inspector: inspect.New(reg),
 		Gates: func(image, _ string) gate.Spec {
 			if strings.HasSuffix(image, "/beta") {
@@ -280,7 +281,7 @@ spec:
     - {repoURL: %[1]s, chart: web, targetRevision: 1.2.3}
 `, w.http.URL),
 	})
-	p, err := plan.Build(t.Context(), res, plan.Options{Registry: w.reg.client(), Charts: chartrepo.New(), Policy: semverForCharts(t, nil)})
+	p, err := plan.Build(t.Context(), res, plan.Options{Registry: w.reg.client(), Charts: indexes{chartrepo.New()}, Policy: semverForCharts(t, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,3 +301,22 @@ spec:
 		t.Errorf("updates %+v, want web from 1.0.0 and 1.2.3 to 1.3.0", p.Updates)
 	}
 }
+
+// indexes is the chartrepo client as the plan asks it (internal/job
+// adapts it the same way).
+type indexes struct{ c *chartrepo.Client }
+
+func (x indexes) Versions(ctx context.Context, repoURL, chart string) (plan.ChartIndex, error) {
+	c, err := x.c.Versions(ctx, repoURL, chart)
+	if err != nil {
+		return plan.ChartIndex{}, err
+	}
+	out := plan.ChartIndex{Deprecated: c.Deprecated()}
+	for _, v := range c.Versions {
+		out.Versions = append(out.Versions, plan.ChartVersion{Version: v.Version.Original(), Created: v.Created, AppVersion: v.AppVersion,
+			Digest: v.Digest, Home: v.Home, Sources: v.Sources})
+	}
+	return out, nil
+}
+
+func (x indexes) Expect(repoURL string, charts ...string) { x.c.Expect(repoURL, charts...) }
