@@ -2,6 +2,8 @@ package chartrepo
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -12,7 +14,14 @@ import (
 // mediaType names the form an index is kept in the cache: what the Client
 // keeps of it, not the repository's bytes. A new form gets a new name, so
 // that another version of imagebot reads a miss, not a wrong answer.
-const mediaType = "application/vnd.imagebot.chart-index.v1+json"
+const mediaType = "application/vnd.imagebot.chart-index.v2+json"
+
+// stored is an index as the cache keeps it: Only names the charts kept
+// when not all were (Client.Expect).
+type stored struct {
+	Only   []string                   `json:"only,omitempty"`
+	Charts map[string][]storedVersion `json:"charts"`
+}
 
 type storedVersion struct {
 	Version    string    `json:"v"`
@@ -26,8 +35,9 @@ type storedVersion struct {
 }
 
 // cached returns the stored document of indexURL and its index, if the
-// cache holds both whole.
-func (c *Client) cached(indexURL string) (*cache.Document, *index) {
+// cache holds both whole and the index kept every chart of only (nil:
+// every chart).
+func (c *Client) cached(indexURL string, only map[string]bool) (*cache.Document, *index) {
 	if c.o.cache == nil {
 		return nil, nil
 	}
@@ -35,12 +45,29 @@ func (c *Client) cached(indexURL string) (*cache.Document, *index) {
 	if !ok {
 		return nil, nil
 	}
-	var stored map[string][]storedVersion
-	if json.Unmarshal(o.Data, &stored) != nil {
+	var st stored
+	if json.Unmarshal(o.Data, &st) != nil {
 		return nil, nil
 	}
-	x := &index{charts: make(map[string][]Version, len(stored))}
-	for name, vs := range stored {
+	x := &index{charts: make(map[string][]Version, len(st.Charts)), only: only}
+	if st.Only != nil {
+		kept := map[string]bool{}
+		for _, ch := range st.Only {
+			kept[ch] = true
+		}
+		for ch := range only {
+			if !kept[ch] {
+				return nil, nil // a chart this run needs was not kept
+			}
+		}
+		if only == nil {
+			return nil, nil
+		}
+	}
+	for name, vs := range st.Charts {
+		if !x.keeps(name) {
+			continue
+		}
 		out := make([]Version, 0, len(vs))
 		for _, s := range vs {
 			v, err := semver.NewVersion(s.Version)
@@ -61,16 +88,19 @@ func (c *Client) remember(indexURL, etag, lastModified string, x *index) {
 	if c.o.cache == nil {
 		return
 	}
-	stored := make(map[string][]storedVersion, len(x.charts))
+	st := stored{Charts: make(map[string][]storedVersion, len(x.charts))}
+	if x.only != nil {
+		st.Only = slices.Sorted(maps.Keys(x.only))
+	}
 	for name, vs := range x.charts {
 		out := make([]storedVersion, len(vs))
 		for i, v := range vs {
 			out[i] = storedVersion{Version: v.Version.Original(), Created: v.Created, Deprecated: v.Deprecated, AppVersion: v.AppVersion,
 				Digest: v.Digest, Home: v.Home, Sources: v.Sources, URLs: v.URLs}
 		}
-		stored[name] = out
+		st.Charts[name] = out
 	}
-	data, err := json.Marshal(stored)
+	data, err := json.Marshal(st)
 	if err != nil {
 		return
 	}

@@ -42,4 +42,10 @@ type Version struct {
 type index struct {
 	charts  map[string][]Version
 	sources map[string][]string // while parsing: see shared
+	// only, when set, are the charts kept (Client.Expect): a chart the
+	// index lists but only does not name is not known to be missing.
+	only map[string]bool
 }
+
+// keeps reports whether the index keeps chart's versions.
+func (x *index) keeps(chart string) bool { return x.only == nil || x.only[chart] }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +37,8 @@ type options struct {
 	concurrency int
 	transport   http.RoundTripper
 	logger      *slog.Logger
+	guardLocal  bool            // WithLocalHosts was given
+	localHosts  map[string]bool // the local hosts allowed
 }
 
 // WithCredentials sets credentials per repository host ("charts.example.com",
@@ -92,6 +95,19 @@ func WithConcurrency(n int) Option {
 // WithTransport sets the base transport under the retries.
 func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
 
+// WithLocalHosts guards this machine and its networks (localnet.Is): a
+// repository there, or a redirect there, is refused without a request
+// unless its host ("127.0.0.1:8080") is among allowed, as the registry
+// client's WithLocalHosts refuses a local registry a manifest names.
+func WithLocalHosts(allowed []string) Option {
+	return func(o *options) {
+		o.guardLocal, o.localHosts = true, map[string]bool{}
+		for _, h := range allowed {
+			o.localHosts[strings.ToLower(h)] = true
+		}
+	}
+}
+
 // WithLogger sets where retries are logged (default: nowhere).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
@@ -104,6 +120,8 @@ type Client struct {
 	indexes memo.Memo[*index]
 	mu      sync.Mutex
 	stats   map[string]*hostStats
+	// expected are the charts Expect named, by repository URL.
+	expected map[string]map[string]bool
 }
 
 // New returns a Client.
@@ -133,7 +151,13 @@ func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, er
 		return Chart{}, err
 	}
 	shown := u.String()
-	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.load(ctx, u) })
+	only := c.expects(shown)
+	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.load(ctx, u, only) })
+	if err == nil && !idx.keeps(chart) {
+		// Not expected: the whole index, once more (a caller that
+		// expects what it asks for never comes here).
+		idx, err = c.indexes.Get(ctx, shown+"\x00*", func(ctx context.Context) (*index, error) { return c.load(ctx, u, nil) })
+	}
 	if err != nil {
 		return Chart{}, err
 	}
@@ -145,6 +169,38 @@ func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, er
 		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q has no version that is semver in the index", chart)}
 	}
 	return Chart{Repository: shown, Name: chart, Versions: vs}, nil
+}
+
+// Expect names the charts of the repository at repoURL that are about to
+// be asked for: its index is then parsed keeping only those (a big index
+// holds hundreds of charts), which bounds a run's memory by the charts it
+// uses. Call it before the first Versions of the repository; a chart
+// asked for without being expected costs a second fetch.
+func (c *Client) Expect(repoURL string, charts ...string) {
+	u, err := parseRepoURL(repoURL)
+	if err != nil {
+		return // Versions says why
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.expected == nil {
+		c.expected = map[string]map[string]bool{}
+	}
+	set := c.expected[u.String()]
+	if set == nil {
+		set = map[string]bool{}
+		c.expected[u.String()] = set
+	}
+	for _, ch := range charts {
+		set[ch] = true
+	}
+}
+
+// expects is the set of charts expected of a repository, nil for all.
+func (c *Client) expects(repo string) map[string]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.expected[repo])
 }
 
 // parseRepoURL checks a repository URL and drops what must not travel

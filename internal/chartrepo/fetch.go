@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/localnet"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/retry"
 )
@@ -23,7 +25,7 @@ var errTimedOut = errors.New("timed out")
 
 // load reads the index of the repository at u: from the cache while it is
 // fresh, else from the repository, conditionally when the cache holds it.
-func (c *Client) load(ctx context.Context, u *url.URL) (*index, error) {
+func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*index, error) {
 	repo := u.String()
 	ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
 	defer cancel()
@@ -37,7 +39,7 @@ func (c *Client) load(ctx context.Context, u *url.URL) (*index, error) {
 	target.Path = path.Join(u.Path, "index.yaml")
 	indexURL := target.String()
 
-	doc, cached := c.cached(indexURL)
+	doc, cached := c.cached(indexURL, only)
 	if doc != nil && c.o.cache.FreshDocument(doc) {
 		c.host(u.Host).fromCache.Add(1)
 		return cached, nil
@@ -50,11 +52,12 @@ func (c *Client) load(ctx context.Context, u *url.URL) (*index, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotModified && cached != nil:
 		c.remember(doc.URL, doc.ETag, doc.LastModified, cached)
+		cached.only = only
 		return cached, nil
 	case resp.StatusCode != http.StatusOK:
 		return nil, &Error{Repository: repo, Status: resp.StatusCode, Err: statusError(resp)}
 	}
-	idx, err := c.read(resp)
+	idx, err := c.read(resp, only)
 	if err != nil {
 		return nil, c.fail(ctx, repo, resp.StatusCode, err)
 	}
@@ -63,7 +66,7 @@ func (c *Client) load(ctx context.Context, u *url.URL) (*index, error) {
 }
 
 // read parses an index answer, at most the cap of it.
-func (c *Client) read(resp *http.Response) (*index, error) {
+func (c *Client) read(resp *http.Response, only map[string]bool) (*index, error) {
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" {
 		return nil, errHTML
 	}
@@ -77,7 +80,7 @@ func (c *Client) read(resp *http.Response) (*index, error) {
 	if n == 1 && head[0] == '<' {
 		return nil, errHTML
 	}
-	idx, err := parse(io.MultiReader(bytes.NewReader(head[:n]), body))
+	idx, err := parse(io.MultiReader(bytes.NewReader(head[:n]), body), only)
 	if body.over {
 		return nil, c.tooLarge(-1)
 	}
@@ -149,6 +152,9 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 	seen := map[string]bool{}
 	u := target
 	for hops := 0; ; hops++ {
+		if err := c.checkLocal(u); err != nil {
+			return nil, err
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {
 			return nil, err
@@ -192,6 +198,19 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 		}
 		u = next
 	}
+}
+
+// ErrLocalHost is wrapped by the error of a repository (or a redirect)
+// on this machine or its networks that WithLocalHosts does not allow.
+var ErrLocalHost = errors.New("local repository host not allowed")
+
+// checkLocal refuses a local host the config does not name.
+func (c *Client) checkLocal(u *url.URL) error {
+	if !c.o.guardLocal || !localnet.Is(u.Host) || c.o.localHosts[strings.ToLower(u.Host)] {
+		return nil
+	}
+	return fmt.Errorf("%s is on this machine or its private network and is named only in a manifest, so it was not contacted: "+
+		"if it is yours, name its host in the config (registries: {%q: {}}): %w", u.Host, u.Host, ErrLocalHost)
 }
 
 func isRedirect(code int) bool {

@@ -63,16 +63,16 @@ type rest struct {
 var ErrNotIndex = errors.New("not a Helm repository index")
 
 // parse reads an index from r.
-func parse(r io.Reader) (*index, error) {
+func parse(r io.Reader, only map[string]bool) (*index, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := firstByte(br)
 	if err != nil {
 		return nil, err
 	}
 	if first == '{' {
-		return parseJSON(br)
+		return parseJSON(br, only)
 	}
-	p := &yamlParser{idx: &index{charts: map[string][]Version{}}}
+	p := &yamlParser{idx: &index{charts: map[string][]Version{}, only: only}}
 	if err := p.run(br); err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func peek(br *bufio.Reader, n int) []byte {
 // add keeps an entry of chart name, if Helm would: a nil entry or one
 // whose version is not semver is skipped, as Helm's loadIndex skips it.
 func (x *index) add(name string, e *entry) {
-	if e == nil {
+	if e == nil || !x.keeps(name) {
 		return
 	}
 	v, err := semver.NewVersion(e.Version)
@@ -148,8 +148,8 @@ func (x *index) sort() {
 }
 
 // parseJSON reads a JSON index token by token: entries one at a time.
-func parseJSON(r io.Reader) (*index, error) {
-	x := &index{charts: map[string][]Version{}}
+func parseJSON(r io.Reader, only map[string]bool) (*index, error) {
+	x := &index{charts: map[string][]Version{}, only: only}
 	d := json.NewDecoder(r)
 	var api string
 	err := walkObject(d, func(key string) error {

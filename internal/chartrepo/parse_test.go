@@ -58,7 +58,7 @@ generated: "2024-01-02T03:04:05Z"
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			x, err := parse(strings.NewReader(tc.doc))
+			x, err := parse(strings.NewReader(tc.doc), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestParseBad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parse(strings.NewReader(tc.doc))
+			_, err := parse(strings.NewReader(tc.doc), nil)
 			if err == nil || !errors.Is(err, ErrNotIndex) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrNotIndex saying %q", err, tc.want)
 			}

@@ -94,6 +94,11 @@ func body(g group) string {
 			notes = append(notes, n)
 		}
 	}
+	for _, u := range g.Updates {
+		if n := chartNotes(u); n != "" && !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
 	for _, n := range notes {
 		if len(g.images()) > 1 {
 			n = imagesOfNotes(g, n) + ": " + n
@@ -445,6 +450,40 @@ func releaseNotes(u plan.Update, info *registry.Info) string {
 		line += fmt.Sprintf(" · built %s", info.Created.UTC().Format("2006-01-02"))
 	}
 	return line
+}
+
+// chartNotes says what a chart's repository says of the versions an
+// update moves between: appVersion old and new, the chart's home and
+// sources. Whatever the index says is quoted (lit) or an https URL alone
+// (sourceURL), as for a registry's labels.
+func chartNotes(u plan.Update) string {
+	c := u.Chart
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	switch {
+	case c.AppVersion != "" && c.FromAppVersion != "" && c.AppVersion != c.FromAppVersion:
+		parts = append(parts, fmt.Sprintf("appVersion %s → %s", lit(c.FromAppVersion), lit(c.AppVersion)))
+	case c.AppVersion != "":
+		parts = append(parts, "appVersion "+lit(c.AppVersion))
+	}
+	if h, ok := sourceURL(c.Home); ok {
+		parts = append(parts, "home: "+h)
+	}
+	var srcs []string
+	for _, s := range c.Sources {
+		if u, ok := sourceURL(s); ok && !slices.Contains(srcs, u) && len(srcs) < 5 {
+			srcs = append(srcs, u)
+		}
+	}
+	if len(srcs) > 0 {
+		parts = append(parts, "sources: "+strings.Join(srcs, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Chart %s %s: %s", lit(c.Name), lit(u.To), strings.Join(parts, " · "))
 }
 
 // sourceURL is an image's source label as an https URL that GitHub can

@@ -172,8 +172,13 @@ func shortHash(s string) string {
 }
 
 // branchName is prefix + image + stream: "imagebot/docker.io-library-nginx",
-// "imagebot/docker.io-library-redis-alpine".
+// "imagebot/docker.io-library-redis-alpine"; a chart's without its
+// repository's scheme, after "chart-".
 func branchName(prefix, image, tag string) string {
+	if _, rest, ok := strings.Cut(image, "://"); ok {
+		// A chart: "imagebot/chart-ghcr.io-stefanprodan-charts-podinfo".
+		image = "chart/" + rest
+	}
 	name := prefix + sanitize(image)
 	if s := stream(tag); s != "" {
 		name += "-" + s

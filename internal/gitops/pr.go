@@ -273,8 +273,8 @@ func (r *runner) details(ctx context.Context, g group) group {
 	}
 	infos := make([]*registry.Info, len(g.Updates))
 	for i, u := range g.Updates {
-		if infos[i] = g.info(i); infos[i] != nil {
-			continue
+		if infos[i] = g.info(i); infos[i] != nil || u.Chart != nil {
+			continue // a chart's PR says what its index says (chartNotes)
 		}
 		info, err := r.o.Details(ctx, u.Repo.Tag(u.To))
 		if err != nil {

@@ -30,7 +30,19 @@ func Preview(p *plan.Plan, dir, prefix string, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}
+			lock, lockAfter, err := rewrite.Lock(f, fc.Changes, before, after, func(name string) ([]byte, bool) {
+				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+				return b, err == nil
+			})
+			if err != nil {
+				fmt.Fprintf(out, "(%v)\n", err)
+				continue
+			}
 			out.Write(diff.Diff("a/"+f, before, "b/"+f, after))
+			if lock != "" {
+				lockBefore, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(lock)))
+				out.Write(diff.Diff("a/"+lock, lockBefore, "b/"+lock, lockAfter))
+			}
 		}
 		for _, u := range g.Updates {
 			for _, fe := range u.Files {

@@ -152,6 +152,15 @@ func (r *runner) edits(g group) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A Chart.yaml's lock changes in the same commit, or neither does.
+		lock, lockOut, err := rewrite.Lock(f, cs, src, out, func(name string) ([]byte, bool) { return fileAt(r.tip, name) })
+		if err != nil {
+			r.res.Problems = append(r.res.Problems, plan.Problem{File: f, Line: cs[0].Ref.Line, Message: err.Error()})
+			continue
+		}
+		if lock != "" {
+			files[lock] = lockOut
+		}
 		if string(out) != string(src) {
 			files[f] = out
 		}

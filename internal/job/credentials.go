@@ -20,7 +20,7 @@ import (
 // registryOptions configure the registry client from the config and the
 // flags: mirrors (flags win), credentials, how many requests at once and
 // how many in all.
-func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]registry.Option, error) {
+func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]registry.Option, map[string]registry.Credentials, error) {
 	mirrors := cfg.Mirrors()
 	for h, u := range o.Registry.Mirrors {
 		mirrors[h] = u
@@ -36,7 +36,7 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 	}
 	creds, err := credentials(cfg, mirrors, o.Registry, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return []registry.Option{
 		registry.WithMirrors(mirrors),
@@ -52,7 +52,7 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 		registry.WithMaxRequests(o.Registry.MaxRequests),
 		registry.WithHostMaxRequests(budgets),
 		registry.WithLogger(log),
-	}, nil
+	}, creds, nil
 }
 
 // Keychain answers for the hosts the config gives no credentials for. The

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
@@ -26,7 +27,10 @@ type engine struct {
 	fsys fs.FS  // the files to scan
 	cfg  *config.Config
 	reg  *registry.Client
-	insp *inspect.Inspector
+	// charts lists chart versions in HTTP Helm repositories: one client
+	// per run, so that each index is fetched once.
+	charts *chartrepo.Client
+	insp   *inspect.Inspector
 	// identities are the config's keyless signature identities, compiled
 	// once per config (by their source), anchored as the gate matches them.
 	identities map[string]*regexp.Regexp
@@ -76,7 +80,7 @@ func tipEngine(ctx context.Context, o *Options, conn gitops.Options) (*gitops.Se
 
 // engineFor is the pipeline for cfg over fsys, which repo names in messages.
 func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slog.Logger) (*engine, error) {
-	opts, err := registryOptions(o, cfg, log)
+	opts, creds, err := registryOptions(o, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +111,11 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 	if err != nil {
 		return nil, err
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, insp: insp, identities: identities,
+	charts, err := chartRepos(o, cfg, creds, log)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, insp: insp, identities: identities,
 		log: log, progress: o.progress(), shared: o.Pool != nil}, nil
 }
 
@@ -178,6 +186,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
+		Charts:    chartIndexes{e.charts},
 		Policy:    e.policies(),
 		Scope:     e.cfg.Scope,
 		Gates:     e.gates(),
@@ -247,7 +256,11 @@ func (e *engine) policies() func(image, file string) (*policy.Policy, error) {
 		if p, ok := cache[key]; ok {
 			return p, nil
 		}
-		p, err := policy.New(e.cfg.For(image, file).Spec())
+		spec := e.cfg.For(image, file).Spec()
+		if isChart(image) {
+			spec = chartSpec(spec)
+		}
+		p, err := policy.New(spec)
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,10 @@ type Registry interface {
 // Options steer Build.
 type Options struct {
 	Registry Registry
+	// Charts lists the versions of charts in HTTP Helm repositories (nil:
+	// such charts are problems); charts in OCI registries are the
+	// Registry's.
+	Charts ChartRepo
 	// Policy returns the compiled policy for a normalized image name
 	// referenced in file (slash-separated, relative to the repository
 	// root).
@@ -100,6 +104,7 @@ func (o Options) scope(r scan.Ref) string {
 type scoped struct {
 	repo  name.Repository
 	scope string
+	form  chartForm // an OCI chart's versions and its OCIRepository's tags are read apart
 }
 
 // maxPinTries bounds the digest lookups spent turning `latest` into a version.
@@ -126,13 +131,25 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		}
 		p.Problems = append(p.Problems, Problem{File: sp.File, Line: sp.Line, Message: sp.Err.Error()})
 	}
-	for _, s := range imagesOnly(res.Skipped) {
-		p.Notices = append(p.Notices, skippedNotice(s))
+	for _, s := range res.Skipped {
+		if s.Kind.IsChart() {
+			p.Notices = append(p.Notices, chartSkippedNotice(s))
+		} else {
+			p.Notices = append(p.Notices, skippedNotice(s))
+		}
 	}
 
 	byRepo := map[scoped][]scan.Ref{}
 	for _, r := range res.Refs {
-		k := scoped{r.Repo, opts.scope(r)}
+		k := scoped{r.Repo, opts.scope(r), formImage}
+		byRepo[k] = append(byRepo[k], r)
+	}
+	for _, r := range res.Charts {
+		form := formOf(r)
+		if form == formHTTP {
+			r.Repo = httpRepo(r.Chart)
+		}
+		k := scoped{r.Repo, opts.scope(r), form}
 		byRepo[k] = append(byRepo[k], r)
 	}
 	repos := make([]scoped, 0, len(byRepo))
@@ -141,7 +158,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	}
 	// In the order of the names printed (docker.io before ghcr.io).
 	slices.SortFunc(repos, func(a, b scoped) int {
-		return cmp.Or(strings.Compare(byRepo[a][0].Image, byRepo[b][0].Image), strings.Compare(a.scope, b.scope))
+		return cmp.Or(strings.Compare(byRepo[a][0].Image, byRepo[b][0].Image), strings.Compare(a.scope, b.scope), cmp.Compare(a.form, b.form))
 	})
 	expect(opts, repos, byRepo)
 
@@ -154,7 +171,12 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	steps := newLocksteps(opts)
 	for _, repo := range repos {
 		g.Go(func() error {
-			dec := steps.decide(gctx, byRepo[repo], opts)
+			refs := byRepo[repo]
+			o, h := chartOptions(opts, refs)
+			dec := steps.decide(gctx, refs, o)
+			if refs[0].Chart != nil {
+				dec = withChart(gctx, dec, refs, h)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			p.Updates = append(p.Updates, dec.updates...)
@@ -183,6 +205,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		if opts.Group != nil {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
+		chartUpdate(&p.Updates[i])
 	}
 	p.Notices = withoutDangling(p.Notices, p.Problems)
 	if s := opts.seen; s != nil {
@@ -210,20 +233,6 @@ func joinScopes(ups []Update) []Update {
 		}
 		at[k] = len(out)
 		out = append(out, u)
-	}
-	return out
-}
-
-// imagesOnly is where chart versions will join the plan (issue 21): Build
-// decides images only, from res.Refs; the chart versions (res.Charts) and
-// the chart values the scan left alone (Skipped of a chart Kind) wait for
-// the chart repository lookups, and are neither looked up nor noticed.
-func imagesOnly(skipped []scan.Skipped) []scan.Skipped {
-	out := make([]scan.Skipped, 0, len(skipped))
-	for _, s := range skipped {
-		if !s.Kind.IsChart() {
-			out = append(out, s)
-		}
 	}
 	return out
 }
@@ -260,6 +269,7 @@ const defaultConcurrency = 1024
 // about to be looked up (all but the skipped), so that it can ask one
 // bearer token for many of them.
 func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
+	expectCharts(opts, repos, byRepo)
 	e, ok := opts.Registry.(expecter)
 	if !ok {
 		return
@@ -268,6 +278,9 @@ func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 	seen := map[name.Repository]bool{}
 	for _, k := range repos {
 		r := byRepo[k][0]
+		if k.form == formHTTP {
+			continue // listed from its repository's index, not a registry
+		}
 		if pol, err := opts.Policy(r.Image, r.File); err == nil && !pol.Skip() && !seen[k.repo] {
 			seen[k.repo] = true
 			looked = append(looked, k.repo)

@@ -47,6 +47,8 @@ func (d decider) dangling(tag, resolved string, refs []scan.Ref, moved map[scan.
 		}
 		var msg string
 		switch {
+		case r.Chart != nil && !digestGone:
+			msg = fmt.Sprintf("chart %s version %s is gone from its repository: helm can no longer install it; restore the version or move to another", d.img, r.Tag)
 		case digestGone:
 			msg = fmt.Sprintf("%s@%s is gone from the registry (no manifest with that digest): %s", refString(d.img, r.Tag), imagename.ShortDigest(r.Digest), danglingAdvice)
 		case r.Digest != "":

@@ -110,9 +110,14 @@ type Update struct {
 
 	// Rollouts (DESIGN.md "Rollouts from the seeds"): see kind.go.
 
-	// Kind is "" for an update from the registry, else one of the Kind
+	// Kind is "" for an image update from the registry, KindChart for a
+	// chart version's from its repository, else one of the rollouts' Kind
 	// constants: it decides the update's branch and what its PR says.
 	Kind string `json:"kind,omitempty"`
+	// Chart is set when the update moves a chart version: Image is then
+	// the chart as policies match it (REPOSITORY_URL/CHART), and Chart
+	// says what its repository says of it.
+	Chart *Chart `json:"chart,omitempty"`
 	// Group is the config group of the image: a group's updates share one
 	// branch and pull request.
 	Group string `json:"group,omitempty"`

@@ -3,40 +3,16 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/netip"
-	"strings"
+
+	"github.com/imagebot/imagebot/internal/localnet"
 )
 
 // ErrLocalHost is wrapped by the errors of lookups on a local registry host
 // that WithLocalHosts does not allow.
 var ErrLocalHost = errors.New("local registry host not allowed")
 
-// sharedAddrs is RFC 6598's shared address space (carrier-grade NAT), where
-// some clouds serve their metadata (100.100.100.200).
-var sharedAddrs = netip.MustParsePrefix("100.64.0.0/10")
-
-// isLocal tells the hosts that name this machine or its own networks:
-// localhost, and loopback, link-local, private, shared or unspecified
-// addresses. A name that resolves to one is not caught here: the
-// guard is on what a manifest can write, not on DNS.
-func isLocal(hostport string) bool {
-	h := hostport
-	if sh, _, err := net.SplitHostPort(hostport); err == nil {
-		h = sh
-	}
-	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(h)
-	if err != nil {
-		return false
-	}
-	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsPrivate() ||
-		ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() || sharedAddrs.Contains(ip)
-}
+// isLocal is localnet.Is: one guard for registries and chart repositories.
+func isLocal(hostport string) bool { return localnet.Is(hostport) }
 
 // localAllowed is the set of local hosts WithLocalHosts allows, by
 // canonical host, with the mirrors' hosts added: a mirror URL is written on

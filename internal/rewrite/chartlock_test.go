@@ -97,3 +97,37 @@ func mustLock(t *testing.T, src []byte) scan.Lock {
 	}
 	return l
 }
+
+// TestLockInMemory: Lock gives a commit built in memory what Files writes
+// on disk: the same lock bytes for the same change, nothing for a chart
+// without a lock, and an error (both files left alone) for a stale lock.
+func TestLockInMemory(t *testing.T) {
+	src, _ := os.ReadFile(lockChart + "Chart.yaml")
+	lock, _ := os.ReadFile(lockChart + "Chart.lock")
+	res := scan.File("umbrella/Chart.yaml", src)
+	changes := []plan.Change{{Ref: res.Charts[0], Tag: "18.6.2"}}
+	out, _, err := Bytes(src, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) ([]byte, bool) { return lock, name == "umbrella/Chart.lock" }
+	name, got, err := Lock("umbrella/Chart.yaml", changes, src, out, read)
+	if err != nil || name != "umbrella/Chart.lock" {
+		t.Fatalf("Lock: %q, %v", name, err)
+	}
+	work := t.TempDir()
+	copyDir(t, lockChart, work)
+	if _, err := Files(work, []plan.Change{{Ref: scan.File("Chart.yaml", src).Charts[0], Tag: "18.6.2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := readDir(t, work)["Chart.lock"]; string(got) != want {
+		t.Errorf("Lock wrote\n%s\nFiles wrote\n%s", got, want)
+	}
+	if name, _, err := Lock("umbrella/Chart.yaml", changes, src, out, func(string) ([]byte, bool) { return nil, false }); name != "" || err != nil {
+		t.Errorf("no lock: %q, %v", name, err)
+	}
+	stale := []byte(strings.Replace(string(lock), "version: 2.19.2", "version: 2.19.3", 1))
+	if _, _, err := Lock("umbrella/Chart.yaml", changes, src, out, func(string) ([]byte, bool) { return stale, true }); !errors.Is(err, ErrLockOutOfSync) {
+		t.Errorf("stale lock: %v, want ErrLockOutOfSync", err)
+	}
+}

@@ -150,6 +150,28 @@ func writeLock(root, lock string, before, after []byte) error {
 	return safefs.WriteFile(root, lock, out, fi.Mode().Perm())
 }
 
+// Lock is, for a commit built in memory (internal/gitops), what File does
+// to a Chart.yaml's lock: when changes move a dependency of file, edited
+// from src to out, it returns the lock's name and new bytes, read with
+// read (ok false: the chart has no lock, which helm dependency build
+// resolves on its own). lock is "" when no lock changes. An error means
+// the lock cannot follow: the caller leaves both files alone.
+func Lock(file string, changes []plan.Change, src, out []byte, read func(name string) ([]byte, bool)) (lock string, lockOut []byte, err error) {
+	lock = LockOf(file)
+	if lock == "" || !dependencyChanged(changes) || string(src) == string(out) {
+		return "", nil, nil
+	}
+	old, ok := read(lock)
+	if !ok {
+		return "", nil, nil
+	}
+	lockOut, err = ChartLock(src, out, old)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w; %s left untouched", lock, err, file)
+	}
+	return lock, lockOut, nil
+}
+
 // Bytes applies changes to one file's bytes, after checking that every span
 // still holds what scan saw, and checks that the result still parses and
 // holds the new values where they were written. It returns the changes it

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -98,3 +99,14 @@ spec:
         - name: app
           image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
 `
+
+// Config returns the chart's metadata as `helm push` writes it in an OCI
+// manifest's config blob (application/vnd.cncf.helm.config.v1+json):
+// chart.Metadata marshalled as JSON (pkg/registry/client.go, Push).
+func Config(c Chart) []byte {
+	b, err := json.Marshal(c.metadata())
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
