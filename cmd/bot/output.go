@@ -56,6 +56,10 @@ func text(w io.Writer, p *plan.Plan, verbose bool) error {
 				fmt.Fprintf(w, "note: %s %s -> %s: %s\n", u.Image, u.From, u.To, u.Notice)
 			}
 		}
+		if verbose {
+			fmt.Fprintln(w, "\npull requests will carry:")
+			printCarried(w, "  ", p.Updates)
+		}
 	}
 	printProblems(w, p.Problems, verbose)
 	if n := len(p.Notices); n > 0 {
@@ -151,4 +155,42 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// carries says what an update's pull request carries: its group, labels,
+// reviewers, whether it merges itself or waits for approval, and the
+// digest apply writes.
+func carries(u plan.Update) string {
+	var parts []string
+	if u.Group != "" {
+		parts = append(parts, "group "+u.Group)
+	}
+	if pr := u.PullRequest; pr != nil {
+		if len(pr.Labels) > 0 {
+			parts = append(parts, "labels "+strings.Join(pr.Labels, ", "))
+		}
+		if len(pr.Reviewers) > 0 {
+			parts = append(parts, "reviewers "+strings.Join(pr.Reviewers, ", "))
+		}
+		if pr.Automerge {
+			parts = append(parts, "automerge")
+		}
+		if pr.Approval {
+			parts = append(parts, "awaits approval on the dashboard")
+		}
+	}
+	if u.Digest != "" {
+		parts = append(parts, "digest "+u.Digest)
+	}
+	if len(parts) == 0 {
+		return "no labels, reviewers or automerge"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// printCarried lists what each update's pull request carries, a line each.
+func printCarried(w io.Writer, indent string, us []plan.Update) {
+	for _, u := range us {
+		fmt.Fprintf(w, "%s%s %s -> %s: %s\n", indent, u.Image, u.From, u.To, carries(u))
+	}
 }

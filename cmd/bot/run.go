@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -93,6 +94,10 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 		return
 	}
 	if rep.Preview {
+		if len(rep.Plan.Updates) > 0 {
+			fmt.Fprintln(w, "pull requests would carry:")
+			printCarried(w, "  ", rep.Plan.Updates)
+		}
 		printProblems(w, rep.Plan.Problems, o.Verbose)
 		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
 		return
@@ -120,12 +125,18 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 		branches []string
 	}{{would("opened", "would open"), r.Opened}, {would("updated", "would update"), r.Updated},
 		{would("closed", "would close"), r.Closed}, {"unchanged", r.Unchanged},
-		{"declined before", r.Declined}, {"left alone (commits imagebot did not make)", r.Foreign}} {
+		{"declined before", r.Declined}, {"left alone (commits imagebot did not make)", r.Foreign},
+		{would("waiting for a slot", "would wait for a slot"), r.Waiting},
+		{would("awaiting approval", "would await approval"), r.AwaitingApproval}} {
 		for _, b := range l.branches {
 			if pr, ok := r.PullRequests[b]; ok && pr.Number > 0 {
 				fmt.Fprintf(w, "%s #%d %s %s\n", l.what, pr.Number, pr.URL, pr.Title)
 			} else {
 				fmt.Fprintf(w, "%s %s\n", l.what, b)
+			}
+			if dryRun && !slices.Contains(r.Closed, b) {
+				// What each PR carries, as the dry run's preview of it.
+				printCarried(w, "    ", r.Updates[b])
 			}
 		}
 	}

@@ -43,6 +43,9 @@ import (
 //	ghstatus REF CONTEXT STATE   post a commit status, as Flux does
 //	ghcheck REF NAME CONCLUSION  post a completed check run, as CI does
 //	regpush IMAGE TAG            push a new tag of a seeded image
+//	ghissue                      print the body of the repository's only issue (the dashboard)
+//	ghtick TEXT                  tick the dashboard's checkbox on the line holding TEXT, through the API
+//	ghwrites                     print the API writes since the last ghwrites ("N writes")
 
 const scriptToken = "ghs_SCRIPT7oken5ecretNotPrinted"
 
@@ -59,6 +62,8 @@ type scriptRemote struct {
 	// dated in the past.
 	mu   sync.Mutex
 	skew time.Duration
+	// writes is the fake's write count at the last ghwrites.
+	writes int
 }
 
 func (r *scriptRemote) now() time.Time {
@@ -72,6 +77,7 @@ func gitCmds() map[string]func(*testscript.TestScript, bool, []string) {
 		"gitrepo": cmdGitRepo, "gitcommit": cmdGitCommit, "gitshow": cmdGitShow,
 		"ghprs": cmdGHPRs, "ghbody": cmdGHBody, "ghmerge": cmdGHMerge, "ghclose": cmdGHClose,
 		"ghstatus": cmdGHStatus, "ghcheck": cmdGHCheck, "regpush": cmdRegPush,
+		"ghissue": cmdGHIssue, "ghtick": cmdGHTick, "ghwrites": cmdGHWrites,
 	}
 }
 
@@ -281,6 +287,58 @@ func cmdRegPush(ts *testscript.TestScript, neg bool, args []string) {
 	reg, _ := ts.Value(registryKey{}).(*fixtures.Registry)
 	_, err := reg.Push(context.Background(), args[0], args[1])
 	ts.Check(err)
+}
+
+// dashboardIssue is the repository's one issue: the bot's dashboard.
+func dashboardIssue(ts *testscript.TestScript) githubtest.Issue {
+	is := remoteOf(ts).gh.Issues("acme", "gitops")
+	if len(is) != 1 {
+		ts.Fatalf("%d issues, want the dashboard alone", len(is))
+	}
+	return is[0]
+}
+
+func cmdGHIssue(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: ghissue")
+	}
+	fmt.Fprint(ts.Stdout(), dashboardIssue(ts).Body)
+}
+
+// cmdGHTick ticks a box as a person does on the issue's page: the body,
+// edited, is sent back whole.
+func cmdGHTick(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: ghtick text")
+	}
+	is := dashboardIssue(ts)
+	lines := strings.Split(is.Body, "\n")
+	ticked := 0
+	for i, l := range lines {
+		if strings.Contains(l, args[0]) && strings.Contains(l, "- [ ]") {
+			lines[i] = strings.Replace(l, "- [ ]", "- [x]", 1)
+			ticked++
+		}
+	}
+	if ticked != 1 {
+		ts.Fatalf("%d unticked boxes hold %q, want 1", ticked, args[0])
+	}
+	body := strings.Join(lines, "\n")
+	_, _, err := scriptClient(ts).Issues.Edit(context.Background(), "acme", "gitops", is.Number, &github.IssueRequest{Body: &body})
+	ts.Check(err)
+}
+
+func cmdGHWrites(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: ghwrites")
+	}
+	r := remoteOf(ts)
+	n := r.gh.Writes()
+	r.mu.Lock()
+	since := n - r.writes
+	r.writes = n
+	r.mu.Unlock()
+	fmt.Fprintf(ts.Stdout(), "%d writes\n", since)
 }
 
 // setupRemote gives the script room for a remote (made by gitrepo).

@@ -145,8 +145,12 @@ func (c *renovate) actions(where string, r *jnode, globs []string, e *ruleEntry)
 			e.p.MinAge = &d
 			e.why["minAge"] = "from the image's build time, on every registry"
 		case "pinDigests":
-			if v.isTrue() {
-				spec.Pin = "digest"
+			switch {
+			case v.isTrue():
+				spec.Pin, c.pinned = "digest", true
+			case v.isFalse() && c.pinned:
+				// imagebot's pin has no "off" that undoes an earlier digest pin.
+				c.note(v, "%s: pinDigests false: a digest an earlier rule pins (pin: digest) cannot be unpinned by a later policy; not converted", where)
 			}
 		case "automerge":
 			if v.isTrue() {

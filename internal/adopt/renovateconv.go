@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ type renovate struct {
 	ns         notes
 	cron       string // the schedule for the workflow, when it is cron
 	otherRules int
+	rulesNotes int  // the notes there were before the rule being converted
+	pinned     bool // a converted rule pins digests
 	globalLbl  bool // the config sets labels for every pull request
 	globalRev  bool
 	// dockerRegex is set when a custom regex manager looks up images
@@ -118,7 +121,9 @@ func (c *renovate) global(root *jnode) {
 	c.dockerRegex = dockerRegexManagers(root)
 	c.schedule(root.get("schedule"), root.get("timezone"))
 	c.hostRules(root.get("hostRules"))
+	c.regexManagerNotes(root)
 	if len(all.keys) > 0 {
+		c.rulesNotes = len(c.ns)
 		c.convertRule("the top level", all, []string{"**"}, nil, nil)
 	}
 }
@@ -181,6 +186,36 @@ func dockerRegexManagers(root *jnode) bool {
 	return false
 }
 
+// regexManagerNotes says what became of the custom regex managers: those
+// for docker images are not converted (imagebot reads references itself),
+// the others are for things that are not images.
+func (c *renovate) regexManagerNotes(root *jnode) {
+	for _, key := range []string{"customManagers", "regexManagers"} {
+		ms := root.get(key)
+		if ms == nil {
+			continue
+		}
+		var other []string
+		for i, m := range ms.vals {
+			ds := m.get("datasourceTemplate")
+			if ds != nil && ds.str == "docker" {
+				c.note(m, "%s[%d]: a regex manager for docker images: not converted; imagebot finds image references in YAML itself: check that `imagebot plan` lists the ones this manager found", key, i)
+				continue
+			}
+			if ds == nil {
+				c.note(m, "%s[%d]: a regex manager whose datasource its matchStrings capture: not converted; if it finds docker images, check that `imagebot plan` lists them", key, i)
+				continue
+			}
+			if !slices.Contains(other, ds.str) {
+				other = append(other, ds.str)
+			}
+		}
+		if len(other) > 0 {
+			c.note(ms, "%s: the regex managers for %s are not about images; not converted", key, strings.Join(other, ", "))
+		}
+	}
+}
+
 // whyNot says why a Renovate setting has no imagebot equivalent.
 func whyNot(key string) string {
 	switch key {
@@ -220,6 +255,7 @@ func (c *renovate) extends(n *jnode) {
 	var unknown []string
 	for _, p := range list {
 		if pol, ok := presets[p]; ok {
+			c.pinned = c.pinned || pol.Pin != nil
 			c.d.add(entry{comment: []string{"extends " + p}, p: pol})
 			continue
 		}

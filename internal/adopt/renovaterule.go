@@ -43,12 +43,12 @@ var matchers = map[string]bool{
 // datasources or managers is left out, never widened to every image.
 func (c *renovate) rule(i int, r *jnode) {
 	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
+	c.rulesNotes = len(c.ns)
 	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "docker") {
 		c.otherRules++
 		return
 	}
-	if mg, ok := r.get("matchManagers").list(); ok && !slices.ContainsFunc(mg, c.imageManager) {
-		c.note(r.get("matchManagers"), "%s: matchManagers %s: not a manager of image references imagebot updates; rule skipped", where, strings.Join(mg, ", "))
+	if mg, ok := r.get("matchManagers").list(); ok && !c.managersConvert(where, r.get("matchManagers"), mg) {
 		return
 	}
 	if cat, ok := r.get("matchCategories").list(); ok && !slices.Contains(cat, "docker") && !slices.Contains(cat, "kubernetes") {
@@ -88,6 +88,25 @@ func (c *renovate) imageManager(m string) bool {
 	return slices.Contains(imageManagers, m) || (c.dockerRegex && slices.Contains(regexManagers, m))
 }
 
+// managersConvert says whether a rule scoped by matchManagers converts to
+// a policy over every image, and notes why not or what that widens. A rule
+// for regex managers only is about the images those managers find, which
+// imagebot cannot tell from the others: it is skipped, not widened.
+func (c *renovate) managersConvert(where string, at *jnode, mg []string) bool {
+	list := strings.Join(mg, ", ")
+	switch {
+	case !slices.ContainsFunc(mg, c.imageManager):
+		c.note(at, "%s: matchManagers %s: not a manager of image references imagebot updates; rule skipped", where, list)
+		return false
+	case !slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(imageManagers, m) }):
+		c.note(at, "%s: matchManagers %s: imagebot cannot tell the images a regex manager finds from the others, and does not widen the rule to every image; rule skipped", where, list)
+		return false
+	case c.dockerRegex && !slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(regexManagers, m) }):
+		c.note(at, "%s: matchManagers %s: converted for every image imagebot finds, which includes the images the config's docker regex managers find", where, list)
+	}
+	return true
+}
+
 // paths turns matchFileNames and matchPaths into globs over the file that
 // holds a reference: Renovate's are minimatch globs or exact paths, and an
 // old matchPaths entry without a glob is a directory as well.
@@ -119,8 +138,7 @@ func (c *renovate) paths(where string, r *jnode) ([]string, bool) {
 }
 
 // names turns the rule's name matchers into globs over normalized names.
-func (c *renovate) names(r *jnode) ([]string, bool) {
-	var globs []string
+func (c *renovate) names(r *jnode) (globs []string, ok bool) {
 	for _, key := range []string{"matchPackageNames", "matchDepNames"} {
 		n := r.get(key)
 		list, _ := n.list()
@@ -146,6 +164,7 @@ func (c *renovate) names(r *jnode) ([]string, bool) {
 			globs = append(globs, g)
 		}
 	}
+	defer func() { globs = unique(globs) }()
 	patterns, _ := r.get("matchPackagePatterns").list()
 	for _, p := range patterns {
 		g, err := regexPrefixGlob("/" + p + "/")
@@ -158,6 +177,18 @@ func (c *renovate) names(r *jnode) ([]string, bool) {
 		}
 	}
 	return globs, true
+}
+
+// unique drops repeats, keeping the first of each: postgres and
+// library/postgres are one image.
+func unique(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // literalPrefix reads a regexp that only says "starts with": ^ghcr\.io/acme/.
@@ -228,6 +259,9 @@ func (c *renovate) convertRule(where string, r *jnode, globs, paths, types []str
 		c.group(g, globs, types)
 	}
 	if isEmpty(e.p) {
+		if r.get("groupName") == nil && len(c.ns) == c.rulesNotes {
+			c.note(r, "%s: nothing to write: what it sets is imagebot's default", where)
+		}
 		return // only a group, or nothing that converts
 	}
 	for i, g := range globs {

@@ -110,6 +110,9 @@ type Result struct {
 	// PullRequests are the pull requests of the branches above, by branch,
 	// for people to open: a PR a dry run would open has none yet.
 	PullRequests map[string]PullRequest
+	// Updates are the plan's updates by the branch that carries them, for
+	// a report to say what each PR holds.
+	Updates map[string][]plan.Update
 }
 
 // PullRequest is one pull request a run opened, updated, left or closed.

@@ -136,6 +136,10 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 		}
 	}
 	gs := groupsKeeping(p, o.BranchPrefix, held)
+	r.res.Updates = map[string][]plan.Update{}
+	for _, g := range gs {
+		r.res.Updates[g.Branch] = g.Updates
+	}
 	asked, closedErr := r.loadClosed(ctx, gs)
 	if isRateLimit(closedErr) {
 		r.limit(closedErr)

@@ -33,7 +33,7 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	cfg := e.cfg
 	ro.MaxOpen, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerRun
 	ro.Dashboard, ro.DashboardTitle = d, cfg.DashboardTitle
-	ro.Approval = func(u plan.Update) bool { return cfg.ForUpdate(u.Image, updateFiles(u), u.Type).Approval }
+	ro.Approval = func(u plan.Update) bool { return pullRequestFor(cfg, u).Approval }
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
 		return nil
 	}

@@ -51,5 +51,6 @@ func planTree(ctx context.Context, o *Options) (*engine, *plan.Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	describePullRequests(e.cfg, p)
 	return e, p, nil
 }

@@ -65,6 +65,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	ro := pullRequestOptions(e, o.DryRun, o.out())
 	if err := keepOptions(ctx, e, dash, &ro); err != nil {
@@ -111,6 +112,7 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.out()); err != nil {
@@ -154,7 +156,7 @@ func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},
 		Meta: func(u plan.Update) gitops.Meta {
-			pr := cfg.ForUpdate(u.Image, updateFiles(u), u.Type)
+			pr := pullRequestFor(cfg, u)
 			m := gitops.Meta{Labels: pr.Labels, Reviewers: pr.Reviewers}
 			if pr.Automerge {
 				m.Automerge = []string{u.Type}

@@ -132,6 +132,19 @@ type Update struct {
 	// Files are edits of whole files that go with the Changes, such as
 	// the pre-pull DaemonSet.
 	Files []FileEdit `json:"-"`
+	// PullRequest is what the update's pull request carries as the
+	// config's policies say; the job fills it in (nil before).
+	PullRequest *PullRequest `json:"pullRequest,omitempty"`
+}
+
+// PullRequest is what the policies give an update's pull request.
+type PullRequest struct {
+	Labels    []string `json:"labels"`
+	Reviewers []string `json:"reviewers"`
+	// Automerge: the update may merge itself once its checks pass.
+	Automerge bool `json:"automerge"`
+	// Approval: the PR waits on the dashboard until it is ticked.
+	Approval bool `json:"approval"`
 }
 
 // Change is one reference and the values to write into it.
