@@ -1,6 +1,10 @@
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/imagebot/imagebot/internal/job"
+)
 
 // environ is what imagebot reads from the process environment. It is read
 // once, at start-up, into the options of the command that runs (as cli/cli's
@@ -17,6 +21,9 @@ type environ struct {
 	Output           string // GITHUB_OUTPUT: file the step outputs are appended to
 	JobIndex         string // JOB_COMPLETION_INDEX: serve --shard auto/n in an Indexed Job
 	AllowEnv         string // IMAGEBOT_ALLOW_ENV: comma-separated --allow-env patterns
+	// Forge is what the CI environment says of the git host (GitLab CI's
+	// CI_SERVER_URL, Gitea's and Forgejo's Actions, token variables).
+	Forge job.ForgeEnv
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -42,6 +49,13 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		Output:           get("GITHUB_OUTPUT"),
 		JobIndex:         get("JOB_COMPLETION_INDEX"),
 		AllowEnv:         get("IMAGEBOT_ALLOW_ENV"),
+		Forge: job.ForgeEnv{
+			GitHubActions:   get("GITHUB_ACTIONS") == "true",
+			GitLabServerURL: get("CI_SERVER_URL"), GitLabProject: get("CI_PROJECT_PATH"),
+			GitLabToken:  get("GITLAB_TOKEN") != "",
+			GiteaActions: get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
+			GiteaToken:   get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
+		},
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),

@@ -10,9 +10,10 @@ import (
 // checkServeHosts refuses, before anything is cloned or fetched with the
 // token, a --clone URL or DIR's origin on another host than the GitHub
 // server's. Each run checks its own checkout again (job.Run).
-func checkServeHosts(o *serveOptions) error {
+func checkServeHosts(o *serveOptions, jo *job.Options) error {
+	host := job.GitHubHost(jo.GitHubSettings().ServerURL)
 	for _, u := range o.Clones {
-		if err := job.CheckRemote(u, o.Env.GitHubServerURL); err != nil {
+		if err := host.CheckRemote(u); err != nil {
 			return fmt.Errorf("--clone: %w", err)
 		}
 	}
@@ -23,5 +24,5 @@ func checkServeHosts(o *serveOptions) error {
 	if err != nil {
 		return nil // no origin, no fetch: the run says what is missing
 	}
-	return job.CheckRemote(origin, o.Env.GitHubServerURL)
+	return host.CheckRemote(origin)
 }

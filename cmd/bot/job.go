@@ -2,9 +2,11 @@ package main
 
 import (
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/job"
 )
 
@@ -40,7 +42,34 @@ func (o *commonOptions) githubJob(dryRun bool) (job.Options, error) {
 	jo.DryRun = dryRun
 	jo.GitHub = job.GitHub{Token: token, App: app, APIURL: o.Env.GitHubAPIURL,
 		ServerURL: o.Env.GitHubServerURL, Repository: o.Env.GitHubRepository}
+	if jo.Forge, err = o.forge(); err != nil {
+		return jo, err
+	}
 	return jo, nil
+}
+
+// forge is --forge, --forge-url and what the environment says of the
+// host. A host imagebot cannot speak to yet, named by the flag or the
+// environment, is refused here, before any work.
+func (o *commonOptions) forge() (job.Forge, error) {
+	f := job.Forge{Env: o.Env.Forge}
+	if o.Forge != nil {
+		f.Kind = gitops.Kind(o.Forge.value)
+	}
+	if o.ForgeURL != "" {
+		u, err := url.Parse(o.ForgeURL)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || (u.Path != "" && u.Path != "/") {
+			return f, usagef("--forge-url %s: want the host's URL, such as https://github.example.com, without credentials or path", gitops.RedactURL(o.ForgeURL))
+		}
+		f.URL = o.ForgeURL
+	}
+	if err := job.ForgeSupported(f, ""); err != nil {
+		if f.Kind != "" {
+			return f, &usageError{err}
+		}
+		return f, err
+	}
+	return f, nil
 }
 
 // allowEnv is the operator's patterns of the variables a config's

@@ -34,6 +34,10 @@ type commonOptions struct {
 	LogFormat   *choice
 	Verbose     bool
 	Cache       cacheOptions
+	// Forge and ForgeURL are --forge and --forge-url, of the commands
+	// that talk to the git host (bindForge).
+	Forge    *choice
+	ForgeURL string
 }
 
 func newCommonOptions(f *factory) commonOptions {
@@ -46,7 +50,15 @@ func newCommonOptions(f *factory) commonOptions {
 		LogLevel:    newChoice("info", "debug", "info", "warn", "error"),
 		LogFormat:   newChoice("text", "text", "json"),
 		Cache:       newCacheOptions(),
+		Forge:       newChoice("", "github", "gitlab", "gitea"),
 	}
+}
+
+// bindForge binds the flags of the commands that talk to the git host:
+// run, rollback and serve.
+func (o *commonOptions) bindForge(fs *pflag.FlagSet) {
+	fs.Var(o.Forge, "forge", "the git host `KIND`: github, gitlab or gitea (Forgejo too); default: from the CI environment, the token variables and origin's URL (gitlab and gitea: not yet supported)")
+	fs.StringVar(&o.ForgeURL, "forge-url", "", "the git host's `URL`, for a self-hosted one (GitHub Enterprise: https://github.example.com, whose API is URL/api/v3 unless GITHUB_API_URL says otherwise)")
 }
 
 func (o *commonOptions) bind(fs *pflag.FlagSet) {

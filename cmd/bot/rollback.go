@@ -54,6 +54,7 @@ the repository. --dry-run prints the pull request instead.`,
 		},
 	}
 	o.bind(cmd.Flags())
+	o.bindForge(cmd.Flags())
 	cmd.Flags().StringVar(&o.To, "to", "", "the `TAG` to go back to (default: the tag before the current one on the default branch)")
 	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull request it would open; write nothing")
 	return cmd

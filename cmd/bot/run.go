@@ -56,6 +56,7 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 		},
 	}
 	o.bind(cmd.Flags())
+	o.bindForge(cmd.Flags())
 	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests it would open or change; write nothing")
 	return cmd
 }

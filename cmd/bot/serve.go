@@ -72,6 +72,7 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 		},
 	}
 	o.bind(cmd.Flags())
+	o.bindForge(cmd.Flags())
 	fs := cmd.Flags()
 	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; left as it is, and refused while it has uncommitted or untracked files"
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
@@ -163,7 +164,7 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
 	if jo.GitHub.Token != "" || app != nil {
-		if err := checkServeHosts(o); err != nil {
+		if err := checkServeHosts(o, &jo); err != nil {
 			return nil, err
 		}
 	}
@@ -177,7 +178,7 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 			if err != nil {
 				return "", err
 			}
-			return app.Token(ctx, o.Env.GitHubAPIURL, repo)
+			return app.Token(ctx, jo.GitHubSettings().APIURL, repo)
 		}
 	}
 	// The server's own lines and every repository's run share stdout and

@@ -83,7 +83,7 @@ func (w *world) runAs(t *testing.T, o gitops.Options, edit ...func(*gitops.RunOp
 // key in any of texts, nor in the PRs.
 func (w *world) assertNoAppSecrets(t *testing.T, texts ...string) {
 	t.Helper()
-	for _, pr := range w.gh.PRs(owner, name) {
+	for _, pr := range w.host.changes() {
 		texts = append(texts, pr.Title+pr.Body+strings.Join(pr.Comments, "\n"))
 	}
 	secrets := w.gh.InstallationTokens()
@@ -119,7 +119,7 @@ func TestAppRun(t *testing.T) {
 	if n := w.gs.Pushes(); n != len(streams) {
 		t.Errorf("%d pushes, want %d", n, len(streams))
 	}
-	for _, pr := range w.gh.PRs(owner, name) {
+	for _, pr := range w.host.changes() {
 		if pr.Author != appBot {
 			t.Errorf("#%d opened by %s, want %s", pr.Number, pr.Author, appBot)
 		}
@@ -171,7 +171,7 @@ func TestAppTokenRefreshed(t *testing.T) {
 	if n := len(w.gh.InstallationTokens()); n < 5 {
 		t.Errorf("%d installation tokens in %v with ten-minute tokens", n, w.clock.Now().Sub(start))
 	}
-	for _, pr := range w.gh.PRs(owner, name) {
+	for _, pr := range w.host.changes() {
 		if pr.Author != appBot {
 			t.Errorf("#%d opened by %s", pr.Number, pr.Author)
 		}
@@ -273,9 +273,9 @@ func TestAppNoOpRerunCost(t *testing.T) {
 			if res := w.runAs(t, o, tc.edit); len(res.Opened) != 5 || len(res.Failed) > 0 {
 				t.Fatalf("first run opened %d, failed %v", len(res.Opened), res.Failed)
 			}
-			before, requests := w.counters(), w.gh.Requests()
+			before, requests := w.counters(), w.host.requests()
 			w.runAs(t, o, tc.edit)
-			if got := w.gh.Requests() - requests; got != noOpRequests+tc.extra {
+			if got := w.host.requests() - requests; got != noOpRequests+tc.extra {
 				t.Errorf("no-op rerun made %d API requests, want %d", got, noOpRequests+tc.extra)
 			}
 			if after := w.counters(); after != before {
@@ -297,7 +297,7 @@ func TestAppTokenReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	var toks []string
-	requests := w.gh.Requests()
+	requests := w.host.requests()
 	for range 3 {
 		tok, err := app.Token(w.ctx, w.gh.URL(), owner+"/"+name)
 		if err != nil {
@@ -309,7 +309,7 @@ func TestAppTokenReused(t *testing.T) {
 		t.Error("each call got a token of its own")
 	}
 	// The installation lookup and one token.
-	if n := w.gh.Requests() - requests; n != 2 {
+	if n := w.host.requests() - requests; n != 2 {
 		t.Errorf("%d API requests for three tokens, want 2", n)
 	}
 }

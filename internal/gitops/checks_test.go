@@ -111,7 +111,7 @@ func (w *world) assertNoToken() {
 	if strings.Contains(w.out.String(), token) {
 		t.Errorf("token in Out")
 	}
-	for _, pr := range w.gh.PRs(owner, name) {
+	for _, pr := range w.host.changes() {
 		text := pr.Title + pr.Body + strings.Join(pr.Comments, "\n")
 		if strings.Contains(text, token) {
 			t.Errorf("token in PR #%d", pr.Number)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
@@ -41,27 +40,29 @@ func fleet(t *testing.T, n int) (map[string][]byte, map[string]string) {
 // update: 19 and 102), and writes and pushes nothing.
 func TestNoOpRerunCost(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{17, 100} {
-		t.Run(fmt.Sprintf("%d updates", n), func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t, withRepo(fleet(t, n)))
-			res := w.runClean(t)
-			if len(res.Opened) != n {
-				t.Fatalf("first run opened %d PRs, want %d", len(res.Opened), n)
-			}
-			before, requests := w.counters(), w.gh.Requests()
-			res = w.runClean(t)
-			if got := w.gh.Requests() - requests; got != noOpRequests {
-				t.Errorf("no-op rerun made %d API requests, want %d", got, noOpRequests)
-			}
-			if after := w.counters(); after != before {
-				t.Errorf("no-op rerun wrote: %+v -> %+v", before, after)
-			}
-			if len(res.Unchanged) != n {
-				t.Errorf("%d unchanged, want %d", len(res.Unchanged), n)
-			}
-		})
-	}
+	eachHost(t, func(t *testing.T, on worldOption) {
+		for _, n := range []int{17, 100} {
+			t.Run(fmt.Sprintf("%d updates", n), func(t *testing.T) {
+				t.Parallel()
+				w := newWorld(t, on, withRepo(fleet(t, n)))
+				res := w.runClean(t)
+				if len(res.Opened) != n {
+					t.Fatalf("first run opened %d PRs, want %d", len(res.Opened), n)
+				}
+				before, requests := w.counters(), w.host.requests()
+				res = w.runClean(t)
+				if got := w.host.requests() - requests; got != noOpRequests {
+					t.Errorf("no-op rerun made %d API requests, want %d", got, noOpRequests)
+				}
+				if after := w.counters(); after != before {
+					t.Errorf("no-op rerun wrote: %+v -> %+v", before, after)
+				}
+				if len(res.Unchanged) != n {
+					t.Errorf("%d unchanged, want %d", len(res.Unchanged), n)
+				}
+			})
+		}
+	})
 }
 
 // TestDeclineLookupCost: the closed PRs that say "declined" are asked for
@@ -71,19 +72,19 @@ func TestNoOpRerunCost(t *testing.T) {
 func TestDeclineLookupCost(t *testing.T) {
 	t.Parallel()
 	// Pages of 5 make the fake's 17 PRs span pages.
-	w := newWorld(t, withGitHub(githubtest.WithPerPage(5)))
+	w := newWorld(t, withPerPage(5))
 	w.runClean(t)
 	prs := w.openPRs()
 	openPages := (len(prs) + 4) / 5
 
 	// One declined stream: its branch alone is asked about.
-	if err := w.gh.ClosePR(owner, name, prs[kubectl].Number); err != nil {
+	if err := w.host.close(prs[kubectl].Number); err != nil {
 		t.Fatal(err)
 	}
-	requests := w.gh.Requests()
+	requests := w.host.requests()
 	res := w.runClean(t)
 	diffSets(t, "declined", res.Declined, []string{kubectl})
-	if got, want := w.gh.Requests()-requests, 1+openPages+1+1; got != want {
+	if got, want := w.host.requests()-requests, 1+openPages+1+1; got != want {
 		t.Errorf("%d requests with one declined stream, want %d", got, want)
 	}
 
@@ -91,16 +92,16 @@ func TestDeclineLookupCost(t *testing.T) {
 	// cheaper than eight branch listings.
 	declined := []string{kubectl}
 	for _, s := range streams[1:8] {
-		if err := w.gh.ClosePR(owner, name, prs[s.Branch].Number); err != nil {
+		if err := w.host.close(prs[s.Branch].Number); err != nil {
 			t.Fatal(err)
 		}
 		declined = append(declined, s.Branch)
 	}
-	requests = w.gh.Requests()
+	requests = w.host.requests()
 	res = w.runClean(t)
 	diffSets(t, "declined", res.Declined, declined)
 	openPages = (len(streams) - len(declined) + 4) / 5
-	if got, want := w.gh.Requests()-requests, 1+openPages+2+1; got != want {
+	if got, want := w.host.requests()-requests, 1+openPages+2+1; got != want {
 		t.Errorf("%d requests with %d declined streams, want %d", got, len(declined), want)
 	}
 	if strings.Contains(w.logs.String(), "status="+fmt.Sprint(http.StatusNotFound)) {

@@ -8,7 +8,6 @@ import (
 	"github.com/imagebot/imagebot/internal/dashboard"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // dashRun is a run as cmd/bot's with the dashboard on: the dashboard is
@@ -26,11 +25,11 @@ func (w *world) dashRun(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.
 }
 
 // dashboardIssue is the bot's one dashboard issue; it fails on none or two.
-func (w *world) dashboardIssue(t *testing.T) githubtest.Issue {
+func (w *world) dashboardIssue(t *testing.T) hostIssue {
 	t.Helper()
-	var found []githubtest.Issue
-	for _, is := range w.gh.Issues(owner, name) {
-		if is.Author == "github-actions[bot]" && dashboard.HasMarker(is.Body) {
+	var found []hostIssue
+	for _, is := range w.host.issues() {
+		if is.Author == w.host.bot() && dashboard.HasMarker(is.Body) {
 			found = append(found, is)
 		}
 	}
@@ -49,7 +48,7 @@ func (w *world) tick(t *testing.T, id string) {
 		t.Fatalf("the dashboard has no box %q:\n%s", box, is.Body)
 	}
 	body := strings.Replace(is.Body, box, "- [x] <!-- "+id+" -->", 1)
-	if err := w.gh.EditIssue(owner, name, is.Number, "", &body, ""); err != nil {
+	if err := w.host.editIssue(is.Number, "", &body); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -62,108 +61,110 @@ func maxOpen(n int) func(*gitops.RunOptions) { return func(o *gitops.RunOptions)
 // rerun with nothing new writes nothing; closing a PR declines its version
 // on the dashboard, and ticking "propose again" proposes it again.
 func TestOnboardAndDashboard(t *testing.T) {
-	w := newWorld(t)
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
 
-	// First run: no config, no dashboard: the onboarding PR, nothing else.
-	s, p, reg := w.open(t)
-	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
-	if err != nil || d.Number != 0 {
-		t.Fatalf("dashboard before any run: %+v, %v", d, err)
-	}
-	init, err := adopt.Init(w.ctx, s.FS(), adopt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	onboarding := func(o *gitops.RunOptions) {
-		o.Onboarding = &gitops.Onboarding{Path: ".imagebot.yaml", Config: init.Config}
-	}
-	w.finish(t, s, p, reg, onboarding)
-	prs := w.gh.PRs(owner, name)
-	if len(prs) != 1 || prs[0].Title != "Configure imagebot" || prs[0].Head != "imagebot/configure" {
-		t.Fatalf("first run opened %+v, want the onboarding PR alone", prs)
-	}
-	body := prs[0].Body
-	for _, want := range []string{"Update nginx to 1.26.1", "Welcome to imagebot", "### What happens once this is merged"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("onboarding body lacks %q:\n%s", want, body)
+		// First run: no config, no dashboard: the onboarding PR, nothing else.
+		s, p, reg := w.open(t)
+		d, err := s.Dashboard(w.ctx, "imagebot dashboard")
+		if err != nil || d.Number != 0 {
+			t.Fatalf("dashboard before any run: %+v, %v", d, err)
 		}
-	}
-	// A rerun before the merge changes nothing.
-	before := w.counters()
-	w.run(t, onboarding)
-	if after := w.counters(); after != before {
-		t.Errorf("onboarding rerun wrote: %+v -> %+v", before, after)
-	}
-	if err := w.gh.MergePR(owner, name, prs[0].Number); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.mainFile(t, ".imagebot.yaml"); got != string(init.Config) {
-		t.Errorf("merged config differs from init's")
-	}
+		init, err := adopt.Init(w.ctx, s.FS(), adopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		onboarding := func(o *gitops.RunOptions) {
+			o.Onboarding = &gitops.Onboarding{Path: ".imagebot.yaml", Config: init.Config}
+		}
+		w.finish(t, s, p, reg, onboarding)
+		prs := w.host.changes()
+		if len(prs) != 1 || prs[0].Title != "Configure imagebot" || prs[0].Head != "imagebot/configure" {
+			t.Fatalf("first run opened %+v, want the onboarding PR alone", prs)
+		}
+		body := prs[0].Body
+		for _, want := range []string{"Update nginx to 1.26.1", "Welcome to imagebot", "### What happens once this is merged"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("onboarding body lacks %q:\n%s", want, body)
+			}
+		}
+		// A rerun before the merge changes nothing.
+		before := w.counters()
+		w.run(t, onboarding)
+		if after := w.counters(); after != before {
+			t.Errorf("onboarding rerun wrote: %+v -> %+v", before, after)
+		}
+		if err := w.host.merge(prs[0].Number); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.mainFile(t, ".imagebot.yaml"); got != string(init.Config) {
+			t.Errorf("merged config differs from init's")
+		}
 
-	// After the merge: five PRs, the dashboard lists the other twelve.
-	res := w.dashRun(t, maxOpen(5))
-	if len(res.Opened) != 5 || len(res.Waiting) != len(streams)-5 {
-		t.Fatalf("opened %d, waiting %d; want 5 and %d", len(res.Opened), len(res.Waiting), len(streams)-5)
-	}
-	dash := w.dashboardIssue(t)
-	if dash.Title != "imagebot dashboard" || strings.Count(dash.Body, "- [ ] <!-- open:") != len(streams)-5 {
-		t.Errorf("dashboard %q:\n%s", dash.Title, dash.Body)
-	}
-	if !strings.Contains(dash.Body, "## Waiting for a slot (at most 5 open)") {
-		t.Errorf("no waiting section:\n%s", dash.Body)
-	}
-	// Patches first: the waiting order ends with the majors.
-	if i, j := strings.Index(dash.Body, "open:imagebot/docker.io-library-node"), strings.Index(dash.Body, "open:imagebot/docker.io-library-redis-alpine"); i < j && i >= 0 && j >= 0 {
-		t.Errorf("a major (node) waits before a minor (redis):\n%s", dash.Body)
-	}
+		// After the merge: five PRs, the dashboard lists the other twelve.
+		res := w.dashRun(t, maxOpen(5))
+		if len(res.Opened) != 5 || len(res.Waiting) != len(streams)-5 {
+			t.Fatalf("opened %d, waiting %d; want 5 and %d", len(res.Opened), len(res.Waiting), len(streams)-5)
+		}
+		dash := w.dashboardIssue(t)
+		if dash.Title != "imagebot dashboard" || strings.Count(dash.Body, "- [ ] <!-- open:") != len(streams)-5 {
+			t.Errorf("dashboard %q:\n%s", dash.Title, dash.Body)
+		}
+		if !strings.Contains(dash.Body, "## Waiting for a slot (at most 5 open)") {
+			t.Errorf("no waiting section:\n%s", dash.Body)
+		}
+		// Patches first: the waiting order ends with the majors.
+		if i, j := strings.Index(dash.Body, "open:imagebot/docker.io-library-node"), strings.Index(dash.Body, "open:imagebot/docker.io-library-redis-alpine"); i < j && i >= 0 && j >= 0 {
+			t.Errorf("a major (node) waits before a minor (redis):\n%s", dash.Body)
+		}
 
-	// Ticking one opens it on the next run, beyond the limit.
-	waiting := res.Waiting[len(res.Waiting)-1]
-	w.tick(t, "open:"+waiting)
-	res = w.dashRun(t, maxOpen(5))
-	if len(res.Opened) != 1 || res.Opened[0] != waiting {
-		t.Fatalf("after the tick opened %v, want %s", res.Opened, waiting)
-	}
-	if got := len(w.openPRs()); got != 6 {
-		t.Errorf("%d open PRs, want 6", got)
-	}
+		// Ticking one opens it on the next run, beyond the limit.
+		waiting := res.Waiting[len(res.Waiting)-1]
+		w.tick(t, "open:"+waiting)
+		res = w.dashRun(t, maxOpen(5))
+		if len(res.Opened) != 1 || res.Opened[0] != waiting {
+			t.Fatalf("after the tick opened %v, want %s", res.Opened, waiting)
+		}
+		if got := len(w.openPRs()); got != 6 {
+			t.Errorf("%d open PRs, want 6", got)
+		}
 
-	// A rerun with nothing new: no write at all, a constant few requests.
-	before, reqs := w.counters(), w.gh.Requests()
-	res = w.dashRun(t, maxOpen(5))
-	if after := w.counters(); after != before || len(res.Opened) != 0 {
-		t.Errorf("no-op rerun wrote: %+v -> %+v, opened %v", before, after, res.Opened)
-	}
-	noop := w.gh.Requests() - reqs
-	t.Logf("no-op rerun with the dashboard: %d API requests", noop)
-	// The repository, a page of open PRs, who the bot is, a page of its
-	// issues, and the closed PRs that say whether the waiting ones were
-	// declined: the number docs/limits.md and the README state.
-	if noop != 5 {
-		t.Errorf("no-op rerun cost %d API requests, want 5", noop)
-	}
+		// A rerun with nothing new: no write at all, a constant few requests.
+		before, reqs := w.counters(), w.host.requests()
+		res = w.dashRun(t, maxOpen(5))
+		if after := w.counters(); after != before || len(res.Opened) != 0 {
+			t.Errorf("no-op rerun wrote: %+v -> %+v, opened %v", before, after, res.Opened)
+		}
+		noop := w.host.requests() - reqs
+		t.Logf("no-op rerun with the dashboard: %d API requests", noop)
+		// The repository, a page of open PRs, who the bot is, a page of its
+		// issues, and the closed PRs that say whether the waiting ones were
+		// declined: the number docs/limits.md and the README state.
+		if noop != 5 {
+			t.Errorf("no-op rerun cost %d API requests, want 5", noop)
+		}
 
-	// Closing a PR declines its version: listed with a box to propose it again.
-	declined := res.Unchanged[0]
-	s0 := streamOf(t, declined)
-	if err := w.gh.ClosePR(owner, name, w.prs()[declined].Number); err != nil {
-		t.Fatal(err)
-	}
-	w.dashRun(t, maxOpen(5))
-	dash = w.dashboardIssue(t)
-	again := "again:" + declined + "@" + s0.To
-	if !strings.Contains(dash.Body, "## Declined") || !strings.Contains(dash.Body, "- [ ] <!-- "+again+" -->") {
-		t.Fatalf("no declined entry %s:\n%s", again, dash.Body)
-	}
-	w.tick(t, again)
-	res = w.dashRun(t, maxOpen(5))
-	if len(res.Opened) != 1 || res.Opened[0] != declined {
-		t.Fatalf("after propose again opened %v, want %s: %+v\n%s", res.Opened, declined, res, w.dashboardIssue(t).Body)
-	}
-	if dash = w.dashboardIssue(t); strings.Contains(dash.Body, again) {
-		t.Errorf("the version proposed again is still declined:\n%s", dash.Body)
-	}
+		// Closing a PR declines its version: listed with a box to propose it again.
+		declined := res.Unchanged[0]
+		s0 := streamOf(t, declined)
+		if err := w.host.close(w.prs()[declined].Number); err != nil {
+			t.Fatal(err)
+		}
+		w.dashRun(t, maxOpen(5))
+		dash = w.dashboardIssue(t)
+		again := "again:" + declined + "@" + s0.To
+		if !strings.Contains(dash.Body, "## Declined") || !strings.Contains(dash.Body, "- [ ] <!-- "+again+" -->") {
+			t.Fatalf("no declined entry %s:\n%s", again, dash.Body)
+		}
+		w.tick(t, again)
+		res = w.dashRun(t, maxOpen(5))
+		if len(res.Opened) != 1 || res.Opened[0] != declined {
+			t.Fatalf("after propose again opened %v, want %s: %+v\n%s", res.Opened, declined, res, w.dashboardIssue(t).Body)
+		}
+		if dash = w.dashboardIssue(t); strings.Contains(dash.Body, again) {
+			t.Errorf("the version proposed again is still declined:\n%s", dash.Body)
+		}
+	})
 }
 
 // TestDashboardAdversarial: the dashboard is people's input. A body edited
@@ -171,104 +172,109 @@ func TestOnboardAndDashboard(t *testing.T) {
 // copied (and a box ticked) never fails a run, duplicates the dashboard,
 // or steers the bot.
 func TestDashboardAdversarial(t *testing.T) {
-	w := newWorld(t)
-	// Before the bot's dashboard exists, a stranger files one ticking node.
-	fake := "- [x] <!-- open:imagebot/docker.io-library-node --> node\n" + dashboard.Marker(dashboard.State{Since: w.clock.Now()})
-	if _, err := w.gh.OpenIssue(owner, name, "mallory", "imagebot dashboard", fake); err != nil {
-		t.Fatal(err)
-	}
-	res := w.dashRun(t, maxOpen(2))
-	if _, ok := w.openPRs()["imagebot/docker.io-library-node"]; ok {
-		t.Error("a stranger's issue steered the bot")
-	}
-	dash := w.dashboardIssue(t)
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		// Before the bot's dashboard exists, a stranger files one ticking node.
+		fake := "- [x] <!-- open:imagebot/docker.io-library-node --> node\n" + dashboard.Marker(dashboard.State{Since: w.clock.Now()})
+		if _, err := w.host.openIssue("mallory", "imagebot dashboard", fake); err != nil {
+			t.Fatal(err)
+		}
+		res := w.dashRun(t, maxOpen(2))
+		if _, ok := w.openPRs()["imagebot/docker.io-library-node"]; ok {
+			t.Error("a stranger's issue steered the bot")
+		}
+		dash := w.dashboardIssue(t)
 
-	// A stranger copies the dashboard, ticks every box, and files it.
-	forged := strings.ReplaceAll(dash.Body, "- [ ] ", "- [x] ")
-	if _, err := w.gh.OpenIssue(owner, name, "mallory", "imagebot dashboard", forged); err != nil {
-		t.Fatal(err)
-	}
-	res = w.dashRun(t, maxOpen(2))
-	if len(res.Opened) != 0 {
-		t.Errorf("a stranger's ticks opened %v", res.Opened)
-	}
-
-	// The bot's own body edited into nonsense, marker and boxes gone.
-	for _, body := range []string{
-		"lol",
-		"<!-- imagebot:dashboard {\"v\":1,\"since\":\"x\"} -->\n- [x] <!-- open:../../etc -->",
-		"<!-- imagebot:dashboard {{{{ -->",
-	} {
-		b := body
-		if err := w.gh.EditIssue(owner, name, dash.Number, "renamed by a person", &b, ""); err != nil {
+		// A stranger copies the dashboard, ticks every box, and files it.
+		forged := strings.ReplaceAll(dash.Body, "- [ ] ", "- [x] ")
+		if _, err := w.host.openIssue("mallory", "imagebot dashboard", forged); err != nil {
 			t.Fatal(err)
 		}
 		res = w.dashRun(t, maxOpen(2))
-		if len(res.Failed) != 0 || len(res.Opened) != 0 {
-			t.Errorf("body %q: failed %v, opened %v", body, res.Failed, res.Opened)
+		if len(res.Opened) != 0 {
+			t.Errorf("a stranger's ticks opened %v", res.Opened)
 		}
-	}
-	// Marker deleted and title changed: still found (by its label), and
-	// rewritten in place under the title people gave it.
-	got := w.dashboardIssue(t)
-	if got.Number != dash.Number || got.Title != "renamed by a person" {
-		t.Errorf("dashboard #%d %q, want #%d kept under its new title", got.Number, got.Title, dash.Number)
-	}
-	if _, ok := dashboard.Decode(got.Body); !ok {
-		t.Errorf("the rewritten body has no readable marker:\n%s", got.Body)
-	}
-	if n := len(w.openPRs()); n != 2 {
-		t.Errorf("%d open PRs, want 2", n)
-	}
+
+		// The bot's own body edited into nonsense, marker and boxes gone.
+		for _, body := range []string{
+			"lol",
+			"<!-- imagebot:dashboard {\"v\":1,\"since\":\"x\"} -->\n- [x] <!-- open:../../etc -->",
+			"<!-- imagebot:dashboard {{{{ -->",
+		} {
+			b := body
+			if err := w.host.editIssue(dash.Number, "renamed by a person", &b); err != nil {
+				t.Fatal(err)
+			}
+			res = w.dashRun(t, maxOpen(2))
+			if len(res.Failed) != 0 || len(res.Opened) != 0 {
+				t.Errorf("body %q: failed %v, opened %v", body, res.Failed, res.Opened)
+			}
+		}
+		// Marker deleted and title changed: still found (by its label), and
+		// rewritten in place under the title people gave it.
+		got := w.dashboardIssue(t)
+		if got.Number != dash.Number || got.Title != "renamed by a person" {
+			t.Errorf("dashboard #%d %q, want #%d kept under its new title", got.Number, got.Title, dash.Number)
+		}
+		if _, ok := dashboard.Decode(got.Body); !ok {
+			t.Errorf("the rewritten body has no readable marker:\n%s", got.Body)
+		}
+		if n := len(w.openPRs()); n != 2 {
+			t.Errorf("%d open PRs, want 2", n)
+		}
+	})
 }
 
 // TestDashboardApproval: approval holds updates on the dashboard until
 // ticked, whatever the slots; issues turned off cost the run nothing more
 // than a note.
 func TestDashboardApproval(t *testing.T) {
-	w := newWorld(t)
-	major := func(o *gitops.RunOptions) {
-		o.Approval = func(u plan.Update) bool { return u.Type == "major" }
-	}
-	res := w.dashRun(t, major)
-	if len(res.AwaitingApproval) == 0 || len(res.Opened)+len(res.AwaitingApproval) != len(streams) {
-		t.Fatalf("opened %d, awaiting approval %v", len(res.Opened), res.AwaitingApproval)
-	}
-	body := w.dashboardIssue(t).Body
-	if !strings.Contains(body, "## Awaiting approval") {
-		t.Fatalf("no approval section:\n%s", body)
-	}
-	w.tick(t, "open:"+res.AwaitingApproval[0])
-	if res2 := w.dashRun(t, major); len(res2.Opened) != 1 || res2.Opened[0] != res.AwaitingApproval[0] {
-		t.Errorf("the approved update: opened %v", res2.Opened)
-	}
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		major := func(o *gitops.RunOptions) {
+			o.Approval = func(u plan.Update) bool { return u.Type == "major" }
+		}
+		res := w.dashRun(t, major)
+		if len(res.AwaitingApproval) == 0 || len(res.Opened)+len(res.AwaitingApproval) != len(streams) {
+			t.Fatalf("opened %d, awaiting approval %v", len(res.Opened), res.AwaitingApproval)
+		}
+		body := w.dashboardIssue(t).Body
+		if !strings.Contains(body, "## Awaiting approval") {
+			t.Fatalf("no approval section:\n%s", body)
+		}
+		w.tick(t, "open:"+res.AwaitingApproval[0])
+		if res2 := w.dashRun(t, major); len(res2.Opened) != 1 || res2.Opened[0] != res.AwaitingApproval[0] {
+			t.Errorf("the approved update: opened %v", res2.Opened)
+		}
 
-	off := newWorld(t)
-	off.gh.AddRepo(owner, name, main_, githubtest.BareRepos(off.gs.Dir), githubtest.WithCloneURL(off.gs.URL(owner+"/"+name)), githubtest.WithIssuesDisabled())
-	res = off.dashRun(t, maxOpen(1))
-	if len(res.Opened) != 1 || len(res.Failed) != 0 || res.Dashboard != 0 {
-		t.Errorf("issues off: opened %v, failed %v, dashboard %d", res.Opened, res.Failed, res.Dashboard)
-	}
+		off := newWorld(t, on, withIssuesOff())
+		res = off.dashRun(t, maxOpen(1))
+		if len(res.Opened) != 1 || len(res.Failed) != 0 || res.Dashboard != 0 {
+			t.Errorf("issues off: opened %v, failed %v, dashboard %d", res.Opened, res.Failed, res.Dashboard)
+		}
+	})
 }
 
 // TestOnboardClosed: closing the onboarding PR without merging stops
 // imagebot in the repository, and says so in one line.
 func TestOnboardClosed(t *testing.T) {
-	w := newWorld(t)
-	ob := func(o *gitops.RunOptions) {
-		o.Onboarding = &gitops.Onboarding{Path: ".imagebot.yaml", Config: []byte("policies: []\n")}
-	}
-	w.run(t, ob)
-	prs := w.gh.PRs(owner, name)
-	if len(prs) != 1 {
-		t.Fatalf("%d PRs", len(prs))
-	}
-	if err := w.gh.ClosePR(owner, name, prs[0].Number); err != nil {
-		t.Fatal(err)
-	}
-	before := w.counters()
-	res := w.run(t, ob)
-	if !strings.Contains(res.Stopped, "closed without merging") || w.counters() != before || len(w.gh.PRs(owner, name)) != 1 {
-		t.Errorf("after closing: stopped %q, PRs %d", res.Stopped, len(w.gh.PRs(owner, name)))
-	}
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		ob := func(o *gitops.RunOptions) {
+			o.Onboarding = &gitops.Onboarding{Path: ".imagebot.yaml", Config: []byte("policies: []\n")}
+		}
+		w.run(t, ob)
+		prs := w.host.changes()
+		if len(prs) != 1 {
+			t.Fatalf("%d PRs", len(prs))
+		}
+		if err := w.host.close(prs[0].Number); err != nil {
+			t.Fatal(err)
+		}
+		before := w.counters()
+		res := w.run(t, ob)
+		if !strings.Contains(res.Stopped, "closed without merging") || w.counters() != before || len(w.host.changes()) != 1 {
+			t.Errorf("after closing: stopped %q, PRs %d", res.Stopped, len(w.host.changes()))
+		}
+	})
 }

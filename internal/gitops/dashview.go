@@ -37,7 +37,7 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 	if r.limited {
 		return
 	}
-	n, url, err := r.h.writeDashboard(ctx, d, cmp.Or(r.o.DashboardTitle, "imagebot dashboard"), body)
+	n, url, err := writeDashboard(ctx, r.h, d, cmp.Or(r.o.DashboardTitle, "imagebot dashboard"), body)
 	switch {
 	case isRateLimit(err):
 		r.limit(err)
@@ -94,7 +94,7 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 }
 
 func (r *runner) note(file string, line int, text string) dashboard.Note {
-	return dashboard.Note{Where: fmt.Sprintf("%s:%d", file, line), URL: r.h.blobURL(r.tip.Hash.String(), file, line), Text: text}
+	return dashboard.Note{Where: fmt.Sprintf("%s:%d", file, line), URL: r.h.BlobURL(r.tip.Hash.String(), file, line), Text: text}
 }
 
 // state is the record to keep: this run's candidates, first seen when they
@@ -131,7 +131,7 @@ func (r *runner) openEntries() []dashboard.Entry {
 	prs := map[string]PullRequest{}
 	for b, pr := range r.open {
 		if !slices.Contains(r.res.Closed, b) {
-			prs[b] = PullRequest{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Title: pr.GetTitle()}
+			prs[b] = PullRequest{Number: pr.Number, URL: pr.URL, Title: pr.Title}
 		}
 	}
 	for _, b := range r.res.Opened {
@@ -175,8 +175,8 @@ func (r *runner) declinedEntries(gs []group) []dashboard.Entry {
 // closedNumber is the number of the closed PR that declined u, or 0.
 func (r *runner) closedNumber(g group, u plan.Update) int {
 	for _, pr := range r.closed[g.Branch] {
-		if m, ok := prMarker(pr); ok && pr.MergedAt == nil && m.proposes(u) {
-			return pr.GetNumber()
+		if m, ok := prMarker(pr); ok && !pr.Merged && m.proposes(u) {
+			return pr.Number
 		}
 	}
 	return 0

@@ -33,8 +33,8 @@ func TestFailures(t *testing.T) {
 		}
 		// The 502 hit the second branch's POST and was retried.
 		diffSets(t, "opened", res.Opened, without(allBranches(), kubectl))
-		if len(w.gh.PRs(owner, name)) != len(streams)-1 {
-			t.Errorf("%d PRs", len(w.gh.PRs(owner, name)))
+		if len(w.host.changes()) != len(streams)-1 {
+			t.Errorf("%d PRs", len(w.host.changes()))
 		}
 		if w.branchExists(kubectl) {
 			t.Errorf("failed push left a branch")

@@ -2,17 +2,12 @@ package gitops
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/google/go-github/v60/github"
 )
 
 // With RunOptions.SignedCommits a commit is not pushed: it is made again
@@ -40,10 +35,14 @@ func (r *runner) publish(ctx context.Context, branch string, commit plumbing.Has
 	return false, r.commitViaAPI(ctx, branch, commit, leased)
 }
 
-// commitViaAPI makes the commit built here again on GitHub: its changed
+// commitViaAPI makes the commit built here again on the host: its changed
 // files as a tree on its parent's, a commit of that tree without any
 // identity, and the branch moved to it.
 func (r *runner) commitViaAPI(ctx context.Context, branch string, local plumbing.Hash, leased *object.Commit) error {
+	sc, ok := r.h.(SignedCommits)
+	if !ok {
+		return errNoSignedCommits(r.h)
+	}
 	c, err := r.rm.repo.CommitObject(local)
 	if err != nil {
 		return err
@@ -55,38 +54,40 @@ func (r *runner) commitViaAPI(ctx context.Context, branch string, local plumbing
 	if err != nil {
 		return err
 	}
-	entries, err := r.treeEntries(ctx, parent, c)
+	files, err := r.treeFiles(parent, c)
 	if err != nil {
 		return err
 	}
-	tree, _, err := r.h.gh.Git.CreateTree(ctx, r.h.owner, r.h.name, parent.TreeHash.String(), entries)
+	tree, err := sc.CreateTree(ctx, parent.TreeHash.String(), files)
 	if err != nil {
 		return fmt.Errorf("create tree for %s: %w", branch, err)
 	}
-	if tree.GetSHA() != c.TreeHash.String() {
-		return fmt.Errorf("create tree for %s: GitHub made tree %s, not %s: the files would differ from the plan's, so nothing is committed", branch, tree.GetSHA(), c.TreeHash)
+	if tree != c.TreeHash.String() {
+		return fmt.Errorf("create tree for %s: %s made tree %s, not %s: the files would differ from the plan's, so nothing is committed", branch, r.h.Name(), tree, c.TreeHash)
 	}
-	// No author, committer or signature: GitHub signs only the commits
-	// whose identity it writes itself.
-	made, _, err := r.h.gh.Git.CreateCommit(ctx, r.h.owner, r.h.name, &github.Commit{
-		Message: &c.Message,
-		Tree:    &github.Tree{SHA: tree.SHA},
-		Parents: []*github.Commit{{SHA: github.String(parent.Hash.String())}},
-	}, nil)
+	made, err := sc.CreateCommit(ctx, c.Message, tree, parent.Hash.String())
 	if err != nil {
 		return fmt.Errorf("create commit for %s: %w", branch, err)
 	}
 	r.checkAPICommit(made)
-	if err := r.h.moveBranch(ctx, branch, made.GetSHA(), leased); err != nil {
+	lease := ""
+	if leased != nil {
+		lease = leased.Hash.String()
+	}
+	if err := sc.MoveBranch(ctx, branch, made.SHA, lease); err != nil {
 		return err
 	}
-	r.log.Debug("committed through the API", "branch", branch, "commit", made.GetSHA(), "verified", made.GetVerification().GetVerified())
+	r.log.Debug("committed through the API", "branch", branch, "commit", made.SHA, "verified", made.Verified)
 	return nil
 }
 
-// treeEntries are the files c changes from parent, inline when they are
-// text (one request for the tree), else as blobs made first.
-func (r *runner) treeEntries(ctx context.Context, parent, c *object.Commit) ([]*github.TreeEntry, error) {
+// errNoSignedCommits refuses git.signedCommits on a host without them.
+func errNoSignedCommits(f Forge) error {
+	return fmt.Errorf("git.signedCommits: api: %s cannot make commits through its API; remove it to push commits over git", f.Name())
+}
+
+// treeFiles are the files c changes from parent, with their content.
+func (r *runner) treeFiles(parent, c *object.Commit) ([]TreeFile, error) {
 	from, err := parent.Tree()
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func (r *runner) treeEntries(ctx context.Context, parent, c *object.Commit) ([]*
 	if err != nil {
 		return nil, err
 	}
-	var entries []*github.TreeEntry
+	var files []TreeFile
 	for _, ch := range changes {
 		if ch.To.Name == "" {
 			return nil, fmt.Errorf("commit %s deletes %s: not supported through the API", c.Hash, ch.From.Name)
@@ -108,21 +109,9 @@ func (r *runner) treeEntries(ctx context.Context, parent, c *object.Commit) ([]*
 		if err != nil {
 			return nil, err
 		}
-		e := &github.TreeEntry{Path: github.String(ch.To.Name), Mode: github.String(fmt.Sprintf("%06o", uint32(ch.To.TreeEntry.Mode))), Type: github.String("blob")}
-		if utf8.Valid(content) {
-			e.Content = github.String(string(content))
-		} else {
-			made, _, err := r.h.gh.Git.CreateBlob(ctx, r.h.owner, r.h.name, &github.Blob{
-				Content: github.String(base64.StdEncoding.EncodeToString(content)), Encoding: github.String("base64"),
-			})
-			if err != nil {
-				return nil, fmt.Errorf("create blob %s: %w", ch.To.Name, err)
-			}
-			e.SHA = made.SHA
-		}
-		entries = append(entries, e)
+		files = append(files, TreeFile{Path: ch.To.Name, Mode: uint32(ch.To.TreeEntry.Mode), Content: content})
 	}
-	return entries, nil
+	return files, nil
 }
 
 // readBlob reads the content of the blob hash.
@@ -139,100 +128,36 @@ func readBlob(objs storer.EncodedObjectStorer, hash plumbing.Hash) ([]byte, erro
 	return io.ReadAll(rd)
 }
 
-// moveBranch points branch at sha, leased against the tip the run
-// fetched. GitHub's ref update takes no expected old value, so the tip is
-// compared first: the window between the two requests is all that is
-// left of a lease, where a push's is closed by receive-pack.
-func (h *hub) moveBranch(ctx context.Context, branch, sha string, leased *object.Commit) error {
-	if leased == nil {
-		_, _, err := h.gh.Git.CreateRef(ctx, h.owner, h.name, &github.Reference{
-			Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: &sha},
-		})
-		if err != nil {
-			return fmt.Errorf("push %s: create branch: %w", branch, err)
-		}
-		return nil
-	}
-	now, _, err := h.gh.Git.GetRef(ctx, h.owner, h.name, "heads/"+branch)
-	switch {
-	case status(err) == http.StatusNotFound:
-		return fmt.Errorf("push %s: the branch is gone", branch)
-	case err != nil:
-		return fmt.Errorf("push %s: %w", branch, err)
-	case now.GetObject().GetSHA() != leased.Hash.String():
-		return fmt.Errorf("push %s: the branch is at %s, not at %s as fetched", branch, now.GetObject().GetSHA(), leased.Hash)
-	}
-	// Forced: the new commit is on the default branch's tip, not on the
-	// branch's old commit.
-	if _, _, err := h.gh.Git.UpdateRef(ctx, h.owner, h.name, &github.Reference{
-		Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: &sha},
-	}, true); err != nil {
-		return fmt.Errorf("push %s: update branch: %w", branch, err)
-	}
-	return nil
-}
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 // checkAPICommit says once what GitHub did differently than expected:
 // signed nothing (branch protection will refuse the commit), or wrote
 // another author than the run recognises as itself, which it then does.
-func (r *runner) checkAPICommit(c *github.Commit) {
-	if v := c.GetVerification(); !v.GetVerified() && !r.warnedUnsigned {
+func (r *runner) checkAPICommit(c APICommit) {
+	if !c.Verified && !r.warnedUnsigned {
 		r.warnedUnsigned = true
-		r.log.Warn("GitHub did not sign the commit it made: branch protection that requires signed commits refuses it; GitHub signs those of GitHub Apps and of GITHUB_TOKEN", "reason", v.GetReason())
+		r.log.Warn("GitHub did not sign the commit it made: branch protection that requires signed commits refuses it; GitHub signs those of GitHub Apps and of GITHUB_TOKEN", "reason", c.Reason)
 	}
-	if a := c.GetAuthor(); a.GetEmail() != "" && a.GetEmail() != r.apiAuthor.Email {
-		r.log.Warn("GitHub made the commit as someone else than expected; recognising it as imagebot's for this run", "author", a.GetName()+" <"+a.GetEmail()+">", "expected", r.apiAuthor.Email)
-		r.apiAuthor = object.Signature{Name: a.GetName(), Email: a.GetEmail()}
+	if c.Email != "" && c.Email != r.apiAuthor.Email {
+		r.log.Warn("GitHub made the commit as someone else than expected; recognising it as imagebot's for this run", "author", c.AuthorName+" <"+c.Email+">", "expected", r.apiAuthor.Email)
+		r.apiAuthor = object.Signature{Name: c.AuthorName, Email: c.Email}
 	}
 }
 
-// actionsBot is the user GITHUB_TOKEN acts as on github.com.
-const (
-	actionsBot   = "github-actions[bot]"
-	actionsBotID = 41898282
-)
-
-// useAPIAuthor learns who GitHub makes the author of the commits this
+// useAPIAuthor learns who the host makes the author of the commits this
 // run creates through the API, so that the run knows them for its own
-// (runner.ours): a GitHub App's bot, github-actions[bot] for GITHUB_TOKEN,
-// or the person a personal token belongs to.
+// (runner.ours).
 func (r *runner) useAPIAuthor(ctx context.Context) error {
-	login, id := "", int64(0)
-	if app, ok := r.h.creds.(*appCredentials); ok {
-		a, _, err := app.asApp().Apps.Get(ctx, "")
-		if err != nil {
-			return fmt.Errorf("get the GitHub App, to know its commits: %w", err)
-		}
-		login = a.GetSlug() + "[bot]"
-		u, _, err := r.h.gh.Users.Get(ctx, login)
-		if err != nil {
-			return fmt.Errorf("get the GitHub App's bot user %s: %w", login, err)
-		}
-		id = u.GetID()
-	} else {
-		u, _, err := r.h.gh.Users.Get(ctx, "")
-		switch {
-		case status(err) == http.StatusForbidden:
-			// An installation token cannot ask who it is; GITHUB_TOKEN
-			// is github-actions[bot]'s. Another App's token passed as
-			// GITHUB_TOKEN is recognised after its first commit.
-			login, id = actionsBot, actionsBotID
-		case err != nil:
-			return fmt.Errorf("get the token's user, to know its commits: %w", err)
-		default:
-			login, id = u.GetLogin(), u.GetID()
-			r.log.Warn("git.signedCommits: api with a personal token: GitHub signs the API commits of GitHub Apps and GITHUB_TOKEN", "user", login)
-		}
+	sc, ok := r.h.(SignedCommits)
+	if !ok {
+		return errNoSignedCommits(r.h)
 	}
-	r.apiAuthor = object.Signature{Name: login, Email: fmt.Sprintf("%d+%s@users.noreply.github.com", id, login)}
+	name, email, personal, err := sc.APIAuthor(ctx)
+	if err != nil {
+		return err
+	}
+	if personal {
+		r.log.Warn("git.signedCommits: api with a personal token: GitHub signs the API commits of GitHub Apps and GITHUB_TOKEN", "user", name)
+	}
+	r.apiAuthor = object.Signature{Name: name, Email: email}
 	r.log.Debug("commits through the API are made as", "author", r.apiAuthor.Email)
 	return nil
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// hub is the slice of the GitHub API a run uses.
+// hub is GitHub, and GitHub Enterprise Server, as a Forge: go-github for
+// REST, one GraphQL mutation for auto-merge, and the Git Data API for
+// signed commits (SignedCommits, github_gitdata.go).
 type hub struct {
 	gh          *github.Client
 	http        *http.Client // authenticated, for GraphQL
@@ -21,47 +23,64 @@ type hub struct {
 	owner, name string
 	creds       credentials
 
-	// self is who the run acts as, once asked (see whoAmI).
-	self *identity
+	// self is who the run acts as, once asked (see WhoAmI).
+	self *Identity
 	// htmlURL is the repository's page ("https://github.com/o/r"), from
 	// the repository GET that Open makes anyway.
 	htmlURL string
 }
 
-// identity is the login the bot's PRs and comments are made as. Assumed
-// is true when GitHub would not say (an installation token cannot ask who
-// it is) and GITHUB_TOKEN's github-actions[bot] is taken.
-type identity struct {
-	login   string
-	assumed bool
+var (
+	_ Forge         = (*hub)(nil)
+	_ SignedCommits = (*hub)(nil)
+)
+
+func (h *hub) Name() string { return "GitHub" }
+
+func (h *hub) gitCredentials() (string, credentials) { return "x-access-token", h.creds }
+
+// ghErr is err as the lifecycle reads it: GitHub's rate limits, as
+// go-github reports each kind, become a *RateLimitError. Primary limits
+// are a *github.RateLimitError (also when go-github refuses locally until
+// the reset it remembers), secondary 403s an *AbuseRateLimitError, and a
+// 429 a plain *ErrorResponse.
+func ghErr(err error) error {
+	var primary *github.RateLimitError
+	var secondary *github.AbuseRateLimitError
+	var other *github.ErrorResponse
+	if errors.As(err, &primary) || errors.As(err, &secondary) ||
+		(errors.As(err, &other) && other.Response != nil && other.Response.StatusCode == http.StatusTooManyRequests) {
+		return &RateLimitError{Err: err}
+	}
+	return err
 }
 
-// whoAmI is the bot's login, asked once per run and only by a run that
+// WhoAmI is the bot's login, asked once per run and only by a run that
 // must tell the bot's PRs and comments from others' (a closed PR to read,
 // a comment to look for): a rerun with nothing to do never asks. An App
 // is "<slug>[bot]" (one request, with its JWT); a person's token is its
 // user (GET /user); an installation token, which GET /user refuses, is
 // taken for GITHUB_TOKEN's github-actions[bot].
-func (h *hub) whoAmI(ctx context.Context) (identity, error) {
+func (h *hub) WhoAmI(ctx context.Context) (Identity, error) {
 	if h.self != nil {
 		return *h.self, nil
 	}
-	var id identity
+	var id Identity
 	if app, ok := h.creds.(*appCredentials); ok {
 		a, _, err := app.asApp().Apps.Get(ctx, "")
 		if err != nil {
-			return identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", err)
+			return Identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", ghErr(err))
 		}
-		id.login = a.GetSlug() + "[bot]"
+		id.Login = a.GetSlug() + "[bot]"
 	} else {
 		u, _, err := h.gh.Users.Get(ctx, "")
 		switch {
 		case status(err) == http.StatusForbidden:
-			id = identity{login: actionsBot, assumed: true}
+			id = Identity{Login: actionsBot, Assumed: true}
 		case err != nil:
-			return identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", err)
+			return Identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", ghErr(err))
 		default:
-			id.login = u.GetLogin()
+			id.Login = u.GetLogin()
 		}
 	}
 	h.self = &id
@@ -75,10 +94,25 @@ func ownBranch(pr *github.PullRequest) bool {
 	return head != "" && strings.EqualFold(head, base)
 }
 
-// newHub connects to the API as o says: with o.App's installation tokens
-// when set (o.Token then goes unused, and the log says so), else with
-// o.Token. An App's installation is found and its first token fetched here.
-func newHub(ctx context.Context, o Options) (*hub, error) {
+// fromPull is a pull request as the lifecycle reads it.
+func fromPull(pr *github.PullRequest) *Change {
+	c := &Change{
+		Number: pr.GetNumber(), ID: pr.GetNodeID(), URL: pr.GetHTMLURL(),
+		Title: pr.GetTitle(), Body: pr.GetBody(), Author: pr.GetUser().GetLogin(),
+		Head: pr.GetHead().GetRef(), OwnBranch: ownBranch(pr),
+		State: pr.GetState(), Merged: pr.MergedAt != nil,
+	}
+	for _, l := range pr.Labels {
+		c.Labels = append(c.Labels, l.GetName())
+	}
+	return c
+}
+
+// newGitHub connects to the API as o says: with o.App's installation
+// tokens when set (o.Token then goes unused, and the log says so), else
+// with o.Token. An App's installation is found and its first token fetched
+// here.
+func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	owner, name, err := splitRepository(o.Repository)
 	if err != nil {
 		return nil, err
@@ -135,56 +169,80 @@ func apiRoot(apiURL string) string {
 	return "https://api.github.com"
 }
 
-func (h *hub) defaultBranch(ctx context.Context) (string, error) {
+func (h *hub) Repository(ctx context.Context) (Repository, error) {
 	r, _, err := h.gh.Repositories.Get(ctx, h.owner, h.name)
 	if err != nil {
-		return "", fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, err)
+		return Repository{}, fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, ghErr(err))
 	}
 	h.htmlURL = r.GetHTMLURL()
-	return r.GetDefaultBranch(), nil
+	push, known := r.GetPermissions()["push"]
+	return Repository{DefaultBranch: r.GetDefaultBranch(), URL: h.htmlURL, Push: push, Known: known}, nil
 }
 
-// create opens a PR. A 422 because one is already open for the branch (an
-// earlier run raced us, or the listing was stale) returns that PR instead.
-func (h *hub) create(ctx context.Context, pr *github.NewPullRequest) (*github.PullRequest, bool, error) {
-	created, _, err := h.gh.PullRequests.Create(ctx, h.owner, h.name, pr)
+// BlobURL links a file's line on a commit.
+func (h *hub) BlobURL(commit, file string, line int) string {
+	if h.htmlURL == "" {
+		return ""
+	}
+	parts := strings.Split(file, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	u := fmt.Sprintf("%s/blob/%s/%s", h.htmlURL, commit, strings.Join(parts, "/"))
+	if line > 0 {
+		u += fmt.Sprintf("#L%d", line)
+	}
+	return u
+}
+
+// CreateChange opens a PR. A 422 because one is already open for the
+// branch (an earlier run raced us, or the listing was stale) returns that
+// PR instead.
+func (h *hub) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
+	created, _, err := h.gh.PullRequests.Create(ctx, h.owner, h.name, &github.NewPullRequest{
+		Title: &c.Title, Body: &c.Body, Head: &c.Head, Base: &c.Base, Draft: &c.Draft,
+	})
 	if err == nil {
-		return created, true, nil
+		return fromPull(created), true, nil
 	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity &&
 		strings.Contains(strings.ToLower(er.Error()), "already exists") {
-		open, lerr := h.pulls(ctx, "open", pr.GetHead())
+		open, lerr := h.pulls(ctx, "open", c.Head)
 		if lerr == nil && len(open) > 0 {
-			return open[0], false, nil
+			return fromPull(open[0]), false, nil
 		}
 	}
-	return nil, false, fmt.Errorf("open pull request for %s: %w", pr.GetHead(), err)
+	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, ghErr(err))
 }
 
-func (h *hub) edit(ctx context.Context, n int, change *github.PullRequest) error {
+func (h *hub) EditChange(ctx context.Context, n int, e ChangeEdit) error {
+	change := &github.PullRequest{Title: e.Title, Body: e.Body}
+	if e.Close {
+		change.State = github.String("closed")
+	}
 	if _, _, err := h.gh.PullRequests.Edit(ctx, h.owner, h.name, n, change); err != nil {
-		return fmt.Errorf("edit pull request #%d: %w", n, err)
+		return fmt.Errorf("edit pull request #%d: %w", n, ghErr(err))
 	}
 	return nil
 }
 
-func (h *hub) comment(ctx context.Context, n int, text string) error {
+func (h *hub) Comment(ctx context.Context, n int, text string) error {
 	if _, _, err := h.gh.Issues.CreateComment(ctx, h.owner, h.name, n, &github.IssueComment{Body: &text}); err != nil {
-		return fmt.Errorf("comment on #%d: %w", n, err)
+		return fmt.Errorf("comment on #%d: %w", n, ghErr(err))
 	}
 	return nil
 }
 
-// commented reports whether a comment of the bot's (by reports whose
+// Commented reports whether a comment of the bot's (by reports whose
 // login is) on the PR contains mark, so that a rerun does not say the same
 // thing twice; the same words from anyone else do not count.
-func (h *hub) commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
+func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
 		if err != nil {
-			return false, fmt.Errorf("list comments of #%d: %w", n, err)
+			return false, fmt.Errorf("list comments of #%d: %w", n, ghErr(err))
 		}
 		for _, c := range cs {
 			if strings.Contains(c.GetBody(), mark) && by(c.GetUser().GetLogin()) {
@@ -198,41 +256,42 @@ func (h *hub) commented(ctx context.Context, n int, mark string, by func(login s
 	}
 }
 
-func (h *hub) decorate(ctx context.Context, n int, m Meta) error {
-	if len(m.Labels) > 0 {
-		if _, _, err := h.gh.Issues.AddLabelsToIssue(ctx, h.owner, h.name, n, m.Labels); err != nil {
-			return fmt.Errorf("label #%d: %w", n, err)
-		}
-	}
-	if len(m.Reviewers) > 0 {
-		var users, teams []string
-		for _, r := range m.Reviewers {
-			if t, ok := strings.CutPrefix(r, h.owner+"/"); ok {
-				teams = append(teams, t)
-			} else {
-				users = append(users, r)
-			}
-		}
-		if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
-			return fmt.Errorf("request reviewers on #%d: %w", n, err)
-		}
+func (h *hub) Label(ctx context.Context, n int, labels []string) error {
+	if _, _, err := h.gh.Issues.AddLabelsToIssue(ctx, h.owner, h.name, n, labels); err != nil {
+		return fmt.Errorf("label #%d: %w", n, ghErr(err))
 	}
 	return nil
 }
 
-func (h *hub) deleteBranch(ctx context.Context, branch string) error {
+// RequestReviewers asks users, and the owner's teams ("owner/team").
+func (h *hub) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
+	var users, teams []string
+	for _, r := range reviewers {
+		if t, ok := strings.CutPrefix(r, h.owner+"/"); ok {
+			teams = append(teams, t)
+		} else {
+			users = append(users, r)
+		}
+	}
+	if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
+		return fmt.Errorf("request reviewers on #%d: %w", n, ghErr(err))
+	}
+	return nil
+}
+
+func (h *hub) DeleteBranch(ctx context.Context, branch string) error {
 	if _, err := h.gh.Git.DeleteRef(ctx, h.owner, h.name, "heads/"+branch); err != nil {
-		return fmt.Errorf("delete branch %s: %w", branch, err)
+		return fmt.Errorf("delete branch %s: %w", branch, ghErr(err))
 	}
 	return nil
 }
 
-// autoMerge asks GitHub to merge the PR once its checks pass. It has no
-// REST endpoint; the GraphQL mutation is the only way.
-func (h *hub) autoMerge(ctx context.Context, nodeID string) error {
+// EnableAutoMerge asks GitHub to merge the PR once its checks pass. It
+// has no REST endpoint; the GraphQL mutation is the only way.
+func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
 	q := map[string]any{
 		"query":     `mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: SQUASH}) { clientMutationId } }`,
-		"variables": map[string]any{"id": nodeID},
+		"variables": map[string]any{"id": c.ID},
 	}
 	b, _ := json.Marshal(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.graphqlURL, bytes.NewReader(b))
@@ -255,4 +314,65 @@ func (h *hub) autoMerge(ctx context.Context, nodeID string) error {
 		return fmt.Errorf("enable auto-merge: %s", out.Errors[0].Message)
 	}
 	return nil
+}
+
+// FindIssue lists creator's issues, oldest first, a page of 100 at a
+// time, for maxIssuePages at most. GitHub lists PRs as issues too: they
+// are left out. A 410 is a repository with issues turned off.
+func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
+	opts := &github.IssueListByRepoOptions{Creator: creator, State: "all", Sort: "created", Direction: "asc",
+		ListOptions: github.ListOptions{PerPage: perPage}}
+	for page := 1; page <= maxIssuePages; page++ {
+		issues, resp, err := h.gh.Issues.ListByRepo(ctx, h.owner, h.name, opts)
+		if status(err) == http.StatusGone {
+			return nil, ErrIssuesOff
+		}
+		if err != nil {
+			return nil, ghErr(err)
+		}
+		var list []*Issue
+		for _, is := range issues {
+			if !is.IsPullRequest() {
+				list = append(list, fromIssue(is))
+			}
+		}
+		if is := pick(list); is != nil {
+			return is, nil
+		}
+		if resp.NextPage == 0 || resp.NextPage <= page {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return nil, nil
+}
+
+func fromIssue(is *github.Issue) *Issue {
+	out := &Issue{Number: is.GetNumber(), URL: is.GetHTMLURL(), Title: is.GetTitle(), Body: is.GetBody(),
+		Author: is.GetUser().GetLogin(), Created: is.GetCreatedAt().Time}
+	for _, l := range is.Labels {
+		out.Labels = append(out.Labels, l.GetName())
+	}
+	return out
+}
+
+func (h *hub) CreateIssue(ctx context.Context, title, body string, labels []string) (*Issue, error) {
+	is, _, err := h.gh.Issues.Create(ctx, h.owner, h.name, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
+	if err != nil {
+		return nil, ghErr(err)
+	}
+	return fromIssue(is), nil
+}
+
+func (h *hub) EditIssue(ctx context.Context, n int, body string) error {
+	_, _, err := h.gh.Issues.Edit(ctx, h.owner, h.name, n, &github.IssueRequest{Body: &body})
+	return ghErr(err)
+}
+
+func status(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
 }

@@ -2,15 +2,13 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/dashboard"
 )
 
@@ -47,49 +45,40 @@ const DashboardLabel = "imagebot-dashboard"
 // marked, is never it, nor is a PR. It costs who the bot is (once a run)
 // and one page of the bot's issues, oldest first.
 func (s *Session) Dashboard(ctx context.Context, title string) (*Dashboard, error) {
-	id, err := s.h.whoAmI(ctx)
+	id, err := s.h.WhoAmI(ctx)
 	if err != nil {
 		return nil, err
 	}
-	opts := &github.IssueListByRepoOptions{Creator: id.login, State: "all", Sort: "created", Direction: "asc",
-		ListOptions: github.ListOptions{PerPage: perPage}}
-	for page := 1; page <= maxIssuePages; page++ {
-		issues, resp, err := s.h.gh.Issues.ListByRepo(ctx, s.h.owner, s.h.name, opts)
-		if status(err) == http.StatusGone {
-			return &Dashboard{Off: true}, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list the bot's issues, to find its dashboard: %w", err)
-		}
-		if is := pickDashboard(issues, id.login, title); is != nil {
-			d := &Dashboard{Number: is.GetNumber(), URL: is.GetHTMLURL(), Body: is.GetBody(), Controls: dashboard.Parse(is.GetBody())}
-			if d.State, d.Known = dashboard.Decode(d.Body); !d.Known {
-				s.o.Logger.Warn("the dashboard's hidden marker cannot be read: first sightings start again from now", "issue", d.Number)
-				d.State = dashboard.State{Since: is.GetCreatedAt().UTC()}
-			}
-			return d, nil
-		}
-		if resp.NextPage == 0 || resp.NextPage <= page {
-			break
-		}
-		opts.Page = resp.NextPage
+	is, err := s.h.FindIssue(ctx, id.Login, func(issues []*Issue) *Issue { return pickDashboard(issues, id.Login, title) })
+	switch {
+	case errors.Is(err, ErrIssuesOff):
+		return &Dashboard{Off: true}, nil
+	case err != nil:
+		return nil, fmt.Errorf("list the bot's issues, to find its dashboard: %w", err)
+	case is == nil:
+		return &Dashboard{}, nil
 	}
-	return &Dashboard{}, nil
+	d := &Dashboard{Number: is.Number, URL: is.URL, Body: is.Body, Controls: dashboard.Parse(is.Body)}
+	if d.State, d.Known = dashboard.Decode(d.Body); !d.Known {
+		s.o.Logger.Warn("the dashboard's hidden marker cannot be read: first sightings start again from now", "issue", d.Number)
+		d.State = dashboard.State{Since: is.Created.UTC()}
+	}
+	return d, nil
 }
 
 // pickDashboard is the bot's dashboard among issues: by marker first,
 // then by label or title.
-func pickDashboard(issues []*github.Issue, bot, title string) *github.Issue {
-	var fallback *github.Issue
+func pickDashboard(issues []*Issue, bot, title string) *Issue {
+	var fallback *Issue
 	for _, is := range issues {
-		if is.IsPullRequest() || !strings.EqualFold(is.GetUser().GetLogin(), bot) {
+		if !strings.EqualFold(is.Author, bot) {
 			continue
 		}
-		if dashboard.HasMarker(is.GetBody()) {
+		if dashboard.HasMarker(is.Body) {
 			return is
 		}
-		labelled := slices.ContainsFunc(is.Labels, func(l *github.Label) bool { return strings.EqualFold(l.GetName(), DashboardLabel) })
-		if fallback == nil && (labelled || title != "" && is.GetTitle() == title) {
+		labelled := slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, DashboardLabel) })
+		if fallback == nil && (labelled || title != "" && is.Title == title) {
 			fallback = is
 		}
 	}
@@ -109,35 +98,19 @@ func (d *Dashboard) FirstSeen() (seen map[string]time.Time, since time.Time) {
 
 // writeDashboard creates the dashboard issue or edits its body in place,
 // only when the body differs; the title is left as people renamed it.
-func (h *hub) writeDashboard(ctx context.Context, d *Dashboard, title, body string) (number int, url string, err error) {
+func writeDashboard(ctx context.Context, h Forge, d *Dashboard, title, body string) (number int, url string, err error) {
 	if d.Number != 0 {
 		if d.Body == body {
 			return d.Number, d.URL, nil
 		}
-		if _, _, err := h.gh.Issues.Edit(ctx, h.owner, h.name, d.Number, &github.IssueRequest{Body: &body}); err != nil {
+		if err := h.EditIssue(ctx, d.Number, body); err != nil {
 			return 0, "", fmt.Errorf("edit the dashboard #%d: %w", d.Number, err)
 		}
 		return d.Number, d.URL, nil
 	}
-	is, _, err := h.gh.Issues.Create(ctx, h.owner, h.name, &github.IssueRequest{Title: &title, Body: &body, Labels: &[]string{DashboardLabel}})
+	is, err := h.CreateIssue(ctx, title, body, []string{DashboardLabel})
 	if err != nil {
 		return 0, "", fmt.Errorf("create the dashboard issue: %w", err)
 	}
-	return is.GetNumber(), is.GetHTMLURL(), nil
-}
-
-// blobURL links a file's line on the commit the run planned from.
-func (h *hub) blobURL(commit, file string, line int) string {
-	if h.htmlURL == "" {
-		return ""
-	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := fmt.Sprintf("%s/blob/%s/%s", h.htmlURL, commit, strings.Join(parts, "/"))
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
+	return is.Number, is.URL, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rewrite"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 const (
@@ -27,19 +26,23 @@ const (
 // other, as the runs of one repository do.
 func TestLifecycle(t *testing.T) {
 	t.Parallel()
-	lifecycle(t)
+	eachHost(t, func(t *testing.T, on worldOption) {
+		lifecycle(t, on)
+	})
 }
 
 // TestLifecycleHTTPBackend is the lifecycle against git's own
 // http-backend, end to end.
 func TestLifecycleHTTPBackend(t *testing.T) {
 	t.Parallel()
-	lifecycle(t, withHTTPBackend())
+	eachHost(t, func(t *testing.T, on worldOption) {
+		lifecycle(t, on, withHTTPBackend())
+	})
 }
 
 func lifecycle(t *testing.T, opts ...worldOption) {
 	// A small page size makes every listing the bot does span pages.
-	w := newWorld(t, append(opts, withGitHub(githubtest.WithPerPage(5)))...)
+	w := newWorld(t, append(opts, withPerPage(5))...)
 	numbers := map[string]int{}
 
 	t.Run("first run opens one PR per stream", func(t *testing.T) {
@@ -69,7 +72,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 		if len(res.Updated)+len(res.Unchanged)+len(res.Closed)+len(res.Declined)+len(res.Foreign) != 0 {
 			t.Errorf("first run did more than open: %+v", res)
 		}
-		prs := w.gh.PRs(owner, name)
+		prs := w.host.changes()
 		if len(prs) != len(streams) {
 			t.Fatalf("%d PRs, want %d", len(prs), len(streams))
 		}
@@ -111,13 +114,13 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 		if len(res.Opened)+len(res.Updated)+len(res.Closed) != 0 {
 			t.Errorf("rerun: %+v", res)
 		}
-		if n := len(w.gh.PRs(owner, name)); n != len(streams) {
+		if n := len(w.host.changes()); n != len(streams) {
 			t.Errorf("%d PRs after rerun", n)
 		}
 	})
 
 	t.Run("closed PR is not proposed again", func(t *testing.T) {
-		if err := w.gh.ClosePR(owner, name, numbers[kubectl]); err != nil {
+		if err := w.host.close(numbers[kubectl]); err != nil {
 			t.Fatal(err)
 		}
 		sha := w.sha(t, kubectl)
@@ -132,7 +135,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 				t.Errorf("declined stream handled anyway: %+v", res)
 			}
 		}
-		prs := w.gh.PRs(owner, name)
+		prs := w.host.changes()
 		if len(prs) != len(streams) {
 			t.Errorf("%d PRs, want %d", len(prs), len(streams))
 		}
@@ -162,7 +165,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 		if pr.Title != "Update node to 22.2.0" || !strings.Contains(pr.Body, `"to":"22.2.0"`) {
 			t.Errorf("PR not retitled: %q\n%s", pr.Title, pr.Body)
 		}
-		if n := len(w.gh.PRs(owner, name)); n != len(streams) {
+		if n := len(w.host.changes()); n != len(streams) {
 			t.Errorf("%d PRs, want %d", n, len(streams))
 		}
 		if sha := w.sha(t, node); sha == oldSHA || pr.HeadSHA != sha {
@@ -181,8 +184,8 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 			if round > len(streams) {
 				t.Fatalf("still %d open PRs after %d rounds", len(open), round)
 			}
-			first := slices.MinFunc(slices.Collect(maps.Values(open)), func(a, b githubtest.PR) int { return a.Number - b.Number })
-			if err := w.gh.MergePR(owner, name, first.Number); err != nil {
+			first := slices.MinFunc(slices.Collect(maps.Values(open)), func(a, b hostPR) int { return a.Number - b.Number })
+			if err := w.host.merge(first.Number); err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
 			res := w.runClean(t)
@@ -254,7 +257,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 	t.Run("declined stream gets a new PR for a newer version", func(t *testing.T) {
 		w.pushTag(t, "docker.io/bitnami/kubectl", "1.30.2")
 		maxNumber := 0
-		for _, pr := range w.gh.PRs(owner, name) {
+		for _, pr := range w.host.changes() {
 			maxNumber = max(maxNumber, pr.Number)
 		}
 		res := w.runClean(t)
@@ -264,7 +267,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 		if pr.Number <= maxNumber || pr.Title != "Update bitnami/kubectl to 1.30.2" {
 			t.Errorf("new PR #%d %q, want a new number above #%d", pr.Number, pr.Title, maxNumber)
 		}
-		old := w.gh.PRs(owner, name)[numbers[kubectl]-1]
+		old := w.host.changes()[numbers[kubectl]-1]
 		if old.State != "closed" || old.Merged {
 			t.Errorf("declined PR #%d is %s now", old.Number, old.State)
 		}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -165,9 +164,9 @@ func parseMarker(body string) (marker, bool) {
 // prMarker is the marker of an open or closed PR, if it has one that
 // agrees with the branch the PR is on: a marker copied onto another
 // branch's PR says nothing about that branch.
-func prMarker(pr *github.PullRequest) (marker, bool) {
-	m, ok := parseMarker(pr.GetBody())
-	if !ok || m.Branch != pr.GetHead().GetRef() {
+func prMarker(pr *Change) (marker, bool) {
+	m, ok := parseMarker(pr.Body)
+	if !ok || m.Branch != pr.Head {
 		return marker{}, false
 	}
 	return m, true

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -31,28 +30,28 @@ const onboardMark = "<!-- imagebot:onboarding -->"
 func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 	ob := r.o.Onboarding
 	branch := r.o.BranchPrefix + "configure"
-	prs, err := r.h.pulls(ctx, "all", branch)
+	prs, err := r.h.Changes(ctx, "all", branch)
 	if err != nil {
 		return nil, err
 	}
-	var open *github.PullRequest
-	for _, pr := range ownPulls(prs) {
-		if !strings.Contains(pr.GetBody(), onboardMark) {
+	var open *Change
+	for _, pr := range prs {
+		if !pr.OwnBranch || !strings.Contains(pr.Body, onboardMark) {
 			continue
 		}
-		if pr.GetState() == "open" {
+		if pr.State == "open" {
 			open = pr
 			continue
 		}
-		if pr.MergedAt != nil {
+		if pr.Merged {
 			continue // merged, and its config deleted since: offer it again
 		}
-		id, err := r.h.whoAmI(ctx)
+		id, err := r.h.WhoAmI(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if r.byBot(id)(pr.GetUser().GetLogin()) && open == nil {
-			r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", pr.GetNumber(), ob.Path)
+		if r.byBot(id)(pr.Author) && open == nil {
+			r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", pr.Number, ob.Path)
 			r.log.Info(r.res.Stopped)
 			return r.res, nil
 		}
@@ -94,24 +93,24 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 }
 
 // onboardPR opens the onboarding PR, or brings its body up to date.
-func (r *runner) onboardPR(ctx context.Context, branch string, pr *github.PullRequest, body string) error {
+func (r *runner) onboardPR(ctx context.Context, branch string, pr *Change, body string) error {
 	t := onboardTitle
 	if pr == nil {
-		created, _, err := r.h.create(ctx, &github.NewPullRequest{Title: &t, Body: &body, Head: &branch, Base: &r.base})
+		created, _, err := r.h.CreateChange(ctx, NewChange{Title: t, Body: body, Head: branch, Base: r.base})
 		if err != nil {
 			return err
 		}
 		r.record(branch, created, t)
 		r.res.Opened = append(r.res.Opened, branch)
-		r.log.Info("opened the onboarding pull request", "number", created.GetNumber())
+		r.log.Info("opened the onboarding pull request", "number", created.Number)
 		return nil
 	}
-	r.record(branch, pr, pr.GetTitle())
-	if pr.GetBody() == body {
+	r.record(branch, pr, pr.Title)
+	if pr.Body == body {
 		r.res.Unchanged = append(r.res.Unchanged, branch)
 		return nil
 	}
-	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Body: &body}); err != nil {
+	if err := r.h.EditChange(ctx, pr.Number, ChangeEdit{Body: &body}); err != nil {
 		return err
 	}
 	r.res.Updated = append(r.res.Updated, branch)

@@ -17,8 +17,11 @@ import (
 // environment of GitHub Actions fills most of them: GITHUB_TOKEN,
 // GITHUB_API_URL and GITHUB_REPOSITORY.
 type Options struct {
+	// Forge is the kind of host the repository is on ("" is GitHub):
+	// the implementation of Forge that Open connects with.
+	Forge      Kind
 	URL        string // git remote to push to; the local clone's origin
-	Repository string // "owner/name"
+	Repository string // "owner/name" (GitLab: the project's full path)
 	APIURL     string // "https://api.github.com" or "https://ghe.example.com/api/v3"
 	Token      string // API token and git password; never printed
 	// App, when set, is what the run authenticates as instead of Token:
@@ -27,7 +30,7 @@ type Options struct {
 	App *App
 
 	Logger     *slog.Logger
-	HTTPClient *http.Client  // GitHub API client (tests); default retries rate limits
+	HTTPClient *http.Client  // the host's API client (tests); default retries rate limits
 	MaxWait    time.Duration // longest wait for a rate limit; default 1 minute
 	// Clock is the time rate limits are waited out in; nil is the real
 	// one. Tests pass a fake so that a Retry-After costs no real time.

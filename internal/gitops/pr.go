@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/rogpeppe/go-internal/diff"
@@ -74,11 +73,11 @@ func sameCommit(a, b *object.Commit) bool {
 
 // pullRequest opens the branch's PR, or brings the open one's title and body
 // up to date. It writes to the API only when something differs.
-func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullRequest, pushed bool) error {
+func (r *runner) pullRequest(ctx context.Context, g group, pr *Change, pushed bool) error {
 	t := title(g)
 	// The hidden marker says what a PR proposes; when it and the title
 	// match, the body is what this run would write, and nothing is fetched.
-	if pr != nil && pr.GetTitle() == t && sameMarker(pr.GetBody(), g) {
+	if pr != nil && pr.Title == t && sameMarker(pr.Body, g) {
 		r.record(g.Branch, pr, t)
 		if pushed {
 			r.res.Updated = append(r.res.Updated, g.Branch)
@@ -97,8 +96,8 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		if r.limited {
 			return errRateLimited
 		}
-		created, isNew, err := r.h.create(ctx, &github.NewPullRequest{
-			Title: &t, Body: &b, Head: &g.Branch, Base: &r.base, Draft: &r.o.Draft,
+		created, isNew, err := r.h.CreateChange(ctx, NewChange{
+			Title: t, Body: b, Head: g.Branch, Base: r.base, Draft: r.o.Draft,
 		})
 		if err != nil {
 			return err
@@ -108,29 +107,29 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *github.PullReques
 		}
 		r.record(g.Branch, created, t)
 		r.res.Opened = append(r.res.Opened, g.Branch)
-		r.log.Info("opened pull request", "number", created.GetNumber(), "title", t)
+		r.log.Info("opened pull request", "number", created.Number, "title", t)
 		return r.decorate(ctx, g, created)
 	}
 	if r.o.DryRun {
 		r.record(g.Branch, pr, t)
 		r.res.Updated = append(r.res.Updated, g.Branch)
-		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.GetNumber(), t)
+		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.Number, t)
 		return nil
 	}
 	if r.limited {
 		return errRateLimited
 	}
 	// Reported as updated only once it is: a failed edit is in Failed alone.
-	if err := r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{Title: &t, Body: &b}); err != nil {
+	if err := r.h.EditChange(ctx, pr.Number, ChangeEdit{Title: &t, Body: &b}); err != nil {
 		return err
 	}
 	r.record(g.Branch, pr, t)
 	r.res.Updated = append(r.res.Updated, g.Branch)
-	r.log.Info("updated pull request", "number", pr.GetNumber(), "title", t)
+	r.log.Info("updated pull request", "number", pr.Number, "title", t)
 	return nil
 }
 
-func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) error {
+func (r *runner) decorate(ctx context.Context, g group, pr *Change) error {
 	if r.o.Meta == nil {
 		return nil
 	}
@@ -147,12 +146,19 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 		}
 		m.Automerge = appendNew(m.Automerge, um.Automerge...)
 	}
-	if err := r.h.decorate(ctx, pr.GetNumber(), m); err != nil {
-		return err
+	if len(m.Labels) > 0 {
+		if err := r.h.Label(ctx, pr.Number, m.Labels); err != nil {
+			return err
+		}
+	}
+	if len(m.Reviewers) > 0 {
+		if err := r.h.RequestReviewers(ctx, pr.Number, m.Reviewers); err != nil {
+			return err
+		}
 	}
 	if merge && len(m.Automerge) > 0 {
-		if err := r.h.autoMerge(ctx, pr.GetNodeID()); err != nil {
-			r.log.Warn("auto-merge not enabled", "number", pr.GetNumber(), "err", err)
+		if err := r.h.EnableAutoMerge(ctx, pr); err != nil {
+			r.log.Warn("auto-merge not enabled", "number", pr.Number, "err", err)
 		}
 	}
 	return nil
@@ -160,27 +166,27 @@ func (r *runner) decorate(ctx context.Context, g group, pr *github.PullRequest) 
 
 // foreign leaves a branch alone that has commits imagebot did not make, and
 // says so on its PR once.
-func (r *runner) foreign(ctx context.Context, g group, pr *github.PullRequest, tip *object.Commit) error {
+func (r *runner) foreign(ctx context.Context, g group, pr *Change, tip *object.Commit) error {
 	r.res.Foreign = append(r.res.Foreign, g.Branch)
 	if pr != nil {
-		r.record(g.Branch, pr, pr.GetTitle())
+		r.record(g.Branch, pr, pr.Title)
 	}
 	r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", g.Branch)
 	if pr == nil || r.o.DryRun {
 		return nil
 	}
 	mark := fmt.Sprintf("<!-- imagebot:foreign %s -->", tip.Hash)
-	id, err := r.h.whoAmI(ctx)
+	id, err := r.h.WhoAmI(ctx)
 	if err != nil {
 		return err
 	}
-	if done, err := r.h.commented(ctx, pr.GetNumber(), mark, r.byBot(id)); err != nil || done {
+	if done, err := r.h.Commented(ctx, pr.Number, mark, r.byBot(id)); err != nil || done {
 		return err
 	}
 	if r.limited {
 		return errRateLimited
 	}
-	return r.h.comment(ctx, pr.GetNumber(), fmt.Sprintf(
+	return r.h.Comment(ctx, pr.Number, fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
 			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
 			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark))
@@ -212,7 +218,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		}
 		if tip := r.rm.branchTip(branch); tip != nil && !r.ours(tip) {
 			// A person's commits are on it: closing would delete them.
-			r.record(branch, pr, pr.GetTitle())
+			r.record(branch, pr, pr.Title)
 			r.res.Foreign = append(r.res.Foreign, branch)
 			r.log.Warn("branch has commits imagebot did not make; not closing it", "branch", branch)
 			continue
@@ -222,18 +228,17 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			continue
 		}
 		if r.o.DryRun {
-			r.record(branch, pr, pr.GetTitle())
+			r.record(branch, pr, pr.Title)
 			r.res.Closed = append(r.res.Closed, branch)
-			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.GetNumber(), pr.GetTitle())
+			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.Number, pr.Title)
 			continue
 		}
-		err := r.h.comment(ctx, pr.GetNumber(), obsoleteComment(m, r.base))
+		err := r.h.Comment(ctx, pr.Number, obsoleteComment(m, r.base))
 		if err == nil {
-			closed := "closed"
-			err = r.h.edit(ctx, pr.GetNumber(), &github.PullRequest{State: &closed})
+			err = r.h.EditChange(ctx, pr.Number, ChangeEdit{Close: true})
 		}
 		if err == nil {
-			err = r.h.deleteBranch(ctx, branch)
+			err = r.h.DeleteBranch(ctx, branch)
 		}
 		switch {
 		case isRateLimit(err):
@@ -242,18 +247,18 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		case err != nil:
 			r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: close: %w", branch, err))
 		default:
-			r.record(branch, pr, pr.GetTitle())
+			r.record(branch, pr, pr.Title)
 			r.res.Closed = append(r.res.Closed, branch)
 		}
 	}
 }
 
 // record keeps a branch's PR, with the title it has now, for Result.
-func (r *runner) record(branch string, pr *github.PullRequest, title string) {
+func (r *runner) record(branch string, pr *Change, title string) {
 	if r.res.PullRequests == nil {
 		r.res.PullRequests = map[string]PullRequest{}
 	}
-	r.res.PullRequests[branch] = PullRequest{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Title: title}
+	r.res.PullRequests[branch] = PullRequest{Number: pr.Number, URL: pr.URL, Title: title}
 }
 
 // report prints what a dry run would push.

@@ -35,85 +35,89 @@ prepull:
 // the DaemonSet.
 func TestPrepull(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
-	w.configure(t, prepullConfig)
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
+		w.configure(t, prepullConfig)
 
-	res := w.rolloutRun(t)
-	if !slices.Equal(res.Opened, []string{ppBranch}) {
-		t.Fatalf("opened %v, want only the pre-pull", res.Opened)
-	}
-	pr := w.openPRs()[ppBranch]
-	if pr.Title != "Pre-pull ghcr.io/acme/worker build-11 on the nodes" {
-		t.Errorf("title %q", pr.Title)
-	}
-	contains(t, "PR body", pr.Body, "| `ghcr.io/acme/worker` | `build-11` | `apps/worker.yaml:10` |", "The DaemonSet is `"+dsFile+"`")
-	if got := changedFiles(t, w.mainTip(t), w.commit(t, ppBranch)); !slices.Equal(got, []string{dsFile}) {
-		t.Errorf("the pre-pull changes %v", got)
-	}
-	ds := fileOf(t, w.commit(t, ppBranch), dsFile)
-	if es, err := prepull.Entries([]byte(ds)); err != nil || !slices.Equal(es, []prepull.Entry{{Image: worker, Tag: "build-11"}}) {
-		t.Errorf("DaemonSet pulls %v (%v):\n%s", es, err, ds)
-	}
-	contains(t, "DaemonSet", ds, "imagebot.dev/prepull: \"true\"", "- /prepull/imagebot\n        - version\n")
+		res := w.rolloutRun(t)
+		if !slices.Equal(res.Opened, []string{ppBranch}) {
+			t.Fatalf("opened %v, want only the pre-pull", res.Opened)
+		}
+		pr := w.openPRs()[ppBranch]
+		if pr.Title != "Pre-pull ghcr.io/acme/worker build-11 on the nodes" {
+			t.Errorf("title %q", pr.Title)
+		}
+		contains(t, "PR body", pr.Body, "| `ghcr.io/acme/worker` | `build-11` | `apps/worker.yaml:10` |", "The DaemonSet is `"+dsFile+"`")
+		if got := changedFiles(t, w.mainTip(t), w.commit(t, ppBranch)); !slices.Equal(got, []string{dsFile}) {
+			t.Errorf("the pre-pull changes %v", got)
+		}
+		ds := fileOf(t, w.commit(t, ppBranch), dsFile)
+		if es, err := prepull.Entries([]byte(ds)); err != nil || !slices.Equal(es, []prepull.Entry{{Image: worker, Tag: "build-11"}}) {
+			t.Errorf("DaemonSet pulls %v (%v):\n%s", es, err, ds)
+		}
+		contains(t, "DaemonSet", ds, "imagebot.dev/prepull: \"true\"", "- /prepull/imagebot\n        - version\n")
 
-	// Merged ten minutes in: the rollout waits until 30 minutes after the
-	// merge.
-	w.advance(10 * time.Minute)
-	if err := w.gh.MergePR(owner, name, pr.Number); err != nil {
-		t.Fatal(err)
-	}
-	merged := w.clock.Now()
-	w.advance(20 * time.Minute)
-	res = w.rolloutRun(t)
-	if len(res.Opened) != 0 || len(w.openPRs()) != 0 {
-		t.Fatalf("within the lead: result %+v", res)
-	}
-	after := timefmt.Stamp(merged.Add(30 * time.Minute))
-	contains(t, "notices", strings.Join(w.noticesOf("prepulling"), "\n"), worker+":build-9 pre-pulling build-11 since", "rollout after "+after)
+		// Merged ten minutes in: the rollout waits until 30 minutes after the
+		// merge.
+		w.advance(10 * time.Minute)
+		if err := w.host.merge(pr.Number); err != nil {
+			t.Fatal(err)
+		}
+		merged := w.clock.Now()
+		w.advance(20 * time.Minute)
+		res = w.rolloutRun(t)
+		if len(res.Opened) != 0 || len(w.openPRs()) != 0 {
+			t.Fatalf("within the lead: result %+v", res)
+		}
+		after := timefmt.Stamp(merged.Add(30 * time.Minute))
+		contains(t, "notices", strings.Join(w.noticesOf("prepulling"), "\n"), worker+":build-9 pre-pulling build-11 since", "rollout after "+after)
 
-	// The lead has passed: the rollout opens and cleans up.
-	w.advance(11 * time.Minute)
-	res = w.rolloutRun(t)
-	if !slices.Equal(res.Opened, []string{rolloutBr}) {
-		t.Fatalf("after the lead: opened %v", res.Opened)
-	}
-	pr = w.openPRs()[rolloutBr]
-	contains(t, "rollout body", pr.Body, "`build-11` has been pre-pulled on the nodes since", "longer than the lead of 30m",
-		"Also edits `"+dsFile+"` (removes ghcr.io/acme/worker from the pre-pull DaemonSet")
-	tip := w.commit(t, rolloutBr)
-	if got := changedFiles(t, w.mainTip(t), tip); !slices.Equal(got, []string{workerApp, dsFile}) {
-		t.Errorf("the rollout changes %v", got)
-	}
-	if es, _ := prepull.Entries([]byte(fileOf(t, tip, dsFile))); len(es) != 0 {
-		t.Errorf("the rollout leaves %v in the DaemonSet", es)
-	}
+		// The lead has passed: the rollout opens and cleans up.
+		w.advance(11 * time.Minute)
+		res = w.rolloutRun(t)
+		if !slices.Equal(res.Opened, []string{rolloutBr}) {
+			t.Fatalf("after the lead: opened %v", res.Opened)
+		}
+		pr = w.openPRs()[rolloutBr]
+		contains(t, "rollout body", pr.Body, "`build-11` has been pre-pulled on the nodes since", "longer than the lead of 30m",
+			"Also edits `"+dsFile+"` (removes ghcr.io/acme/worker from the pre-pull DaemonSet")
+		tip := w.commit(t, rolloutBr)
+		if got := changedFiles(t, w.mainTip(t), tip); !slices.Equal(got, []string{workerApp, dsFile}) {
+			t.Errorf("the rollout changes %v", got)
+		}
+		if es, _ := prepull.Entries([]byte(fileOf(t, tip, dsFile))); len(es) != 0 {
+			t.Errorf("the rollout leaves %v in the DaemonSet", es)
+		}
 
-	// Merged: the DaemonSet entry is gone, nothing more to do.
-	if err := w.gh.MergePR(owner, name, pr.Number); err != nil {
-		t.Fatal(err)
-	}
-	if es, _ := prepull.Entries([]byte(w.mainFile(t, dsFile))); len(es) != 0 || !strings.Contains(w.mainFile(t, workerApp), "build-11") {
-		t.Errorf("after the rollout: DaemonSet %v, app:\n%s", es, w.mainFile(t, workerApp))
-	}
-	before := w.counters()
-	res = w.rolloutRun(t)
-	if after := w.counters(); after != before || len(res.Opened) != 0 {
-		t.Errorf("after everything: %+v -> %+v, %+v", before, after, res)
-	}
+		// Merged: the DaemonSet entry is gone, nothing more to do.
+		if err := w.host.merge(pr.Number); err != nil {
+			t.Fatal(err)
+		}
+		if es, _ := prepull.Entries([]byte(w.mainFile(t, dsFile))); len(es) != 0 || !strings.Contains(w.mainFile(t, workerApp), "build-11") {
+			t.Errorf("after the rollout: DaemonSet %v, app:\n%s", es, w.mainFile(t, workerApp))
+		}
+		before := w.counters()
+		res = w.rolloutRun(t)
+		if after := w.counters(); after != before || len(res.Opened) != 0 {
+			t.Errorf("after everything: %+v -> %+v, %+v", before, after, res)
+		}
+	})
 }
 
 // TestPrepullDeclined: closing the pre-pull PR declines those versions:
 // neither pre-pulled nor rolled out.
 func TestPrepullDeclined(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
-	w.configure(t, prepullConfig)
-	w.rolloutRun(t)
-	if err := w.gh.ClosePR(owner, name, w.openPRs()[ppBranch].Number); err != nil {
-		t.Fatal(err)
-	}
-	res := w.rolloutRun(t)
-	if len(w.openPRs()) != 0 || !slices.Equal(res.Declined, []string{ppBranch}) {
-		t.Errorf("after closing the pre-pull: open %v, result %+v", w.openPRs(), res)
-	}
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on, withFiles(map[string][]byte{workerApp: []byte(deployment(worker + ":build-9"))}))
+		w.configure(t, prepullConfig)
+		w.rolloutRun(t)
+		if err := w.host.close(w.openPRs()[ppBranch].Number); err != nil {
+			t.Fatal(err)
+		}
+		res := w.rolloutRun(t)
+		if len(w.openPRs()) != 0 || !slices.Equal(res.Declined, []string{ppBranch}) {
+			t.Errorf("after closing the pre-pull: open %v, result %+v", w.openPRs(), res)
+		}
+	})
 }

@@ -177,7 +177,7 @@ func concurrentRuns(t *testing.T, opts ...worldOption) {
 			if got := (counters{after.writes - before.writes, after.pushes - before.pushes}); got != (counters{len(streams), len(streams)}) {
 				t.Errorf("writes and pushes %+v, want the first run's %d of each only", got, len(streams))
 			}
-			if n := len(w.gh.PRs(owner, name)); n != len(streams) {
+			if n := len(w.host.changes()); n != len(streams) {
 				t.Errorf("%d PRs, want %d", n, len(streams))
 			}
 			shas := map[string]string{}

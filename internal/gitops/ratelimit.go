@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -115,18 +114,13 @@ func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// errRateLimited stops a run's writes once GitHub asked for more patience
-// than the run has.
+// errRateLimited stops a run's writes once the host asked for more
+// patience than the run has.
 var errRateLimited = errors.New("rate-limited")
 
-// isRateLimit reports whether err is GitHub refusing for a rate limit, as
-// go-github reports each kind: primary limits as *RateLimitError (also
-// when go-github refuses locally until the reset it remembers), secondary
-// 403s as *AbuseRateLimitError, and a 429 as a plain *ErrorResponse.
+// isRateLimit reports whether err is the host refusing for a rate limit:
+// a Forge's *RateLimitError (ghErr for GitHub), or errRateLimited.
 func isRateLimit(err error) bool {
-	var primary *github.RateLimitError
-	var secondary *github.AbuseRateLimitError
-	var other *github.ErrorResponse
-	return errors.Is(err, errRateLimited) || errors.As(err, &primary) || errors.As(err, &secondary) ||
-		(errors.As(err, &other) && other.Response != nil && other.Response.StatusCode == http.StatusTooManyRequests)
+	var rl *RateLimitError
+	return errors.Is(err, errRateLimited) || errors.As(err, &rl)
 }

@@ -100,7 +100,7 @@ func TestPrimaryLimitSpent(t *testing.T) {
 	}
 	// The sixth answer says none remain: go-github refuses the seventh
 	// request itself, so not even a refused one reaches GitHub.
-	if requests := w.gh.Requests(); requests != 6 {
+	if requests := w.host.requests(); requests != 6 {
 		t.Errorf("%d requests, want the budget's 6", requests)
 	}
 

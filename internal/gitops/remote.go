@@ -22,7 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// remote is a clone of the GitHub repository's default branch and of
+// remote is a clone of the repository's default branch and of
 // imagebot's own branches, in a temporary directory that close removes.
 // Commits are built and pushed from here.
 //
@@ -36,6 +36,7 @@ type remote struct {
 	store *objectStore
 	dir   string
 	url   string
+	user  string // git user name of the token
 	creds credentials
 	base  string // default branch
 
@@ -95,13 +96,13 @@ func RedactURL(raw string) string {
 
 // openRemote fetches the default branch into a new repository in a
 // temporary directory (TMPDIR's). The caller closes it.
-func openRemote(ctx context.Context, rawURL string, creds credentials, base string) (_ *remote, err error) {
+func openRemote(ctx context.Context, rawURL, user string, creds credentials, base string) (_ *remote, err error) {
 	dir, err := os.MkdirTemp("", "imagebot-git-")
 	if err != nil {
 		return nil, fmt.Errorf("clone of %s: %w", RedactURL(rawURL), err)
 	}
 	store := newObjectStore(dir)
-	rm := &remote{store: store, dir: dir, url: rawURL, creds: creds, base: base}
+	rm := &remote{store: store, dir: dir, url: rawURL, user: user, creds: creds, base: base}
 	defer func() {
 		if err != nil {
 			rm.close()
@@ -218,7 +219,7 @@ func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
 }
 
 // auth is the credential of one fetch or push: the token as the password
-// of basic auth, as GitHub wants it, never in the URL or any config. It is
+// of basic auth, with the host's user name (Forge.gitCredentials), never in the URL or any config. It is
 // asked for each time, so that a GitHub App's token is a current one even
 // late in a long run.
 func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
@@ -226,7 +227,7 @@ func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
 	if err != nil || tok == "" {
 		return nil, err
 	}
-	return &githttp.BasicAuth{Username: "x-access-token", Password: tok}, nil
+	return &githttp.BasicAuth{Username: r.user, Password: tok}, nil
 }
 
 // scrub keeps a token out of an error that might quote a request.

@@ -106,17 +106,15 @@ func (w *world) client() *github.Client {
 // for the commit it applied.
 func (w *world) postStatus(t *testing.T, sha, context, state string) {
 	t.Helper()
-	if _, _, err := w.client().Repositories.CreateStatus(w.ctx, owner, name, sha, &github.RepoStatus{State: &state, Context: &context}); err != nil {
+	if err := w.host.postStatus(sha, context, state); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// postCheck posts a completed check run, as a CI job does.
+// postCheck posts a completed CI check, as a CI job does.
 func (w *world) postCheck(t *testing.T, sha, checkName, conclusion string) {
 	t.Helper()
-	if _, _, err := w.client().Checks.CreateCheckRun(w.ctx, owner, name, github.CreateCheckRunOptions{
-		Name: checkName, HeadSHA: sha, Status: github.String("completed"), Conclusion: &conclusion,
-	}); err != nil {
+	if err := w.host.postCheck(sha, checkName, conclusion); err != nil {
 		t.Fatal(err)
 	}
 }

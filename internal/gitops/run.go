@@ -10,24 +10,23 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/rewrite"
 )
 
-// runner is one Run: the plan's groups against what the remote and GitHub
-// hold now.
+// runner is one Run: the plan's groups against what the remote and the
+// host hold now.
 type runner struct {
 	o       RunOptions
 	log     *slog.Logger
 	clock   Clock
-	h       *hub
+	h       Forge
 	rm      *remote
 	tip     *object.Commit
 	base    string
-	open    map[string]*github.PullRequest   // imagebot's open PRs by branch
-	closed  map[string][]*github.PullRequest // closed PRs by branch, where asked: the bot's own only (loadClosed)
-	limited bool                             // GitHub said stop writing
+	open    map[string]*Change   // imagebot's open PRs by branch
+	closed  map[string][]*Change // closed PRs by branch, where asked: the bot's own only (loadClosed)
+	limited bool                 // the host said stop writing
 	res     *Result
 	// apiAuthor is who GitHub makes the author of the commits the run
 	// creates through the API (RunOptions.SignedCommits); see gitdata.go.
@@ -78,8 +77,8 @@ func (r *runner) group(ctx context.Context, g group) error {
 }
 
 // openFor looks up the open PR of one branch, or nil.
-func (r *runner) openFor(ctx context.Context, branch string) (*github.PullRequest, error) {
-	prs, err := r.h.pulls(ctx, "open", branch)
+func (r *runner) openFor(ctx context.Context, branch string) (*Change, error) {
+	prs, err := r.h.Changes(ctx, "open", branch)
 	if err != nil || len(prs) == 0 {
 		return nil, err
 	}
@@ -119,7 +118,7 @@ func (r *runner) declined(g group, u plan.Update) bool {
 		return false // ticked "propose again" on the dashboard
 	}
 	for _, pr := range r.closed[g.Branch] {
-		if m, ok := prMarker(pr); ok && pr.MergedAt == nil && m.proposes(u) {
+		if m, ok := prMarker(pr); ok && !pr.Merged && m.proposes(u) {
 			return true
 		}
 	}
@@ -127,7 +126,7 @@ func (r *runner) declined(g group, u plan.Update) bool {
 		return false // a person asked for this one
 	}
 	for _, pr := range r.closed[rollbackBranch(r.o.BranchPrefix, u.Image)] {
-		if m, ok := prMarker(pr); ok && pr.MergedAt != nil && m.rollsBack(u) {
+		if m, ok := prMarker(pr); ok && pr.Merged && m.rollsBack(u) {
 			return true
 		}
 	}
@@ -206,14 +205,14 @@ func (r *runner) tree(files map[string][]byte) (plumbing.Hash, error) {
 // byBot reports whether login is the bot's: the identity the run acts as
 // or, when that had to be assumed, the author of one of the bot's open PRs
 // (an App's token passed as GITHUB_TOKEN is not github-actions[bot]).
-func (r *runner) byBot(id identity) func(login string) bool {
+func (r *runner) byBot(id Identity) func(login string) bool {
 	return func(login string) bool {
-		if strings.EqualFold(login, id.login) {
+		if strings.EqualFold(login, id.Login) {
 			return true
 		}
-		if id.assumed {
+		if id.Assumed {
 			for _, pr := range r.open {
-				if _, ok := prMarker(pr); ok && strings.EqualFold(pr.GetUser().GetLogin(), login) {
+				if _, ok := prMarker(pr); ok && strings.EqualFold(pr.Author, login) {
 					return true
 				}
 			}

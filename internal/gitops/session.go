@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -21,7 +21,7 @@ import (
 // mislead it.
 type Session struct {
 	o    Options
-	h    *hub
+	h    Forge
 	rm   *remote
 	base string
 	tip  *object.Commit
@@ -29,7 +29,7 @@ type Session struct {
 	hist *history
 }
 
-// Open asks GitHub for the default branch and fetches it into a temporary
+// Open asks the host (Options.Forge) for the default branch and fetches it into a temporary
 // clone (TMPDIR's), which the caller removes with Close. The local
 // checkout is not touched, nor even read beyond its origin URL.
 func Open(ctx context.Context, o Options) (_ *Session, err error) {
@@ -42,15 +42,17 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
-	h, err := newHub(ctx, o)
+	h, err := newForge(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	base, err := h.defaultBranch(ctx)
+	repo, err := h.Repository(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rm, err := openRemote(ctx, o.URL, h.creds, base)
+	base := repo.DefaultBranch
+	user, creds := h.gitCredentials()
+	rm, err := openRemote(ctx, o.URL, user, creds, base)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +106,12 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	if o.Onboarding != nil {
 		return r.onboard(ctx, p)
 	}
-	open, err := s.h.openPulls(ctx, o.BranchPrefix)
+	if o.SignedCommits {
+		if _, ok := s.h.(SignedCommits); !ok {
+			return nil, errNoSignedCommits(s.h)
+		}
+	}
+	open, err := openChanges(ctx, s.h, o.BranchPrefix)
 	if isRateLimit(err) {
 		r.limit(err)
 		for _, g := range groups(p, o.BranchPrefix) {
@@ -197,7 +204,7 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 			}
 		}
 	}
-	closed, err := r.h.closedPulls(ctx, ask)
+	closed, err := r.h.ClosedChanges(ctx, ask)
 	if err != nil {
 		return asked, err
 	}
@@ -209,25 +216,25 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 // branch of the bot's name (from a fork, or as a writer) with a marker in
 // it and close it, and that must not decline a version. Who the bot is is
 // asked only when there is a marked PR to judge.
-func (r *runner) bots(ctx context.Context, closed map[string][]*github.PullRequest) (map[string][]*github.PullRequest, error) {
+func (r *runner) bots(ctx context.Context, closed map[string][]*Change) (map[string][]*Change, error) {
 	var by func(string) bool
-	out := map[string][]*github.PullRequest{}
+	out := map[string][]*Change{}
 	for b, prs := range closed {
 		for _, pr := range prs {
-			if _, ok := prMarker(pr); !ok || !ownBranch(pr) {
+			if _, ok := prMarker(pr); !ok || !pr.OwnBranch {
 				continue
 			}
 			if by == nil {
-				id, err := r.h.whoAmI(ctx)
+				id, err := r.h.WhoAmI(ctx)
 				if err != nil {
 					return nil, err
 				}
 				by = r.byBot(id)
 			}
-			if by(pr.GetUser().GetLogin()) {
+			if by(pr.Author) {
 				out[b] = append(out[b], pr)
 			} else {
-				r.log.Debug("ignoring a closed pull request the bot did not open", "branch", b, "number", pr.GetNumber(), "author", pr.GetUser().GetLogin())
+				r.log.Debug("ignoring a closed pull request the bot did not open", "branch", b, "number", pr.Number, "author", pr.Author)
 			}
 		}
 	}
@@ -235,7 +242,7 @@ func (r *runner) bots(ctx context.Context, closed map[string][]*github.PullReque
 }
 
 // proposesAll reports whether pr's marker proposes every update of g.
-func proposesAll(pr *github.PullRequest, g group) bool {
+func proposesAll(pr *Change, g group) bool {
 	m, ok := prMarker(pr)
 	if !ok {
 		return false
@@ -248,11 +255,29 @@ func proposesAll(pr *github.PullRequest, g group) bool {
 	return true
 }
 
-// limit records that GitHub asked for more patience than the run has:
+// limit records that the host asked for more patience than the run has:
 // from now on the run writes nothing, and says so once.
 func (r *runner) limit(err error) {
 	if !r.limited {
-		r.log.Warn("GitHub rate limit beyond the longest wait: no more writes this run", "err", err)
+		r.log.Warn(r.h.Name()+" rate limit beyond the longest wait: no more writes this run", "err", err)
 	}
 	r.limited = true
+}
+
+// openChanges is imagebot's open change requests by branch: one listing of
+// the repository's open ones, whatever the number of updates, kept when
+// their head branch has the prefix and is the repository's own. It is the
+// one listing a run with nothing to do makes.
+func openChanges(ctx context.Context, h Forge, prefix string) (map[string]*Change, error) {
+	cs, err := h.Changes(ctx, "open", "")
+	if err != nil {
+		return nil, err
+	}
+	open := map[string]*Change{}
+	for _, c := range cs {
+		if strings.HasPrefix(c.Head, prefix) && c.OwnBranch {
+			open[c.Head] = c
+		}
+	}
+	return open, nil
 }

@@ -195,7 +195,7 @@ func rootFiles(tree *object.Tree) ([]changedFile, error) {
 }
 
 // Statuses implements rollout.Statuses: the commit statuses and check runs
-// on commit, as GitHub reports them.
+// on commit, as the host reports them.
 func (s *Session) Statuses(ctx context.Context, commit string) (map[string]string, error) {
-	return s.h.statuses(ctx, commit)
+	return s.h.Statuses(ctx, commit)
 }

@@ -129,7 +129,7 @@ func TestClosedPullRequestsOfOthersDeclineNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.gh.ClosePR(owner, name, pr.GetNumber()); err != nil {
+	if err := w.host.close(pr.GetNumber()); err != nil {
 		t.Fatal(err)
 	}
 	// jane, a writer, does the same from the repository's own branch,
@@ -143,7 +143,7 @@ func TestClosedPullRequestsOfOthersDeclineNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.gh.ClosePR(owner, name, pr.GetNumber()); err != nil {
+	if err := w.host.close(pr.GetNumber()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := jane.Git.DeleteRef(w.ctx, owner, name, "heads/"+otherBranch); err != nil {
@@ -156,7 +156,7 @@ func TestClosedPullRequestsOfOthersDeclineNothing(t *testing.T) {
 	}
 	// The bot's own decline still counts.
 	open := w.openPRs()
-	if err := w.gh.ClosePR(owner, name, open[appBranch].Number); err != nil {
+	if err := w.host.close(open[appBranch].Number); err != nil {
 		t.Fatal(err)
 	}
 	res = w.runClean(t)

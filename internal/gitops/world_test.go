@@ -93,17 +93,19 @@ func allBranches() []string {
 	return bs
 }
 
-// world is one GitHub repository with everything around it: the seeded
-// registry, a smart-HTTP git remote that requires the token, the fake
-// GitHub API in front of it, and a clone as actions/checkout leaves it.
+// world is one repository with everything around it: the seeded
+// registry, a smart-HTTP git remote that requires the token, the host's
+// fake API in front of it (hosts_test.go), and a clone as
+// actions/checkout leaves it.
 type world struct {
 	t       *testing.T
 	ctx     context.Context
 	reg     *fixtures.Registry // nil with withRepo
 	mirrors map[string]string
 	gs      *gittest.Server
-	gh      *githubtest.Server
-	files   map[string][]byte // the repository as first committed
+	host    host               // the git host's fake, whichever it is
+	gh      *githubtest.Server // GitHub's, when host is; for GitHub-only tests
+	files   map[string][]byte  // the repository as first committed
 	clone   string
 	cfg     *config.Config
 	logs    *syncBuffer // every slog line of every run
@@ -115,11 +117,14 @@ type world struct {
 type worldOption func(*worldConfig)
 
 type worldConfig struct {
-	ghOpts  []githubtest.Option
-	files   map[string][]byte // nil: testdata/manifests against the seeded registry
-	mirrors map[string]string
-	seeded  bool // files against the seeded registry
-	backend bool // the remote is git http-backend, not in process
+	host      hostMaker // the zero value is hosts[0]
+	perPage   int       // the host's page size; 0 is its own
+	issuesOff bool      // the repository has issues turned off
+	ghOpts    []githubtest.Option
+	files     map[string][]byte // nil: testdata/manifests against the seeded registry
+	mirrors   map[string]string
+	seeded    bool // files against the seeded registry
+	backend   bool // the remote is git http-backend, not in process
 }
 
 // withRepo makes the repository files, looked up through mirrors, instead
@@ -140,6 +145,8 @@ func withHTTPBackend() worldOption {
 	return func(c *worldConfig) { c.backend = true }
 }
 
+// withGitHub configures GitHub's fake, for the tests of what only GitHub
+// does; on another host it does nothing.
 func withGitHub(o ...githubtest.Option) worldOption {
 	return func(c *worldConfig) { c.ghOpts = append(c.ghOpts, o...) }
 }
@@ -204,10 +211,10 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 		t.Fatal(err)
 	}
 
-	gh := githubtest.New(append([]githubtest.Option{githubtest.WithToken(token), githubtest.WithClock(w.clock.Now)}, wc.ghOpts...)...)
-	t.Cleanup(gh.Close)
-	gh.AddRepo(owner, name, main_, githubtest.BareRepos(gs.Dir), githubtest.WithCloneURL(gs.URL(owner+"/"+name)))
-	w.gh = gh
+	if wc.host.start == nil {
+		wc.host = hosts[0]
+	}
+	w.host = wc.host.start(t, w, &wc)
 
 	// actions/checkout: an https-style origin without credentials; the
 	// token is only handed to the transport. Runs only read its origin:
@@ -299,9 +306,10 @@ func (w *world) options(t *testing.T) gitops.Options {
 		t.Fatalf("repository from %s = %s", url, repo)
 	}
 	return gitops.Options{
+		Forge:      w.host.kind(),
 		URL:        url,
 		Repository: repo,
-		APIURL:     w.gh.URL(),
+		APIURL:     w.host.apiURL(),
 		Token:      token,
 		Logger:     slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:      w.clock,
@@ -397,21 +405,21 @@ func (w *world) runClean(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops
 // counters are the remote's and the API's write counters.
 type counters struct{ writes, pushes int }
 
-func (w *world) counters() counters { return counters{w.gh.Writes(), w.gs.Pushes()} }
+func (w *world) counters() counters { return counters{w.host.writes(), w.gs.Pushes()} }
 
 // prs returns the pull requests by head branch; for a branch with more than
 // one, the newest wins.
-func (w *world) prs() map[string]githubtest.PR {
-	m := map[string]githubtest.PR{}
-	for _, pr := range w.gh.PRs(owner, name) {
+func (w *world) prs() map[string]hostPR {
+	m := map[string]hostPR{}
+	for _, pr := range w.host.changes() {
 		m[pr.Head] = pr
 	}
 	return m
 }
 
-func (w *world) openPRs() map[string]githubtest.PR {
-	m := map[string]githubtest.PR{}
-	for _, pr := range w.gh.PRs(owner, name) {
+func (w *world) openPRs() map[string]hostPR {
+	m := map[string]hostPR{}
+	for _, pr := range w.host.changes() {
 		if pr.State == "open" {
 			if old, dup := m[pr.Head]; dup {
 				w.t.Errorf("two open PRs for %s: #%d and #%d", pr.Head, old.Number, pr.Number)

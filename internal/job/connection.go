@@ -22,10 +22,14 @@ import (
 // GitHub: with GITHUB_TOKEN or a GitHub App, through the checkout's origin
 // or GITHUB_REPOSITORY. ok is false when neither a token nor an App is set.
 func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+	origin, _ := gitops.OriginURL(o.Repo)
+	if err := ForgeSupported(o.Forge, origin); err != nil {
+		return conn, false, err
+	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil
 	}
-	if conn, err = connection(o.Repo, o.GitHub); err != nil {
+	if conn, err = connection(o.Repo, o.GitHubSettings()); err != nil {
 		return conn, false, err
 	}
 	conn.Logger, conn.App = log, o.GitHub.App
@@ -38,7 +42,7 @@ func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok boo
 // repository: run fetches what it needs into memory anyway. The remote must
 // be on the GitHub server's host (CheckRemote): the token goes nowhere else.
 func connection(repo string, gh GitHub) (gitops.Options, error) {
-	c := gitops.Options{APIURL: gh.APIURL, Token: gh.Token, Repository: gh.Repository}
+	c := gitops.Options{Forge: gitops.GitHub, APIURL: gh.APIURL, Token: gh.Token, Repository: gh.Repository}
 	if err := checkRepoDir(repo); err != nil {
 		return c, err
 	}

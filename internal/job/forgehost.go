@@ -13,20 +13,47 @@ import (
 // defaultServerURL is GitHub's, when GITHUB_SERVER_URL is not set.
 const defaultServerURL = "https://github.com"
 
+// Host is a git host's server as far as its token is concerned: the token
+// is the git password too, and goes to that server and nowhere else.
+type Host struct {
+	Name    string // "GitHub"
+	URL     string // the server's URL; "" is Default
+	Var     string // the setting that names it: "GITHUB_SERVER_URL"
+	Default string // the URL when unset: "https://github.com"; "" for none
+	Example string // a self-hosted one: "https://github.example.com"
+	// Hint ends the refusal of a remote elsewhere: what else to do.
+	Hint string
+}
+
+// GitHubHost is GitHub's server, GITHUB_SERVER_URL (default github.com).
+func GitHubHost(serverURL string) Host {
+	return Host{Name: "GitHub", URL: serverURL, Var: "GITHUB_SERVER_URL", Default: defaultServerURL,
+		Example: "https://github.example.com",
+		Hint:    "or, for GitHub Enterprise, set GITHUB_SERVER_URL and GITHUB_API_URL to its server"}
+}
+
 // CheckRemote refuses a git remote on another host than the GitHub
-// server's (GITHUB_SERVER_URL, default https://github.com): GITHUB_TOKEN, or
-// a GitHub App's installation token, is sent to the remote as the git
-// password, and a clone of a GitLab or self-hosted repository must not get
-// it. An http(s) remote must also have the server's scheme and port, so
-// that the token is never sent in plain http nor to another service on the
-// same machine; an ssh remote (git@host:owner/name) is compared by host
-// name only. A remote without a host (a local path) is reached without
-// the token. serverURL is GITHUB_SERVER_URL.
-func CheckRemote(remote, serverURL string) error {
-	server := cmp.Or(serverURL, defaultServerURL)
+// server's (GITHUB_SERVER_URL, default https://github.com); see
+// Host.CheckRemote.
+func CheckRemote(remote, serverURL string) error { return GitHubHost(serverURL).CheckRemote(remote) }
+
+// CheckRemote refuses a git remote on another host than h's server: the
+// token (GITHUB_TOKEN, a GitHub App's installation token, any host's
+// token) is sent to the remote as the git password, and a clone on
+// another host must not get it. An http(s) remote must also have the
+// server's scheme and port, so that the token is never sent in plain http
+// nor to another service on the same machine; an ssh remote
+// (git@host:owner/name) is compared by host name only. A remote without a
+// host (a local path) is reached without the token.
+func (h Host) CheckRemote(remote string) error {
+	server := cmp.Or(h.URL, h.Default)
 	su, err := url.Parse(server)
 	if err != nil || su.Host == "" || (su.Scheme != "http" && su.Scheme != "https") {
-		return fmt.Errorf("GITHUB_SERVER_URL %q: want the server's URL, such as https://github.com or https://github.example.com", server)
+		such := h.Example
+		if h.Default != "" {
+			such = h.Default + " or " + h.Example
+		}
+		return fmt.Errorf("%s %q: want the server's URL, such as %s", h.Var, server, such)
 	}
 	rscheme, rhost, rport, ok := remoteHost(remote)
 	if !ok {
@@ -39,13 +66,16 @@ func CheckRemote(remote, serverURL string) error {
 		if rport != "" {
 			what = net.JoinHostPort(rhost, rport)
 		}
-		return fmt.Errorf("the git remote %s is on %s, not on the GitHub server %s (GITHUB_SERVER_URL, default %s): "+
-			"the GitHub token goes to its own host only, so nothing was sent. Run in a clone of the GitHub repository (origin on %s), "+
-			"or, for GitHub Enterprise, set GITHUB_SERVER_URL and GITHUB_API_URL to its server",
-			gitops.RedactURL(remote), what, strings.ToLower(su.Host), defaultServerURL, shost)
+		setting := h.Var
+		if h.Default != "" {
+			setting += ", default " + h.Default
+		}
+		return fmt.Errorf("the git remote %s is on %s, not on the %s server %s (%s): "+
+			"the %s token goes to its own host only, so nothing was sent. Run in a clone of the %s repository (origin on %s), %s",
+			gitops.RedactURL(remote), what, h.Name, strings.ToLower(su.Host), setting, h.Name, h.Name, shost, h.Hint)
 	case rscheme == "http" && su.Scheme == "https":
-		return fmt.Errorf("the git remote %s is plain http, but the GitHub server %s is https: the token is never sent in plain http, so nothing was sent; "+
-			"make origin's URL https (git remote set-url origin https://...)", gitops.RedactURL(remote), strings.ToLower(su.Host))
+		return fmt.Errorf("the git remote %s is plain http, but the %s server %s is https: the token is never sent in plain http, so nothing was sent; "+
+			"make origin's URL https (git remote set-url origin https://...)", gitops.RedactURL(remote), h.Name, strings.ToLower(su.Host))
 	}
 	return nil
 }

@@ -16,7 +16,10 @@ type Options struct {
 	Repo string
 	// Config is --config: a path in the repository, or an absolute path;
 	// "" finds .imagebot.yaml (or .imagebot.yml) at the repository's root.
-	Config   string
+	Config string
+	// Forge is which host the repository is on (--forge, --forge-url,
+	// the CI environment); GitHub how Run reaches it there.
+	Forge    Forge
 	GitHub   GitHub
 	Registry Registry
 	// DryRun writes nothing: Run and Rollback write the pull requests they

@@ -11,12 +11,12 @@ import (
 // 1,000 of each is far beyond what a commit carries.
 const maxStatusPages = 10
 
-// statuses is the state of every commit status context and check run on
+// Statuses is the state of every commit status context and check run on
 // ref, by name. The combined status gives each context's newest status;
 // the check runs, each name's newest run, read as its conclusion once
 // completed and as its status (queued, in_progress) before. A name
 // reported both ways counts as successful only if both are.
-func (h *hub) statuses(ctx context.Context, ref string) (map[string]string, error) {
+func (h *hub) Statuses(ctx context.Context, ref string) (map[string]string, error) {
 	out := map[string]string{}
 	set := func(name, state string) {
 		if prev, ok := out[name]; !ok || prev == "success" {
@@ -27,7 +27,7 @@ func (h *hub) statuses(ctx context.Context, ref string) (map[string]string, erro
 	for page := 0; page < maxStatusPages; page++ {
 		cs, resp, err := h.gh.Repositories.GetCombinedStatus(ctx, h.owner, h.name, ref, opts)
 		if err != nil {
-			return nil, fmt.Errorf("statuses of %s: %w", ref, err)
+			return nil, fmt.Errorf("statuses of %s: %w", ref, ghErr(err))
 		}
 		for _, st := range cs.Statuses {
 			set(st.GetContext(), st.GetState())
@@ -41,7 +41,7 @@ func (h *hub) statuses(ctx context.Context, ref string) (map[string]string, erro
 	for page := 0; page < maxStatusPages; page++ {
 		runs, resp, err := h.gh.Checks.ListCheckRunsForRef(ctx, h.owner, h.name, ref, copts)
 		if err != nil {
-			return nil, fmt.Errorf("check runs of %s: %w", ref, err)
+			return nil, fmt.Errorf("check runs of %s: %w", ref, ghErr(err))
 		}
 		for _, r := range runs.CheckRuns {
 			state := r.GetStatus()

@@ -3,7 +3,6 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -19,7 +18,7 @@ func (h *hub) listPages(ctx context.Context, opts *github.PullRequestListOptions
 		opts.Page = page
 		prs, resp, err := h.gh.PullRequests.List(ctx, h.owner, h.name, opts)
 		if err != nil {
-			return fmt.Errorf("list %s pull requests: %w", opts.State, err)
+			return fmt.Errorf("list %s pull requests: %w", opts.State, ghErr(err))
 		}
 		if !each(prs, resp) || resp.NextPage == 0 {
 			return nil
@@ -46,44 +45,40 @@ func (h *hub) pulls(ctx context.Context, state, head string) ([]*github.PullRequ
 	return all, err
 }
 
-// ownPulls keeps the PRs whose head branch is in the repository itself.
-func ownPulls(prs []*github.PullRequest) []*github.PullRequest {
-	var out []*github.PullRequest
+// Changes lists pull requests, every page; head filters by branch.
+func (h *hub) Changes(ctx context.Context, state, head string) ([]*Change, error) {
+	prs, err := h.pulls(ctx, state, head)
+	return changes(prs), err
+}
+
+func changes(prs []*github.PullRequest) []*Change {
+	var out []*Change
+	for _, pr := range prs {
+		out = append(out, fromPull(pr))
+	}
+	return out
+}
+
+// ownChanges keeps the PRs whose head branch is in the repository itself.
+func ownChanges(prs []*github.PullRequest) []*Change {
+	var out []*Change
 	for _, pr := range prs {
 		if ownBranch(pr) {
-			out = append(out, pr)
+			out = append(out, fromPull(pr))
 		}
 	}
 	return out
 }
 
-// openPulls is imagebot's open pull requests by branch: one listing of the
-// repository's open PRs, whatever the number of updates, kept when their
-// head branch has the prefix. It is the one listing a run with nothing to
-// do makes.
-func (h *hub) openPulls(ctx context.Context, prefix string) (map[string]*github.PullRequest, error) {
-	prs, err := h.pulls(ctx, "open", "")
-	if err != nil {
-		return nil, err
-	}
-	open := map[string]*github.PullRequest{}
-	for _, pr := range prs {
-		if b := pr.GetHead().GetRef(); strings.HasPrefix(b, prefix) && ownBranch(pr) {
-			open[b] = pr
-		}
-	}
-	return open, nil
-}
-
-// closedPulls is the closed pull requests of branches, by branch, at the
+// ClosedChanges is the closed pull requests of branches, by branch, at the
 // lower of two costs: one filtered listing per branch, or one listing of
 // every closed PR of the repository. Closed PRs pile up over a repository's
 // life (every merged one stays), so listing them all is worth it only when
 // it takes fewer pages than there are branches to ask about; the first
 // page's Link says how many there are. A fork's PR from a branch of the
 // same name is no PR of that branch.
-func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]*github.PullRequest, error) {
-	out := map[string][]*github.PullRequest{}
+func (h *hub) ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error) {
+	out := map[string][]*Change{}
 	if len(branches) == 0 {
 		return out, nil
 	}
@@ -103,7 +98,7 @@ func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]
 			}
 			for _, pr := range prs {
 				if b := pr.GetHead().GetRef(); want[b] && ownBranch(pr) {
-					out[b] = append(out[b], pr)
+					out[b] = append(out[b], fromPull(pr))
 				}
 			}
 			return true
@@ -117,7 +112,7 @@ func (h *hub) closedPulls(ctx context.Context, branches []string) (map[string][]
 		if err != nil {
 			return nil, err
 		}
-		out[b] = ownPulls(prs)
+		out[b] = ownChanges(prs)
 	}
 	return out, nil
 }
