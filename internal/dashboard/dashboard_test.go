@@ -78,6 +78,10 @@ func TestDecode(t *testing.T) {
 			strings.Repeat("a", 64) + `":-5,"` + strings.Repeat("b", 64) + `":1740830400}} -->`,
 			dashboard.State{Since: t0, Seen: map[string]time.Time{"sha256:" + strings.Repeat("b", 64): t0}}, true},
 		{"wrong types", `<!-- imagebot:dashboard {"v":"1","since":"x"} -->`, dashboard.State{}, false},
+		{"queue round trip", dashboard.Marker(dashboard.State{Since: t0, Queued: map[string]time.Time{"imagebot/nginx": t0.Add(time.Hour)}}),
+			dashboard.State{Since: t0, Queued: map[string]time.Time{"imagebot/nginx": t0.Add(time.Hour)}}, true},
+		{"queue's odd entries dropped", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"queued":{"a b":1740830400,"imagebot/x":3,"imagebot/y":1740830400}} -->`,
+			dashboard.State{Since: t0, Queued: map[string]time.Time{"imagebot/y": t0}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +115,25 @@ func TestMarkerBound(t *testing.T) {
 	}
 	if len(m) > 30000 {
 		t.Errorf("marker is %d bytes", len(m))
+	}
+}
+
+// TestQueueBound: beyond MaxSeen, the marker keeps the longest waiting,
+// whose place in the queue the order depends on.
+func TestQueueBound(t *testing.T) {
+	st := dashboard.State{Since: t0, Queued: map[string]time.Time{}}
+	for i := range dashboard.MaxSeen + 50 {
+		st.Queued[fmt.Sprintf("imagebot/b%d", i)] = t0.Add(time.Duration(i) * time.Minute)
+	}
+	got, ok := dashboard.Decode(dashboard.Marker(st))
+	if !ok || len(got.Queued) != dashboard.MaxSeen {
+		t.Fatalf("decoded %d queued (ok %v), want %d", len(got.Queued), ok, dashboard.MaxSeen)
+	}
+	if _, kept := got.Queued["imagebot/b0"]; !kept {
+		t.Error("the longest waiting was dropped")
+	}
+	if _, kept := got.Queued[fmt.Sprintf("imagebot/b%d", dashboard.MaxSeen+49)]; kept {
+		t.Error("the newest in the queue was kept over older ones")
 	}
 }
 

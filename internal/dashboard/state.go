@@ -18,6 +18,9 @@ type State struct {
 	// Seen is when imagebot first saw each candidate digest
 	// ("sha256:..."), at second precision.
 	Seen map[string]time.Time
+	// Queued is since when each branch has waited for a slot, so that
+	// the longest waiting opens first as slots free up.
+	Queued map[string]time.Time
 }
 
 // MaxSeen bounds the digests a marker records, so that the body stays
@@ -35,9 +38,10 @@ var markerRE = regexp.MustCompile(`(?m)^<!-- imagebot:dashboard (\{[^\n]*\}) -->
 // wire is the marker's JSON: times as Unix seconds, digests without their
 // "sha256:" to save room.
 type wire struct {
-	V     int              `json:"v"`
-	Since int64            `json:"since"`
-	Seen  map[string]int64 `json:"seen,omitempty"`
+	V      int              `json:"v"`
+	Since  int64            `json:"since"`
+	Seen   map[string]int64 `json:"seen,omitempty"`
+	Queued map[string]int64 `json:"queued,omitempty"`
 }
 
 // Marker is the hidden line that identifies a body as imagebot's
@@ -46,6 +50,14 @@ func Marker(st State) string {
 	w := wire{V: 1, Since: st.Since.Unix(), Seen: map[string]int64{}}
 	for _, d := range keep(st.Seen, MaxSeen) {
 		w.Seen[strings.TrimPrefix(d, "sha256:")] = st.Seen[d].Unix()
+	}
+	// The longest waiting are the ones the order depends on: beyond the
+	// bound, the newest in the queue are forgotten (and queue again).
+	if q := keep(st.Queued, len(st.Queued)); len(q) > 0 {
+		w.Queued = map[string]int64{}
+		for _, b := range q[max(0, len(q)-MaxSeen):] {
+			w.Queued[b] = st.Queued[b].Unix()
+		}
 	}
 	b, _ := json.Marshal(w) // sorted keys: the same state, the same line
 	return markerStart + string(b) + " -->"
@@ -57,6 +69,10 @@ func keep(seen map[string]time.Time, n int) []string {
 	slices.SortFunc(ds, func(a, b string) int { return cmp.Or(seen[b].Compare(seen[a]), strings.Compare(a, b)) })
 	return ds[:min(n, len(ds))]
 }
+
+// branchName is what a recorded branch may look like: git's characters,
+// no space or control character, a bounded length.
+var branchName = regexp.MustCompile(`^[A-Za-z0-9._/@+-]{1,255}$`)
 
 // hexDigest is what a recorded digest must look like.
 var hexDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -77,6 +93,14 @@ func Decode(body string) (st State, ok bool) {
 	for d, t := range w.Seen {
 		if hexDigest.MatchString(d) && t > minTime && t < maxTime {
 			st.Seen["sha256:"+d] = time.Unix(t, 0).UTC()
+		}
+	}
+	for b, t := range w.Queued {
+		if branchName.MatchString(b) && t > minTime && t < maxTime {
+			if st.Queued == nil {
+				st.Queued = map[string]time.Time{}
+			}
+			st.Queued[b] = time.Unix(t, 0).UTC()
 		}
 	}
 	return st, true

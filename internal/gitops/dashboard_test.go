@@ -1,8 +1,10 @@
 package gitops_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/dashboard"
@@ -278,3 +280,56 @@ func TestOnboardClosed(t *testing.T) {
 		}
 	})
 }
+
+// TestLongestWaitingFirst: as slots free up, of the updates of one kind
+// the one that has waited longest opens first, by the time the dashboard
+// recorded it joined the queue, not by its branch's name.
+func TestLongestWaitingFirst(t *testing.T) {
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		res := w.dashRun(t, maxOpen(1))
+		if len(res.Opened) != 1 || len(res.Waiting) < 2 {
+			t.Fatalf("opened %v, waiting %v: want 1 and at least 2", res.Opened, res.Waiting)
+		}
+		// Two waiting branches of one update type, the first by name first.
+		typeOf := func(b string) string {
+			us := res.Updates[b]
+			if len(us) != 1 {
+				return ""
+			}
+			return us[0].Type
+		}
+		var first, second string
+		for i, a := range res.Waiting {
+			for _, b := range res.Waiting[i+1:] {
+				if first == "" && typeOf(a) != "" && typeOf(a) == typeOf(b) {
+					first, second = a, b
+				}
+			}
+		}
+		if first == "" {
+			t.Fatalf("no two waiting updates of one type among %v", res.Waiting)
+		}
+		// The record says the second has waited an hour longer.
+		dash := w.dashboardIssue(t)
+		st, ok := dashboard.Decode(dash.Body)
+		if !ok || st.Queued[first].IsZero() || st.Queued[second].IsZero() {
+			t.Fatalf("the dashboard records no queue for %s and %s: %+v", first, second, st.Queued)
+		}
+		st.Queued[second] = st.Queued[first].Add(-time.Hour)
+		body := markerLine.ReplaceAllLiteralString(dash.Body, dashboard.Marker(st))
+		if err := w.host.editIssue(dash.Number, "", &body); err != nil {
+			t.Fatal(err)
+		}
+		// A slot frees up: the longest waiting takes it.
+		if err := w.host.close(w.prs()[res.Opened[0]].Number); err != nil {
+			t.Fatal(err)
+		}
+		res = w.dashRun(t, maxOpen(1))
+		if len(res.Opened) != 1 || res.Opened[0] != second {
+			t.Fatalf("opened %v, want %s, which waited longest (not %s)", res.Opened, second, first)
+		}
+	})
+}
+
+var markerLine = regexp.MustCompile(`<!-- imagebot:dashboard \{[^\n]*\} -->`)

@@ -112,7 +112,24 @@ func (r *runner) state(p *plan.Plan) dashboard.State {
 	for k, t := range p.Seen {
 		st.Seen[k] = t.UTC().Truncate(time.Second)
 	}
+	// Waiting since the run that first queued it; a branch that got its
+	// slot, or no longer waits, leaves the queue.
+	st.Queued = map[string]time.Time{}
+	for _, b := range r.res.Waiting {
+		st.Queued[b] = r.queuedSince(b)
+	}
 	return st
+}
+
+// queuedSince is when branch started waiting for a slot: as the
+// dashboard records it, else now.
+func (r *runner) queuedSince(branch string) time.Time {
+	if d := r.o.Dashboard; d != nil {
+		if t, ok := d.State.Queued[branch]; ok {
+			return t
+		}
+	}
+	return r.clock.Now().UTC().Truncate(time.Second)
 }
 
 func (r *runner) limitsText() string {

@@ -43,7 +43,8 @@ func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 		}
 	}
 	slices.SortStableFunc(fresh, func(a, b group) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), oldest(a, p).Compare(oldest(b, p)), cmp.Compare(a.Branch, b.Branch))
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), r.queuedSince(a.Branch).Compare(r.queuedSince(b.Branch)),
+			oldest(a, p).Compare(oldest(b, p)), cmp.Compare(a.Branch, b.Branch))
 	})
 	slots := len(fresh)
 	if r.o.MaxOpen > 0 {
