@@ -68,6 +68,11 @@ func (d *demo) pullRequests(ctx context.Context) error {
 		}
 	}
 
+	// The dashboard issue: what waits, what is held, what was said.
+	for _, is := range gh.Issues("acme", "gitops") {
+		fmt.Fprintf(d.stdout, "\n== dashboard issue #%d (%s)\n%s\n", is.Number, is.Title, indent(is.Body))
+	}
+
 	writes, pushes := gh.Writes(), gs.Pushes()
 	fmt.Fprintln(d.stdout, "== imagebot run again: nothing new")
 	if err := d.imagebot(ctx, env, io.Discard, "run", clone); err != nil {
