@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -64,6 +65,7 @@ type Server struct {
 	version  string
 	clock    func() time.Time
 	http     *httptest.Server
+	git      http.Handler // nil: no git at the API's host
 
 	mu       sync.Mutex
 	repos    map[string]*repo
@@ -95,6 +97,19 @@ func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
 // WithVersion sets what GET /api/v1/version answers: "1.24.0" unless set;
 // Forgejo says "11.0.1+gitea-1.22.0".
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
+
+// WithGit serves git at the API's host, as Gitea does: every request
+// outside /api/ is passed to the git server at target (gittest's), so
+// that one server URL is both the API's and the remote's.
+func WithGit(target string) Option {
+	return func(s *Server) {
+		u, err := url.Parse(target)
+		if err != nil {
+			panic(err)
+		}
+		s.git = httputil.NewSingleHostReverseProxy(u)
+	}
+}
 
 // WithClock sets the time the fake lives in.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
@@ -179,6 +194,10 @@ type loginKey struct{}
 // token as password), accounting, scopes and faults.
 func (s *Server) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.git != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
+			s.git.ServeHTTP(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json;charset=utf-8")
 		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/version" {
 			writeJSON(w, http.StatusOK, map[string]string{"version": s.version})
