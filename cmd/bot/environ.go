@@ -57,9 +57,10 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		Forge: job.ForgeEnv{
 			GitHubActions:   get("GITHUB_ACTIONS") == "true",
 			GitLabServerURL: get("CI_SERVER_URL"), GitLabProject: get("CI_PROJECT_PATH"),
-			GitLabToken:  get("GITLAB_TOKEN") != "",
-			GiteaActions: get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
-			GiteaToken:   get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
+			GitLabToken:    get("GITLAB_TOKEN") != "",
+			GiteaActions:   get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
+			GiteaToken:     get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
+			ForgejoActions: get("FORGEJO_ACTIONS") == "true",
 		},
 		GiteaToken:     cmp.Or(get("GITEA_TOKEN"), get("FORGEJO_TOKEN")),
 		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),

@@ -29,6 +29,7 @@ type ForgeEnv struct {
 	// Gitea and Forgejo Actions (GITEA_ACTIONS, FORGEJO_ACTIONS), which set
 	// GITHUB_* too; GITEA_TOKEN or FORGEJO_TOKEN is set.
 	GiteaActions, GiteaToken bool
+	ForgejoActions           bool // FORGEJO_ACTIONS=true: Forgejo's own
 }
 
 // ChooseForge is the host the repository is on, and what said so:
