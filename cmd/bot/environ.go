@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 
 	"github.com/imagebot/imagebot/internal/job"
@@ -24,6 +25,10 @@ type environ struct {
 	// Forge is what the CI environment says of the git host (GitLab CI's
 	// CI_SERVER_URL, Gitea's and Forgejo's Actions, token variables).
 	Forge job.ForgeEnv
+	// GiteaToken is GITEA_TOKEN, else FORGEJO_TOKEN; GiteaServerURL is
+	// GITEA_SERVER_URL, else FORGEJO_SERVER_URL, else in their Actions
+	// GITHUB_SERVER_URL, which they set to their own server.
+	GiteaToken, GiteaServerURL string
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -52,16 +57,28 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		Forge: job.ForgeEnv{
 			GitHubActions:   get("GITHUB_ACTIONS") == "true",
 			GitLabServerURL: get("CI_SERVER_URL"), GitLabProject: get("CI_PROJECT_PATH"),
-			GitLabToken:  get("GITLAB_TOKEN") != "",
-			GiteaActions: get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
-			GiteaToken:   get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
+			GitLabToken:    get("GITLAB_TOKEN") != "",
+			GiteaActions:   get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
+			GiteaToken:     get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
+			ForgejoActions: get("FORGEJO_ACTIONS") == "true",
 		},
+		GiteaToken:     cmp.Or(get("GITEA_TOKEN"), get("FORGEJO_TOKEN")),
+		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),
 		},
 		Lookup: lookup,
 	}
+}
+
+// giteaActionsServer is GITHUB_SERVER_URL in Gitea's or Forgejo's
+// Actions, where it is their server; "" elsewhere.
+func giteaActionsServer(get func(string) string) string {
+	if get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true" {
+		return get("GITHUB_SERVER_URL")
+	}
+	return ""
 }
 
 // osEnviron is the process's environment.

@@ -8,10 +8,11 @@ import (
 )
 
 // checkServeHosts refuses, before anything is cloned or fetched with the
-// token, a --clone URL or DIR's origin on another host than the GitHub
-// server's. Each run checks its own checkout again (job.Run).
+// token, a --clone URL or DIR's origin on another host than the server
+// whose token it is (GitHub's, or the Gitea server's). Each run checks
+// its own checkout again (job.Run).
 func checkServeHosts(o *serveOptions, jo *job.Options) error {
-	host := job.GitHubHost(jo.GitHubSettings().ServerURL)
+	host := jo.ForgeHost()
 	for _, u := range o.Clones {
 		if err := host.CheckRemote(u); err != nil {
 			return fmt.Errorf("--clone: %w", err)

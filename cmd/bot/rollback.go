@@ -73,6 +73,9 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	}
 	rep, err := job.Rollback(ctx, job.RollbackOptions{Options: jo, Image: image, To: o.To})
 	if errors.Is(err, job.ErrNoToken) {
+		if jo.ForgeHost().Name == "Gitea" {
+			return errNoGiteaToken
+		}
 		return errNoRollbackToken
 	}
 	// What the rollback did ends its output as run's does; a rollback

@@ -66,6 +66,18 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
 	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 
+// errNoGiteaToken is errNoToken on a Gitea or Forgejo server.
+var errNoGiteaToken = errors.New("GITEA_TOKEN is not set: run needs a Gitea or Forgejo access token with the write:repository and write:issue scopes " +
+	"(in Gitea or Forgejo Actions pass a secret as GITEA_TOKEN; locally export GITEA_TOKEN or FORGEJO_TOKEN); or use --dry-run")
+
+// noTokenFor is the missing token's error for the host jo reaches.
+func noTokenFor(jo *job.Options) error {
+	if jo.ForgeHost().Name == "Gitea" {
+		return errNoGiteaToken
+	}
+	return errNoToken
+}
+
 // runRun plans from the default branch's tip and opens pull requests
 // (job.Run), then says what it did.
 func runRun(ctx context.Context, o *runOptions) error {
@@ -76,7 +88,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	rep, err := job.Run(ctx, jo)
 	o.reportRun(o.IO.Out, rep, o.DryRun)
 	if errors.Is(err, job.ErrNoToken) {
-		return errNoToken
+		return noTokenFor(&jo)
 	}
 	return err
 }

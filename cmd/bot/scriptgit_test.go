@@ -345,6 +345,7 @@ func cmdGHWrites(ts *testscript.TestScript, neg bool, args []string) {
 func setupRemote(env *testscript.Env, reg *fixtures.Registry) {
 	env.Values[registryKey{}] = reg
 	env.Values[remoteKey{}] = &scriptRemote{}
+	env.Values[giteaKey{}] = &scriptGitea{}
 }
 
 // withCmds merges command tables.

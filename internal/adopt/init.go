@@ -37,13 +37,19 @@ type Options struct {
 	// (--mirror): they go into the config, so that plan and run use them
 	// too.
 	Mirrors map[string]string
+	// Runner is the CI whose workflow is written: OnGitHub, OnGitea or
+	// OnForgejo.
+	Runner string
 }
 
 // Result is what init writes, and what it could not do.
 type Result struct {
 	Config   []byte // .imagebot.yaml
 	Workflow []byte // .github/workflows/imagebot.yml
-	Notes    []Note
+	// WorkflowPath is where Workflow goes: WorkflowPath, or on Gitea and
+	// Forgejo theirs.
+	WorkflowPath string
+	Notes        []Note
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
 	Markers []Marker
@@ -77,11 +83,11 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	wf, err := workflow(o.ActionRef, cron, d.hosts)
+	wf, err := workflowFor(o.ActionRef, cron, d.hosts, o.Runner)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Config: cfg, Workflow: wf, Notes: d.notes}, nil
+	return &Result{Config: cfg, Workflow: wf, WorkflowPath: workflowPath(o.Runner), Notes: d.notes}, nil
 }
 
 // image is one image of the repository and the tags it is used at.

@@ -7,8 +7,32 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// WorkflowPath is where init writes the GitHub Actions workflow.
-const WorkflowPath = ".github/workflows/imagebot.yml"
+// WorkflowPath is where init writes the GitHub Actions workflow;
+// GiteaWorkflowPath and ForgejoWorkflowPath where it writes theirs, for a
+// repository on Gitea or Forgejo, whose Actions run GitHub-style workflows.
+const (
+	WorkflowPath        = ".github/workflows/imagebot.yml"
+	GiteaWorkflowPath   = ".gitea/workflows/imagebot.yml"
+	ForgejoWorkflowPath = ".forgejo/workflows/imagebot.yml"
+)
+
+// Runners are the CI whose workflow init writes (Options.Runner).
+const (
+	OnGitHub  = ""
+	OnGitea   = "gitea"
+	OnForgejo = "forgejo"
+)
+
+// workflowPath is where the workflow for runner goes.
+func workflowPath(runner string) string {
+	switch runner {
+	case OnGitea:
+		return GiteaWorkflowPath
+	case OnForgejo:
+		return ForgejoWorkflowPath
+	}
+	return WorkflowPath
+}
 
 // The third-party actions the workflow uses, pinned by commit as
 // .github/examples/imagebot.yml pins them (TestWorkflowPinsAsExample).
@@ -28,6 +52,15 @@ const defaultCron = "17 5 * * 1-5"
 // CRON_TZ); secrets are the passwordEnv variables the config's stubs name,
 // offered as a commented env block.
 func workflow(ref, cron string, hosts []*host) ([]byte, error) {
+	return workflowFor(ref, cron, hosts, OnGitHub)
+}
+
+// workflowFor is the workflow for runner's Actions. On Gitea and Forgejo
+// the Action gets GITEA_TOKEN from a secret (their automatic token's pull
+// requests run no workflows, as GitHub's do not); Forgejo resolves a bare
+// `uses:` on its own mirror of actions, so the actions are named by their
+// GitHub URL there.
+func workflowFor(ref, cron string, hosts []*host, runner string) ([]byte, error) {
 	if ref == "" {
 		ref = "v1"
 	}
@@ -63,9 +96,24 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 		"dry-run: 'true'                 # print what it would do, write nothing",
 		"args: --cache ... --max-requests 100 --log-level debug",
 	}, "\n")
-	bot := mapping(kv("id", str("imagebot"), ""), kv("uses", str("imagebot/imagebot@"+ref), ""), kv("with", with, ""))
+	action := func(uses string) string {
+		if runner == OnForgejo {
+			return "https://github.com/" + uses
+		}
+		return uses
+	}
+	bot := mapping(kv("id", str("imagebot"), ""), kv("uses", str(action("imagebot/imagebot@"+ref)), ""), kv("with", with, ""))
+	if runner != OnGitHub {
+		env := mapping(kv("GITEA_TOKEN", str("${{ secrets.IMAGEBOT_TOKEN }}"), ""))
+		bot.Content = append(bot.Content, kv("env", env, "")...)
+		bot.Content[len(bot.Content)-2].HeadComment = strings.Join([]string{
+			"An access token with the write:repository and write:issue scopes, as the",
+			"secret IMAGEBOT_TOKEN: pull requests made with the automatic token run",
+			"no workflows. The server is this one (GITHUB_SERVER_URL).",
+		}, "\n")
+	}
 	cache := mapping(
-		kv("uses", str(cacheAction.uses), cacheAction.release),
+		kv("uses", str(action(cacheAction.uses)), cacheAction.release),
 		kv("with", mapping(
 			kv("path", str("${{ runner.temp }}/imagebot-cache"), ""),
 			kv("key", str("imagebot-registry-${{ runner.os }}-${{ github.run_id }}"), ""),
@@ -87,7 +135,7 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 		kv("run", str(`echo "$UPDATES updates, $PULLS pull requests opened or updated"`), ""),
 	)
 	steps := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{
-		mapping(kv("uses", str(checkoutAction.uses), checkoutAction.release)), cache, bot, summary,
+		mapping(kv("uses", str(action(checkoutAction.uses)), checkoutAction.release)), cache, bot, summary,
 	}}
 	job := mapping(
 		kv("runs-on", str("ubuntu-latest"), ""),
@@ -121,7 +169,7 @@ func workflow(ref, cron string, hosts []*host) ([]byte, error) {
 	}, "\n")}
 	out, err := yaml.MarshalWithOptions(doc, &yaml.EncoderOptions{SeqIndent: yaml.WideSequenceStyle})
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", WorkflowPath, err)
+		return nil, fmt.Errorf("encode %s: %w", workflowPath(runner), err)
 	}
 	return out, nil
 }

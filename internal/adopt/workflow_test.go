@@ -93,3 +93,43 @@ func TestEnvName(t *testing.T) {
 		}
 	}
 }
+
+// TestGiteaWorkflowLints: the workflows for Gitea's and Forgejo's Actions,
+// which run GitHub-style workflows, lint as GitHub's do, hand the Action
+// GITEA_TOKEN from a secret, and on Forgejo name each action by its
+// GitHub URL (Forgejo resolves bare names on its own mirror).
+func TestGiteaWorkflowLints(t *testing.T) {
+	for _, runner := range []string{OnGitea, OnForgejo} {
+		t.Run(runner, func(t *testing.T) {
+			wf, err := workflowFor("v1.2.3", "", []*host{{name: "docker.io"}}, runner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs, err := l.Lint(workflowPath(runner), wf, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range errs {
+				// GitHub knows no action URLs; Forgejo's Actions take them.
+				if runner == OnForgejo && e.Kind == "action" && strings.Contains(e.Message, `"https://github.com/`) {
+					continue
+				}
+				t.Errorf("%d:%d: %s [%s]\n%s", e.Line, e.Column, e.Message, e.Kind, wf)
+			}
+			if !strings.Contains(string(wf), "GITEA_TOKEN: ${{ secrets.IMAGEBOT_TOKEN }}") {
+				t.Errorf("no GITEA_TOKEN for the Action:\n%s", wf)
+			}
+			uses := "uses: imagebot/imagebot@v1.2.3\n"
+			if runner == OnForgejo {
+				uses = "uses: https://github.com/imagebot/imagebot@v1.2.3\n"
+			}
+			if !strings.Contains(string(wf), uses) {
+				t.Errorf("workflow lacks %q:\n%s", uses, wf)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,8 +24,11 @@ func (r *Result) Files(root string) map[string][]byte {
 			break
 		}
 	}
-	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}
+	return map[string][]byte{name: r.Config, r.workflowPath(): r.Workflow}
 }
+
+// workflowPath is where the workflow goes.
+func (r *Result) workflowPath() string { return cmp.Or(r.WorkflowPath, WorkflowPath) }
 
 // Write writes the files below root. Unless force is set, a file that
 // exists is never overwritten, and nothing is written when any exists.
@@ -39,7 +43,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 		}
 	}
 	var names []string
-	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", WorkflowPath} {
+	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", r.workflowPath()} {
 		if _, ok := files[n]; ok {
 			names = append(names, n)
 		}
@@ -64,7 +68,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 // before listing any tags, so that a run that cannot write costs nothing.
 func Unwritten(root string) error {
 	var exist []string
-	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath) {
+	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath, GiteaWorkflowPath, ForgejoWorkflowPath) {
 		if _, err := safefs.Lstat(root, n); err == nil {
 			exist = append(exist, n)
 		} else if !errors.Is(err, fs.ErrNotExist) {

@@ -22,7 +22,8 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 		return
 	}
 	if d.Off {
-		r.log.Warn("issues are turned off in this repository: no dashboard; waiting and approval-pending updates are in the log only")
+		r.log.Warn("issues are turned off in this repository on " + r.h.Name() + ": no dashboard; waiting and approval-pending updates are in the log only. " +
+			"Turn issues on in the repository's settings to get the dashboard")
 		return
 	}
 	body := dashboard.Render(r.view(p, gs, wait))

@@ -3,11 +3,14 @@ package gitops_test
 import (
 	ctx "context"
 	"net/http"
+
+	"code.gitea.io/sdk/gitea"
 	"testing"
 
 	"github.com/google/go-github/v60/github"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/testing/giteatest"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
@@ -45,6 +48,9 @@ type host interface {
 	// of them that changed something.
 	requests() int
 	writes() int
+	// noOpRequests is what a rerun with nothing to do costs with open
+	// PRs open: the repository and the pages of its open PRs.
+	noOpRequests(open int) int
 }
 
 // hostPR is a PR or MR as the scenarios check it.
@@ -77,6 +83,7 @@ type hostMaker struct {
 // hosts are the hosts every lifecycle scenario runs on.
 var hosts = []hostMaker{
 	{"github", startGitHub},
+	{"gitea", startGitea},
 }
 
 // onHost makes the world on h; the default is hosts[0].
@@ -123,6 +130,9 @@ func (h githubHost) apiURL() string    { return h.URL() }
 func (h githubHost) bot() string       { return "github-actions[bot]" }
 func (h githubHost) requests() int     { return h.Requests() }
 func (h githubHost) writes() int       { return h.Writes() }
+
+// noOpRequests: GitHub's pages hold 100 PRs, as many as the scenarios open.
+func (h githubHost) noOpRequests(int) int { return noOpRequests }
 
 func (h githubHost) changes() []hostPR {
 	var out []hostPR
@@ -171,4 +181,79 @@ func (h githubHost) openIssue(login, title, body string) (int, error) {
 
 func (h githubHost) editIssue(n int, title string, body *string) error {
 	return h.EditIssue(owner, name, n, title, body, "")
+}
+
+// giteaHost is Gitea's fake, internal/testing/giteatest, driven by the
+// Gitea SDK as a real Gitea or Forgejo is.
+type giteaHost struct{ *giteatest.Server }
+
+func startGitea(t *testing.T, w *world, wc *worldConfig) host {
+	opts := []giteatest.Option{giteatest.WithToken(token), giteatest.WithClock(w.clock.Now)}
+	if wc.perPage > 0 {
+		opts = append(opts, giteatest.WithPerPage(wc.perPage))
+	}
+	repoOpts := []giteatest.RepoOption{giteatest.WithCloneURL(w.gs.URL(owner + "/" + name))}
+	if wc.issuesOff {
+		repoOpts = append(repoOpts, giteatest.WithIssuesDisabled())
+	}
+	g := giteatest.New(opts...)
+	t.Cleanup(g.Close)
+	g.AddRepo(owner, name, main_, githubtest.BareRepos(w.gs.Dir), repoOpts...)
+	return giteaHost{g}
+}
+
+func (h giteaHost) kind() gitops.Kind { return gitops.Gitea }
+func (h giteaHost) apiURL() string    { return h.URL() }
+func (h giteaHost) bot() string       { return giteatest.BotLogin }
+func (h giteaHost) requests() int     { return h.Requests() }
+func (h giteaHost) writes() int       { return h.Writes() }
+
+// noOpRequests: the repository, and the open PRs in pages of 50.
+func (h giteaHost) noOpRequests(open int) int { return 1 + max((open+49)/50, 1) }
+
+func (h giteaHost) changes() []hostPR {
+	var out []hostPR
+	for _, pr := range h.PRs(owner, name) {
+		out = append(out, hostPR(pr))
+	}
+	return out
+}
+
+func (h giteaHost) close(n int) error { return h.ClosePR(owner, name, n) }
+func (h giteaHost) merge(n int) error { return h.MergePR(owner, name, n) }
+
+// client is the Gitea SDK against the fake, as a CI job would use it.
+func (h giteaHost) client() *gitea.Client {
+	c, err := gitea.NewClient(h.URL(), gitea.SetToken(token))
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func (h giteaHost) postStatus(sha, context, state string) error {
+	_, _, err := h.client().CreateStatus(owner, name, sha, gitea.CreateStatusOption{State: gitea.StatusState(state), Context: context})
+	return err
+}
+
+// postCheck is a Gitea or Forgejo Actions job: it reports as a commit
+// status named after the workflow and the job.
+func (h giteaHost) postCheck(sha, checkName, conclusion string) error {
+	return h.postStatus(sha, checkName, conclusion)
+}
+
+func (h giteaHost) issues() []hostIssue {
+	var out []hostIssue
+	for _, is := range h.Issues(owner, name) {
+		out = append(out, hostIssue(is))
+	}
+	return out
+}
+
+func (h giteaHost) openIssue(login, title, body string) (int, error) {
+	return h.OpenIssue(owner, name, login, title, body)
+}
+
+func (h giteaHost) editIssue(n int, title string, body *string) error {
+	return h.EditIssue(owner, name, n, title, body)
 }

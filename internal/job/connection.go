@@ -26,6 +26,9 @@ func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok boo
 	if err := ForgeSupported(o.Forge, origin); err != nil {
 		return conn, false, err
 	}
+	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
+		return giteaConnection(o, log)
+	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil
 	}
@@ -87,6 +90,9 @@ func dirName(dir string) string {
 // explainGitHub says what to do about GitHub's and git's refusals; any
 // other failure to reach GitHub leaves the run partly done (exit 2).
 func explainGitHub(err error, c gitops.Options) error {
+	if c.Forge == gitops.Gitea {
+		return explainGitea(err, c)
+	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		switch er.Response.StatusCode {

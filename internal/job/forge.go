@@ -29,6 +29,7 @@ type ForgeEnv struct {
 	// Gitea and Forgejo Actions (GITEA_ACTIONS, FORGEJO_ACTIONS), which set
 	// GITHUB_* too; GITEA_TOKEN or FORGEJO_TOKEN is set.
 	GiteaActions, GiteaToken bool
+	ForgejoActions           bool // FORGEJO_ACTIONS=true: Forgejo's own
 }
 
 // ChooseForge is the host the repository is on, and what said so:
@@ -73,11 +74,11 @@ func ChooseForge(f Forge, remote string) (kind gitops.Kind, why string) {
 // remote by CheckRemote).
 func ForgeSupported(f Forge, remote string) error {
 	kind, why := ChooseForge(f, remote)
-	if kind == gitops.GitHub || strings.HasPrefix(why, "origin on ") {
+	if kind == gitops.GitHub || kind == gitops.Gitea || strings.HasPrefix(why, "origin on ") {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"only GitHub is supported for now (--forge github)", forgeName(kind), why)
+		"GitHub, Gitea and Forgejo are supported for now (--forge github, --forge gitea)", forgeName(kind), why)
 }
 
 // forgeName is a host's kind as people write it.

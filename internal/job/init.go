@@ -5,14 +5,19 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/imagebot/imagebot/internal/adopt"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/safefs"
 )
 
 // InitOptions are what `init` drafts a config from.
 type InitOptions struct {
+	// Forge is --forge and what the environment says: a repository on
+	// Gitea or Forgejo gets their Actions workflow.
+	Forge       Forge
 	Repo        string            // the repository's directory
 	From        string            // "" (the images found), "flux" or "renovate"
 	Mirrors     map[string]string // registry host -> mirror URL, written into the config
@@ -28,7 +33,7 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	if err := checkRepoDir(o.Repo); err != nil {
 		return nil, err
 	}
-	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors}
+	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors, Runner: runnerOf(o)}
 	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	switch o.From {
 	case "":
@@ -45,4 +50,20 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 		return adopt.FromRenovate(ctx, fsys, opts)
 	}
 	return nil, fmt.Errorf("init --from %q: want flux or renovate", o.From)
+}
+
+// runnerOf is the CI whose workflow init writes: Gitea's or Forgejo's
+// Actions when the repository is on one (by --forge, their Actions, a
+// token, or origin's host: Forgejo for codeberg.org, forgejo.* and
+// FORGEJO_ACTIONS), else GitHub Actions.
+func runnerOf(o InitOptions) string {
+	origin, _ := gitops.OriginURL(o.Repo)
+	if kind, _ := ChooseForge(o.Forge, origin); kind != gitops.Gitea {
+		return adopt.OnGitHub
+	}
+	_, host, _, _ := remoteHost(origin)
+	if o.Forge.Env.ForgejoActions || host == "codeberg.org" || strings.HasPrefix(host, "forgejo.") {
+		return adopt.OnForgejo
+	}
+	return adopt.OnGitea
 }

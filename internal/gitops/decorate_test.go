@@ -1,0 +1,58 @@
+package gitops_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/plan"
+)
+
+// TestDecorations: labels (created where the repository lacks them),
+// reviewers, drafts and (beyond GitHub) auto-merge reach every host's PRs, and a rerun
+// keeps a draft's title without writing.
+func TestDecorations(t *testing.T) {
+	t.Parallel()
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		decorated := func(o *gitops.RunOptions) {
+			o.Draft = true
+			o.Meta = func(u plan.Update) gitops.Meta {
+				return gitops.Meta{Labels: []string{"dependencies", "imagebot"}, Reviewers: []string{"jane", owner + "/platform"},
+					Automerge: []string{u.Type}}
+			}
+		}
+		w.runClean(t, decorated)
+		prs := w.openPRs()
+		if len(prs) != len(streams) {
+			t.Fatalf("%d open PRs, want %d", len(prs), len(streams))
+		}
+		// GitHub's auto-merge needs the repository's allow_auto_merge and
+		// is no draft's: its own tests cover it.
+		wantMerge := w.host.kind() != gitops.GitHub
+		for b, pr := range prs {
+			if !pr.Draft || pr.AutoMerge != wantMerge {
+				t.Errorf("%s: draft %v, auto-merge %v", b, pr.Draft, pr.AutoMerge)
+			}
+			if !slices.Equal(pr.Labels, []string{"dependencies", "imagebot"}) {
+				t.Errorf("%s: labels %q", b, pr.Labels)
+			}
+			if !slices.Equal(pr.Reviewers, []string{"jane"}) || !slices.Equal(pr.TeamReviewers, []string{"platform"}) {
+				t.Errorf("%s: reviewers %q, teams %q", b, pr.Reviewers, pr.TeamReviewers)
+			}
+		}
+		before := w.counters()
+		res := w.runClean(t, decorated)
+		if after := w.counters(); after != before {
+			t.Errorf("rerun of drafts wrote: %+v -> %+v", before, after)
+		}
+		diffSets(t, "unchanged", res.Unchanged, allBranches())
+
+		// A newer version retitles the draft, which stays a draft.
+		w.pushTag(t, "docker.io/library/node", "22.2.0")
+		w.runClean(t, decorated)
+		if pr := w.openPRs()[node]; !pr.Draft || !slices.Contains([]string{"WIP: Update node to 22.2.0", "Update node to 22.2.0"}, pr.Title) {
+			t.Errorf("node PR after a newer version: draft %v, title %q", pr.Draft, pr.Title)
+		}
+	})
+}

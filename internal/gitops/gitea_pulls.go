@@ -1,0 +1,263 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"code.gitea.io/sdk/gitea"
+)
+
+// giteaPerPage is the page every Gitea listing asks for: Gitea's largest
+// by default ([api] MAX_RESPONSE_ITEMS = 50).
+const giteaPerPage = 50
+
+// maxGiteaPages bounds the listings of one PR's comments and one commit's
+// statuses: 500 of either is far beyond what one carries.
+const maxGiteaPages = 10
+
+// wipPrefixes are the title prefixes that make a Gitea or Forgejo pull
+// request a draft ([repository.pull-request] WORK_IN_PROGRESS_PREFIXES,
+// "WIP:,[WIP]" by default; "Draft:" as people write it too).
+var wipPrefixes = []string{"WIP:", "[WIP]", "Draft:", "[Draft]"}
+
+// draftPrefix is what a new draft's title starts with.
+const draftPrefix = "WIP: "
+
+// splitWIP splits a draft's title into its prefix and the title proper.
+func splitWIP(title string) (prefix, rest string) {
+	for _, p := range wipPrefixes {
+		if len(title) >= len(p) && strings.EqualFold(title[:len(p)], p) {
+			rest = strings.TrimLeft(title[len(p):], " ")
+			return title[:len(title)-len(rest)], rest
+		}
+	}
+	return "", title
+}
+
+// fromTeaPull is a pull request as the lifecycle reads it. A draft's
+// title is read without its prefix, which is remembered for edits.
+func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
+	c := &Change{Number: int(pr.Index), URL: pr.HTMLURL, Title: pr.Title, Body: pr.Body,
+		State: string(pr.State), Merged: pr.HasMerged}
+	if pr.Poster != nil {
+		c.Author = pr.Poster.UserName
+	}
+	if pr.Head != nil {
+		c.Head = pr.Head.Ref
+		// A fork's head has its own repository; a deleted fork none.
+		c.OwnBranch = pr.Base != nil && pr.Head.RepoID != 0 && pr.Head.RepoID == pr.Base.RepoID
+	}
+	for _, l := range pr.Labels {
+		c.Labels = append(c.Labels, l.Name)
+	}
+	if pr.Draft {
+		if p, rest := splitWIP(pr.Title); p != "" {
+			c.Title = rest
+			g.mu.Lock()
+			g.wip[c.Number] = p
+			g.mu.Unlock()
+		}
+	}
+	return c
+}
+
+// pulls lists the pull requests in state, every page, oldest first.
+func (g *tea) pulls(ctx context.Context, state string, each func(*gitea.PullRequest)) error {
+	c := g.client(ctx)
+	opts := gitea.ListPullRequestsOptions{State: gitea.StateType(state), Sort: "oldest",
+		ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
+	for page := 1; ; {
+		opts.Page = page
+		prs, resp, err := c.ListRepoPullRequests(g.owner, g.name, opts)
+		if err != nil {
+			return fmt.Errorf("list %s pull requests: %w", state, g.teaErr(resp, err))
+		}
+		for _, pr := range prs {
+			each(pr)
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		if resp.NextPage <= page {
+			return fmt.Errorf("list %s pull requests: page %d links back to page %d", state, page, resp.NextPage)
+		}
+		page = resp.NextPage
+	}
+}
+
+// Changes lists pull requests, every page. Gitea's listing has no head
+// filter: head keeps those of the repository's own branch head.
+func (g *tea) Changes(ctx context.Context, state, head string) ([]*Change, error) {
+	var out []*Change
+	err := g.pulls(ctx, state, func(pr *gitea.PullRequest) {
+		c := g.fromTeaPull(pr)
+		if head == "" || (c.Head == head && c.OwnBranch) {
+			out = append(out, c)
+		}
+	})
+	return out, err
+}
+
+// ClosedChanges is the closed pull requests of branches from the
+// repository's own branches: one listing of the closed ones, a page per
+// 50. Gitea's listing filters by neither head nor (before 1.23, and in no
+// SDK) author, and its by-branch lookup returns one pull request of any
+// state, so the listing is the one exact way.
+func (g *tea) ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error) {
+	out := map[string][]*Change{}
+	if len(branches) == 0 {
+		return out, nil
+	}
+	want := map[string]bool{}
+	for _, b := range branches {
+		want[b] = true
+	}
+	err := g.pulls(ctx, "closed", func(pr *gitea.PullRequest) {
+		if c := g.fromTeaPull(pr); want[c.Head] && c.OwnBranch {
+			out[c.Head] = append(out[c.Head], c)
+		}
+	})
+	return out, err
+}
+
+// CreateChange opens a pull request, a draft with the "WIP: " prefix.
+// Gitea answers 409 when one is open for the branch already (an earlier
+// run raced us): that one is returned.
+func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
+	title := c.Title
+	if c.Draft {
+		title = draftPrefix + title
+	}
+	pr, resp, err := g.client(ctx).CreatePullRequest(g.owner, g.name, gitea.CreatePullRequestOption{
+		Head: c.Head, Base: c.Base, Title: title, Body: c.Body,
+	})
+	if err == nil {
+		return g.fromTeaPull(pr), true, nil
+	}
+	err = g.teaErr(resp, err)
+	if teaStatus(err) == http.StatusConflict {
+		if open, lerr := g.Changes(ctx, "open", c.Head); lerr == nil && len(open) > 0 {
+			return open[0], false, nil
+		}
+	}
+	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, err)
+}
+
+// EditChange edits a pull request; a draft keeps its prefix.
+func (g *tea) EditChange(ctx context.Context, n int, e ChangeEdit) error {
+	var opt gitea.EditPullRequestOption
+	if e.Title != nil {
+		g.mu.Lock()
+		opt.Title = g.wip[n] + *e.Title
+		g.mu.Unlock()
+	}
+	opt.Body = e.Body
+	if e.Close {
+		closed := gitea.StateClosed
+		opt.State = &closed
+	}
+	if _, resp, err := g.client(ctx).EditPullRequest(g.owner, g.name, int64(n), opt); err != nil {
+		return fmt.Errorf("edit pull request #%d: %w", n, g.teaErr(resp, err))
+	}
+	return nil
+}
+
+// Label adds labels by name. Gitea labels by ID: the repository's labels
+// are listed once per run, and those it lacks are created.
+func (g *tea) Label(ctx context.Context, n int, names []string) error {
+	ids, err := g.labelIDs(ctx, names)
+	if err != nil {
+		return fmt.Errorf("label #%d: %w", n, err)
+	}
+	if _, resp, err := g.client(ctx).AddIssueLabels(g.owner, g.name, int64(n), gitea.IssueLabelsOption{Labels: ids}); err != nil {
+		return fmt.Errorf("label #%d: %w", n, g.teaErr(resp, err))
+	}
+	return nil
+}
+
+// labelColor is the colour of the labels imagebot creates: Gitea requires
+// one; this is GitHub's default grey.
+const labelColor = "#ededed"
+
+func (g *tea) labelIDs(ctx context.Context, names []string) ([]int64, error) {
+	c := g.client(ctx)
+	g.mu.Lock()
+	known := g.labels
+	g.mu.Unlock()
+	if known == nil {
+		known = map[string]int64{}
+		opts := gitea.ListLabelsOptions{ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
+		for page := 1; ; {
+			opts.Page = page
+			ls, resp, err := c.ListRepoLabels(g.owner, g.name, opts)
+			if err != nil {
+				return nil, fmt.Errorf("list labels: %w", g.teaErr(resp, err))
+			}
+			for _, l := range ls {
+				known[strings.ToLower(l.Name)] = l.ID
+			}
+			if resp.NextPage <= page {
+				break
+			}
+			page = resp.NextPage
+		}
+	}
+	var ids []int64
+	for _, name := range names {
+		id, ok := known[strings.ToLower(name)]
+		if !ok {
+			l, resp, err := c.CreateLabel(g.owner, g.name, gitea.CreateLabelOption{Name: name, Color: labelColor})
+			if err != nil {
+				return nil, fmt.Errorf("create label %q: %w", name, g.teaErr(resp, err))
+			}
+			id = l.ID
+			known[strings.ToLower(name)] = id
+		}
+		ids = append(ids, id)
+	}
+	g.mu.Lock()
+	g.labels = known
+	g.mu.Unlock()
+	return ids, nil
+}
+
+// RequestReviewers asks users, and the owner's teams ("owner/team").
+func (g *tea) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
+	var opt gitea.PullReviewRequestOptions
+	for _, r := range reviewers {
+		if t, ok := strings.CutPrefix(r, g.owner+"/"); ok {
+			opt.TeamReviewers = append(opt.TeamReviewers, t)
+		} else {
+			opt.Reviewers = append(opt.Reviewers, r)
+		}
+	}
+	if resp, err := g.client(ctx).CreateReviewRequests(g.owner, g.name, int64(n), opt); err != nil {
+		return fmt.Errorf("request reviewers on #%d: %w", n, g.teaErr(resp, err))
+	}
+	return nil
+}
+
+// EnableAutoMerge asks Gitea to merge the pull request once its checks
+// succeed (merge_when_checks_succeed), in the repository's default merge
+// style. Gitea merges at once when the checks already passed.
+func (g *tea) EnableAutoMerge(ctx context.Context, c *Change) error {
+	style := gitea.MergeStyleMerge
+	g.mu.Lock()
+	if g.repo != nil && g.repo.DefaultMergeStyle != "" {
+		style = g.repo.DefaultMergeStyle
+	}
+	g.mu.Unlock()
+	_, resp, err := g.client(ctx).MergePullRequest(g.owner, g.name, int64(c.Number), gitea.MergePullRequestOption{
+		Style: style, MergeWhenChecksSucceed: true,
+	})
+	if err == nil && resp != nil && resp.StatusCode >= 300 {
+		err = errors.New(resp.Status)
+	}
+	if err != nil {
+		return fmt.Errorf("enable auto-merge of #%d: %w", c.Number, g.teaErr(resp, err))
+	}
+	return nil
+}

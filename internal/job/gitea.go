@@ -1,0 +1,105 @@
+package job
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/imagebot/imagebot/internal/gitops"
+)
+
+// Gitea is how Run and Rollback reach the repository on a Gitea or
+// Forgejo server: GITEA_TOKEN (or FORGEJO_TOKEN), the server's URL
+// (--forge-url, GITEA_SERVER_URL, or in their Actions GITHUB_SERVER_URL),
+// and the repository (GITHUB_REPOSITORY in their Actions, else origin's).
+type Gitea struct {
+	Token      string // API token and git password
+	ServerURL  string // the server's root: "https://gitea.example.com"
+	Repository string // owner/name; "" reads it from origin
+}
+
+// GiteaHost is a Gitea or Forgejo server, which has no default: its URL
+// must be said.
+func GiteaHost(serverURL string) Host {
+	return Host{Name: "Gitea", URL: serverURL, Var: "GITEA_SERVER_URL (or --forge-url)", Example: "https://gitea.example.com",
+		Hint: "or set GITEA_SERVER_URL (or --forge-url) to the server origin is on"}
+}
+
+// ForgeHost is the host whose token the run sends, as CheckRemote judges
+// remotes against it: GitHub's server, or the Gitea server.
+func (o *Options) ForgeHost() Host {
+	origin, _ := gitops.OriginURL(o.Repo)
+	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
+		return GiteaHost(cmp.Or(o.Forge.URL, o.Gitea.ServerURL))
+	}
+	return GitHubHost(o.GitHubSettings().ServerURL)
+}
+
+// giteaConnection is how run and rollback reach the repository on Gitea
+// or Forgejo. ok is false without a token. The remote must be on the
+// server's host: the token goes nowhere else.
+func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+	if o.Gitea.Token == "" {
+		return conn, false, nil
+	}
+	server := strings.TrimSuffix(cmp.Or(o.Forge.URL, o.Gitea.ServerURL), "/")
+	host := GiteaHost(server)
+	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}
+	if err := checkRepoDir(o.Repo); err != nil {
+		return conn, false, err
+	}
+	origin, err := gitops.OriginURL(o.Repo)
+	switch {
+	case err == nil:
+		conn.URL = origin
+	case errors.Is(err, git.ErrRemoteNotFound), errors.Is(err, git.ErrRepositoryNotExists):
+		if conn.Repository == "" {
+			return conn, false, explain(err, "%s has no git remote `origin`: run inside a clone of the Gitea repository, "+
+				"or set GITHUB_REPOSITORY to its owner/name", dirName(o.Repo))
+		}
+		conn.URL = server + "/" + conn.Repository + ".git"
+	default:
+		return conn, false, err
+	}
+	if err := host.CheckRemote(conn.URL); err != nil {
+		return conn, false, err
+	}
+	if conn.Repository == "" {
+		if conn.Repository, err = gitops.RepositoryFromURL(origin); err != nil {
+			return conn, false, fmt.Errorf("%w: set GITHUB_REPOSITORY to the repository's owner/name", err)
+		}
+	}
+	return conn, true, nil
+}
+
+// explainGitea says what to do about Gitea's and git's refusals, naming
+// the server; any other failure leaves the run partly done (exit 2).
+func explainGitea(err error, c gitops.Options) error {
+	var ge *gitops.GiteaError
+	if errors.As(err, &ge) {
+		switch ge.Status {
+		case http.StatusUnauthorized:
+			return explain(err, "the Gitea server %s rejected the token (401 %s): check that GITEA_TOKEN (or FORGEJO_TOKEN) is valid and not expired or revoked",
+				c.APIURL, ge.Err)
+		case http.StatusForbidden:
+			return explain(err, "the Gitea server %s refused the token (403 %s): give it the write:repository and write:issue scopes, "+
+				"and a user with write access to %s", c.APIURL, ge.Err, c.Repository)
+		case http.StatusNotFound:
+			if strings.HasPrefix(err.Error(), "get repository ") {
+				return explain(err, "the Gitea server %s has no repository %s that this token can see (404): check origin's URL (or GITHUB_REPOSITORY) "+
+					"and the token's access to the repository", c.APIURL, c.Repository)
+			}
+		}
+	}
+	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {
+		return explain(err, "the git remote %s refused GITEA_TOKEN (authentication required): check that it is valid, not expired, and may push to the repository",
+			gitops.RedactURL(c.URL))
+	}
+	return &PartialError{err}
+}
