@@ -77,6 +77,7 @@ type hostMaker struct {
 // hosts are the hosts every lifecycle scenario runs on.
 var hosts = []hostMaker{
 	{"github", startGitHub},
+	{"gitlab", startGitLab},
 }
 
 // onHost makes the world on h; the default is hosts[0].
