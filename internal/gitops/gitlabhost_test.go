@@ -18,7 +18,9 @@ type gitlabHost struct{ *gitlabtest.Server }
 const project = owner + "/" + name
 
 func startGitLab(t *testing.T, w *world, wc *worldConfig) host {
-	opts := []gitlabtest.Option{gitlabtest.WithToken(token), gitlabtest.WithClock(w.clock.Now)}
+	// jane is a person on the instance, whom configs name as a reviewer.
+	opts := []gitlabtest.Option{gitlabtest.WithToken(token), gitlabtest.WithClock(w.clock.Now),
+		gitlabtest.WithUser("jane", "glpat-jane", gitlabtest.Developer)}
 	if wc.perPage > 0 {
 		opts = append(opts, gitlabtest.WithPerPage(wc.perPage))
 	}

@@ -428,3 +428,11 @@ func (l *labelList) UnmarshalJSON(b []byte) error {
 	}
 	return json.Unmarshal(b, (*[]string)(l))
 }
+
+// SetMergeChecks is WithMergeChecks for the merge requests opened from
+// now on.
+func (s *Server) SetMergeChecks(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mergeChecks = n
+}
