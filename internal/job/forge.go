@@ -73,11 +73,11 @@ func ChooseForge(f Forge, remote string) (kind gitops.Kind, why string) {
 // remote by CheckRemote).
 func ForgeSupported(f Forge, remote string) error {
 	kind, why := ChooseForge(f, remote)
-	if kind == gitops.GitHub || strings.HasPrefix(why, "origin on ") {
+	if kind == gitops.GitHub || kind == gitops.GitLab || strings.HasPrefix(why, "origin on ") {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"only GitHub is supported for now (--forge github)", forgeName(kind), why)
+		"only GitHub and GitLab are supported for now (--forge github, --forge gitlab)", forgeName(kind), why)
 }
 
 // forgeName is a host's kind as people write it.

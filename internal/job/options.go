@@ -21,6 +21,7 @@ type Options struct {
 	// the CI environment); GitHub how Run reaches it there.
 	Forge    Forge
 	GitHub   GitHub
+	GitLab   GitLab
 	Registry Registry
 	// DryRun writes nothing: Run and Rollback write the pull requests they
 	// would open or change, with their diffs, to Out.

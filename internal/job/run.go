@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	dash, err := readDashboard(ctx, e, sess)
 	if err != nil {
 		endPlan()
-		return rep, &PartialError{explainGitHub(err, conn)}
+		return rep, &PartialError{explainForge(err, conn)}
 	}
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	endPRs()
 	if err != nil {
 		rep.Summary.Failed++
-		return rep, &PartialError{explainGitHub(err, conn)}
+		return rep, &PartialError{explainForge(err, conn)}
 	}
 	if res.Stopped != "" {
 		// Onboarding was declined: the run did nothing, and says so.
