@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -134,10 +135,10 @@ func explainGitLab(err error, c gitops.Options) error {
 			"and that GITLAB_TOKEN is a member of the project", host, c.Repository)
 	case errors.As(err, &er) && er.StatusCode == http.StatusUnauthorized:
 		return explain(err, "GitLab at %s rejected GITLAB_TOKEN (401 %s): it is expired, revoked or mistyped; "+
-			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, cmp.Or(er.Message, "Unauthorized"))
+			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, gitlabMessage(er, "Unauthorized"))
 	case errors.As(err, &er) && er.StatusCode == http.StatusForbidden:
 		return explain(err, "GitLab at %s refused GITLAB_TOKEN on %s (403 %s): give the token the api scope and at least the Developer role "+
-			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, cmp.Or(er.Message, "Forbidden"))
+			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, gitlabMessage(er, "Forbidden"))
 	case errors.As(err, &unknownCA):
 		return explain(err, "GitLab at %s presented a certificate from an authority this machine does not trust: "+
 			"point SSL_CERT_FILE at a bundle that holds the instance's CA (or add its directory to SSL_CERT_DIR)", host)
@@ -146,6 +147,43 @@ func explainGitLab(err error, c gitops.Options) error {
 			"(or api) scope and the Developer role", gitops.RedactURL(c.URL))
 	}
 	return &PartialError{err}
+}
+
+// gitlabMessage is what GitLab said in a refusal's body: its "message",
+// or its OAuth "error" (insufficient_scope, invalid_token) with the
+// description; else def.
+func gitlabMessage(er *gitlab.ErrorResponse, def string) string {
+	var body struct {
+		Message     any    `json:"message"`
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(er.Body, &body) != nil {
+		return def
+	}
+	if m, ok := body.Message.(string); ok && m != "" {
+		return m
+	}
+	if body.Error != "" {
+		return strings.TrimSuffix(strings.TrimSpace(body.Error+": "+body.Description), ":")
+	}
+	return def
+}
+
+// explainFailures says what to do about the merge requests a run could
+// not make because GitLab refused the token (a read_api token, a
+// Reporter): each in one line naming the instance, as explainGitLab
+// words a refusal of the whole run. The others were still made.
+func explainFailures(res *gitops.Result, c gitops.Options) {
+	if c.Forge != gitops.GitLab {
+		return
+	}
+	for i, err := range res.Failed {
+		var pe *PartialError
+		if e := explainGitLab(err, c); !errors.As(e, &pe) {
+			res.Failed[i] = e
+		}
+	}
 }
 
 // explainForge is explainGitHub or explainGitLab, by c's host.

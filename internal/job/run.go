@@ -83,6 +83,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 		rep.Stopped = res.Stopped
 		return rep, nil
 	}
+	explainFailures(res, conn)
 	p.Problems = append(p.Problems, res.Problems...)
 	sum := &rep.Summary
 	sum.Opened, sum.Updated, sum.Closed = len(res.Opened), len(res.Updated), len(res.Closed)

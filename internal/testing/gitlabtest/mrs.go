@@ -154,6 +154,11 @@ func (s *Server) createMR(c *ctx) {
 	if !c.decode(&in) {
 		return
 	}
+	// GitLab checks the role before the parameters.
+	if c.u.level < Developer {
+		c.message(http.StatusForbidden, "403 Forbidden")
+		return
+	}
 	for _, req := range []struct {
 		name string
 		v    *string

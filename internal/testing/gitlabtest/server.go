@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -74,6 +75,7 @@ type Server struct {
 	perPage     int
 	clock       func() time.Time
 	mergeChecks int // 405s to an auto-merge of a new merge request
+	git         http.Handler // serves every path outside /api/; nil: 404
 	http        *httptest.Server
 	mux         *http.ServeMux
 
@@ -126,6 +128,20 @@ func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
 // not) of each new merge request, as it does while it still works out
 // whether it can merge ("checking").
 func WithMergeChecks(n int) Option { return func(s *Server) { s.mergeChecks = n } }
+
+// WithGitRemote serves git over smart HTTP beside the API, as GitLab
+// does, by passing every path outside /api/ to remote (a gittest server's
+// URL): a clone's origin is then on the instance's own host, which
+// CI_SERVER_URL names.
+func WithGitRemote(remote string) Option {
+	return func(s *Server) {
+		u, err := url.Parse(remote)
+		if err != nil {
+			panic(err)
+		}
+		s.git = httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	}
+}
 
 type fault struct {
 	method, path string
@@ -216,6 +232,10 @@ func (s *Server) RateLimitNext(n int, wait time.Duration) {
 
 // ServeHTTP counts, authenticates and injects faults before routing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.git != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
+		s.git.ServeHTTP(w, r)
+		return
+	}
 	s.mu.Lock()
 	s.requests++
 	for i, f := range s.faults {
