@@ -74,7 +74,7 @@ type user struct {
 type Server struct {
 	perPage     int
 	clock       func() time.Time
-	mergeChecks int // 405s to an auto-merge of a new merge request
+	mergeChecks int          // 405s to an auto-merge of a new merge request
 	git         http.Handler // serves every path outside /api/; nil: 404
 	http        *httptest.Server
 	mux         *http.ServeMux
