@@ -21,18 +21,21 @@ type initOptions struct {
 	ActionRef      string
 	Concurrency    count
 	Mirrors        mirrorFlag
+	Forge          job.ForgeEnv // GitLab CI's variables: init writes its job there
 }
 
 func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
-	o := &initOptions{IO: f.IO, Repo: ".", From: newChoice("", "flux", "renovate"), Concurrency: count{min: 1}}
+	o := &initOptions{IO: f.IO, Forge: f.Env.Forge, Repo: ".", From: newChoice("", "flux", "renovate"), Concurrency: count{min: 1}}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write a commented .imagebot.yaml and a workflow for a repository",
 		Long: `Init looks at the repository in DIR (default: the current directory) and
 writes a commented .imagebot.yaml for it (the registries it found, a policy
 suggested for each tag scheme that needs one) and the GitHub Actions workflow
-.github/workflows/imagebot.yml. It never replaces existing files without
---force.
+.github/workflows/imagebot.yml; on GitLab (origin on a GitLab host, or in
+GitLab CI) a scheduled job instead, as .gitlab-ci.yml, or as
+.gitlab/imagebot.gitlab-ci.yml to include when .gitlab-ci.yml exists. It
+never replaces existing files without --force.
 
 --from flux converts the repository's Flux ImagePolicy and ImageRepository
 objects and $imagepolicy markers; --from renovate converts renovate.json's
@@ -77,7 +80,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 		}
 	}
 	res, err := job.Init(ctx, job.InitOptions{Repo: o.Repo, From: o.From.value, Mirrors: o.Mirrors,
-		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef})
+		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef, Forge: job.Forge{Env: o.Forge}, Release: version})
 	if err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 	}
 	if o.Stdout {
 		files := res.Files(o.Repo)
-		for _, name := range []string{".imagebot.yaml", ".imagebot.yml", adopt.WorkflowPath} {
+		for _, name := range []string{".imagebot.yaml", ".imagebot.yml", res.WorkflowPath} {
 			if data, ok := files[name]; ok {
 				fmt.Fprintf(stdout, "# ==> %s <==\n%s", name, data)
 			}

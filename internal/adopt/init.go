@@ -37,12 +37,21 @@ type Options struct {
 	// (--mirror): they go into the config, so that plan and run use them
 	// too.
 	Mirrors map[string]string
+	// GitLab writes a GitLab CI job instead of the Actions workflow: the
+	// origin is on GitLab. HasGitLabCI says the repository has a
+	// .gitlab-ci.yml already, which init leaves alone; Release is the
+	// imagebot release the job installs ("1.2.3"; "" a placeholder).
+	GitLab, HasGitLabCI bool
+	Release             string
 }
 
 // Result is what init writes, and what it could not do.
 type Result struct {
 	Config   []byte // .imagebot.yaml
-	Workflow []byte // .github/workflows/imagebot.yml
+	Workflow []byte // .github/workflows/imagebot.yml, or GitLab CI's job
+	// WorkflowPath is where Workflow goes: WorkflowPath, GitLabCIPath or
+	// GitLabIncludePath.
+	WorkflowPath string
 	Notes    []Note
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
@@ -77,11 +86,22 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.GitLab {
+		path, ci, note, err := gitlabCIFor(o.HasGitLabCI, o.Release)
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes}
+		if note != "" {
+			res.Notes = append(res.Notes, Note{File: GitLabCIPath, Msg: note})
+		}
+		return res, nil
+	}
 	wf, err := workflow(o.ActionRef, cron, d.hosts)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Config: cfg, Workflow: wf, Notes: d.notes}, nil
+	return &Result{Config: cfg, Workflow: wf, WorkflowPath: WorkflowPath, Notes: d.notes}, nil
 }
 
 // image is one image of the repository and the tags it is used at.

@@ -23,7 +23,16 @@ func (r *Result) Files(root string) map[string][]byte {
 			break
 		}
 	}
-	return map[string][]byte{name: r.Config, WorkflowPath: r.Workflow}
+	return map[string][]byte{name: r.Config, r.workflowPath(): r.Workflow}
+}
+
+// workflowPath is where the workflow goes; a Result made before there
+// was a choice is the Actions workflow's.
+func (r *Result) workflowPath() string {
+	if r.WorkflowPath == "" {
+		return WorkflowPath
+	}
+	return r.WorkflowPath
 }
 
 // Write writes the files below root. Unless force is set, a file that
@@ -39,7 +48,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 		}
 	}
 	var names []string
-	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", WorkflowPath} {
+	for _, n := range []string{".imagebot.yaml", ".imagebot.yml", r.workflowPath()} {
 		if _, ok := files[n]; ok {
 			names = append(names, n)
 		}
@@ -64,7 +73,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 // before listing any tags, so that a run that cannot write costs nothing.
 func Unwritten(root string) error {
 	var exist []string
-	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath) {
+	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath, GitLabIncludePath) {
 		if _, err := safefs.Lstat(root, n); err == nil {
 			exist = append(exist, n)
 		} else if !errors.Is(err, fs.ErrNotExist) {

@@ -84,7 +84,9 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 	origin, err := gitops.OriginURL(o.Repo)
 	switch {
 	case err == nil:
-		c.URL = origin
+		// GitLab CI's checkout has the job token in origin's URL: git
+		// gets GITLAB_TOKEN instead, and no message quotes it.
+		c.URL = gitops.RedactURL(origin)
 	case c.Repository != "":
 		// As GitLab CI's CI_REPOSITORY_URL is built, without the job token.
 		c.URL = server + "/" + c.Repository + ".git"

@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"strings"
 
 	"github.com/imagebot/imagebot/internal/adopt"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/safefs"
 )
@@ -18,6 +21,11 @@ type InitOptions struct {
 	Mirrors     map[string]string // registry host -> mirror URL, written into the config
 	Concurrency int               // registry requests in flight per host (0: 8)
 	ActionRef   string            // the imagebot Action's ref in the workflow
+	// Forge says whether the repository is on GitLab (with origin's
+	// host): init then writes a GitLab CI job, which installs Release
+	// (this build's version, when it is a release).
+	Forge   Forge
+	Release string
 }
 
 // Init drafts .imagebot.yaml and a workflow for o.Repo: from the images it
@@ -29,6 +37,15 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 		return nil, err
 	}
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors}
+	origin, _ := gitops.OriginURL(o.Repo)
+	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.GitLab {
+		opts.GitLab = true
+		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
+		opts.HasGitLabCI = err == nil
+		if semver.MatchString(o.Release) {
+			opts.Release = strings.TrimPrefix(o.Release, "v")
+		}
+	}
 	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	switch o.From {
 	case "":
@@ -46,3 +63,7 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	}
 	return nil, fmt.Errorf("init --from %q: want flux or renovate", o.From)
 }
+
+// semver is a release's version, as GoReleaser tags it: a development
+// build ("dev") installs the placeholder release instead.
+var semver = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
