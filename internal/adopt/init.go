@@ -52,7 +52,7 @@ type Result struct {
 	// WorkflowPath is where Workflow goes: WorkflowPath, GitLabCIPath or
 	// GitLabIncludePath.
 	WorkflowPath string
-	Notes    []Note
+	Notes        []Note
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
 	Markers []Marker
