@@ -17,6 +17,7 @@ type environ struct {
 	GitHubAPIURL     string // GITHUB_API_URL: default https://api.github.com
 	GitHubServerURL  string // GITHUB_SERVER_URL: default https://github.com
 	GitHubRepository string // GITHUB_REPOSITORY: owner/name
+	GitLabToken      string // GITLAB_TOKEN: a GitLab project or group access token
 	Actions          bool   // GITHUB_ACTIONS=true: annotations, summary, outputs
 	StepSummary      string // GITHUB_STEP_SUMMARY: file the plan's Markdown is appended to
 	Output           string // GITHUB_OUTPUT: file the step outputs are appended to
@@ -49,6 +50,7 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		GitHubAPIURL:     get("GITHUB_API_URL"),
 		GitHubServerURL:  get("GITHUB_SERVER_URL"),
 		GitHubRepository: get("GITHUB_REPOSITORY"),
+		GitLabToken:      get("GITLAB_TOKEN"),
 		Actions:          get("GITHUB_ACTIONS") == "true",
 		StepSummary:      get("GITHUB_STEP_SUMMARY"),
 		Output:           get("GITHUB_OUTPUT"),

@@ -7,12 +7,38 @@ import (
 	"github.com/imagebot/imagebot/internal/job"
 )
 
+// serveHost is the git host serve's repositories are on, and the token
+// that clones and fetches them: GitLab's when --forge, GitLab CI or
+// GITLAB_TOKEN say so (or the first --clone URL, or DIR's origin, is on a
+// GitLab host and no GitHub credentials are set), the Gitea or Forgejo
+// server's when the flags or the environment name one, else GitHub's.
+type serveHost struct {
+	host                  job.Host
+	token, tokenVar, user string
+	gitlab, gitea         bool
+}
+
+func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
+	remote := ""
+	if len(o.Clones) > 0 {
+		remote = o.Clones[0]
+	} else if origin, err := gitops.OriginURL(o.Repo); err == nil {
+		remote = origin
+	}
+	if job.OnGitLab(jo, remote) {
+		return serveHost{host: job.GitLabHost(jo.GitLabSettings().ServerURL), token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
+	}
+	if h := jo.ForgeHost(); h.Name == "Gitea" {
+		return serveHost{host: h, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
+	}
+	return serveHost{host: job.GitHubHost(jo.GitHubSettings().ServerURL), token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
+}
+
 // checkServeHosts refuses, before anything is cloned or fetched with the
-// token, a --clone URL or DIR's origin on another host than the server
-// whose token it is (GitHub's, or the Gitea server's). Each run checks
-// its own checkout again (job.Run).
-func checkServeHosts(o *serveOptions, jo *job.Options) error {
-	host := jo.ForgeHost()
+// token, a --clone URL or DIR's origin on another host than the git host's
+// server (GitHub's, GitLab's or the Gitea server's). Each run checks its
+// own checkout again (job.Run).
+func checkServeHosts(o *serveOptions, host job.Host) error {
 	for _, u := range o.Clones {
 		if err := host.CheckRemote(u); err != nil {
 			return fmt.Errorf("--clone: %w", err)

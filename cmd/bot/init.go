@@ -23,7 +23,8 @@ type initOptions struct {
 	Concurrency    count
 	Mirrors        mirrorFlag
 	// Forge is what the environment says of the git host: on Gitea or
-	// Forgejo (their Actions, GITEA_TOKEN, origin's host), their workflow.
+	// Forgejo (their Actions, GITEA_TOKEN, origin's host), their workflow;
+	// in GitLab CI (or origin on GitLab), its job.
 	Forge job.ForgeEnv
 }
 
@@ -38,8 +39,10 @@ suggested for each tag scheme that needs one) and the GitHub Actions workflow
 .github/workflows/imagebot.yml; for a repository on Gitea or Forgejo (origin
 on codeberg.org, gitea.com, gitea.* or forgejo.*, their Actions, or
 GITEA_TOKEN set), their Actions workflow .gitea/workflows/imagebot.yml or
-.forgejo/workflows/imagebot.yml instead. It never replaces existing files
-without --force.
+.forgejo/workflows/imagebot.yml instead; on GitLab (origin on a GitLab host,
+or in GitLab CI) a scheduled job, as .gitlab-ci.yml, or as
+.gitlab/imagebot.gitlab-ci.yml to include when .gitlab-ci.yml exists. It
+never replaces existing files without --force.
 
 --from flux converts the repository's Flux ImagePolicy and ImageRepository
 objects and $imagepolicy markers; --from renovate converts renovate.json's
@@ -84,7 +87,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 		}
 	}
 	res, err := job.Init(ctx, job.InitOptions{Repo: o.Repo, From: o.From.value, Mirrors: o.Mirrors,
-		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef, Forge: job.Forge{Env: o.Forge}})
+		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef, Forge: job.Forge{Env: o.Forge}, Release: version})
 	if err != nil {
 		return err
 	}

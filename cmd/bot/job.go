@@ -43,6 +43,7 @@ func (o *commonOptions) githubJob(dryRun bool) (job.Options, error) {
 	jo.GitHub = job.GitHub{Token: token, App: app, APIURL: o.Env.GitHubAPIURL,
 		ServerURL: o.Env.GitHubServerURL, Repository: o.Env.GitHubRepository}
 	jo.Gitea = job.Gitea{Token: o.Env.GiteaToken, ServerURL: o.Env.GiteaServerURL, Repository: o.Env.GitHubRepository}
+	jo.GitLab = job.GitLab{Token: o.Env.GitLabToken, ServerURL: o.Env.Forge.GitLabServerURL, Project: o.Env.Forge.GitLabProject}
 	if jo.Forge, err = o.forge(); err != nil {
 		return jo, err
 	}

@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 		Setup:               setupRegistry,
-		Cmds: withCmds(gitCmds(), giteaCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(gitCmds(), giteaCmds(), gitlabCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"envsubst":  cmdEnvsubst,
 			"status":    cmdStatus,
 			"bom":       cmdBOM,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/imagebot/imagebot/fixtures"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gitlabtest"
 	"github.com/imagebot/imagebot/internal/testing/gittest"
 )
 
@@ -58,6 +59,7 @@ type (
 type scriptRemote struct {
 	gs *gittest.Server
 	gh *githubtest.Server
+	gl *gitlabtest.Server // GitLab's, when glrepo made the remote
 	// skew is added to the fake GitHub's clock, so that a merge can be
 	// dated in the past.
 	mu   sync.Mutex

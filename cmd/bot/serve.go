@@ -159,19 +159,25 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 		return nil, err
 	}
 	app := jo.GitHub.App
-	token := jo.GitHub.Token
-	if jo.ForgeHost().Name == "Gitea" {
-		token, app = jo.Gitea.Token, nil
-		if !o.DryRun && token == "" {
+	sh := serveHostOf(o, &jo)
+	switch {
+	case sh.gitlab:
+		app = nil
+		if !o.DryRun && sh.token == "" {
+			return nil, errors.New("GITLAB_TOKEN is not set: serve needs a GitLab project or group access token with the api scope " +
+				"and the Developer role (in Kubernetes from a Secret, as deploy/ shows); or use --dry-run")
+		}
+	case sh.gitea:
+		app = nil
+		if !o.DryRun && sh.token == "" {
 			return nil, errors.New("GITEA_TOKEN is not set: serve needs a Gitea or Forgejo access token that may push branches and open pull requests; or use --dry-run")
 		}
-	}
-	if !o.DryRun && token == "" && app == nil {
+	case !o.DryRun && jo.GitHub.Token == "" && app == nil:
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
 	}
-	if token != "" || app != nil {
-		if err := checkServeHosts(o, &jo); err != nil {
+	if sh.token != "" || app != nil {
+		if err := checkServeHosts(o, sh.host); err != nil {
 			return nil, err
 		}
 	}
@@ -194,7 +200,7 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	log := o.logger()
 	jo.Logger, jo.Progress = log, newJobProgress(o.IO.ErrOut, o.Env)
 	return serve.New(serve.Options{
-		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: token, TokenFor: tokenFor,
+		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: sh.token, TokenVar: sh.tokenVar, User: sh.user, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
 		Drain: 10 * time.Minute, Logger: log,
 		Parallel: cmp.Or(o.Parallel.n, defaultParallel()),

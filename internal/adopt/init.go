@@ -40,14 +40,20 @@ type Options struct {
 	// Runner is the CI whose workflow is written: OnGitHub, OnGitea or
 	// OnForgejo.
 	Runner string
+	// GitLab writes a GitLab CI job instead of the Actions workflow: the
+	// origin is on GitLab. HasGitLabCI says the repository has a
+	// .gitlab-ci.yml already, which init leaves alone; Release is the
+	// imagebot release the job installs ("1.2.3"; "" a placeholder).
+	GitLab, HasGitLabCI bool
+	Release             string
 }
 
 // Result is what init writes, and what it could not do.
 type Result struct {
 	Config   []byte // .imagebot.yaml
-	Workflow []byte // .github/workflows/imagebot.yml
-	// WorkflowPath is where Workflow goes: WorkflowPath, or on Gitea and
-	// Forgejo theirs.
+	Workflow []byte // .github/workflows/imagebot.yml, Gitea's or Forgejo's, or GitLab CI's job
+	// WorkflowPath is where Workflow goes: WorkflowPath, Gitea's or
+	// Forgejo's, GitLabCIPath or GitLabIncludePath.
 	WorkflowPath string
 	Notes        []Note
 	// Markers are the lines whose value Flux updates through a marker and
@@ -82,6 +88,17 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	cfg, err := d.render()
 	if err != nil {
 		return nil, err
+	}
+	if o.GitLab {
+		path, ci, note, err := gitlabCIFor(o.HasGitLabCI, o.Release)
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes}
+		if note != "" {
+			res.Notes = append(res.Notes, Note{File: GitLabCIPath, Msg: note})
+		}
+		return res, nil
 	}
 	wf, err := workflowFor(o.ActionRef, cron, d.hosts, o.Runner)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // Everything else a run does is git, over smart HTTP, and the same on
 // every host. The lifecycle (session.go, run.go, pr.go, onboard.go,
 // dashview.go) speaks only Forge; each host is one implementation
-// (github*.go, gitea*.go), chosen by Options.Forge.
+// (github*.go, gitlab*.go, gitea*.go), chosen by Options.Forge.
 //
 // Numbers are the host's per-repository ones (#12, !12). Every method
 // wraps its errors with what it was doing, and returns a host's rate-limit
@@ -122,10 +122,10 @@ func newForge(ctx context.Context, o Options) (Forge, error) {
 	switch o.Forge {
 	case "", GitHub:
 		return newGitHub(ctx, o)
+	case GitLab:
+		return newGitLab(o)
 	case Gitea:
 		return newGitea(ctx, o)
-	case GitLab:
-		return nil, fmt.Errorf("--forge %s: %w: imagebot speaks to GitHub only for now", o.Forge, ErrNotSupported)
 	}
 	return nil, fmt.Errorf("--forge %q: want one of github, gitlab, gitea", o.Forge)
 }

@@ -23,8 +23,8 @@ const maxGiteaPages = 10
 // "WIP:,[WIP]" by default; "Draft:" as people write it too).
 var wipPrefixes = []string{"WIP:", "[WIP]", "Draft:", "[Draft]"}
 
-// draftPrefix is what a new draft's title starts with.
-const draftPrefix = "WIP: "
+// giteaDraft is what a new draft's title starts with on Gitea.
+const giteaDraft = "WIP: "
 
 // splitWIP splits a draft's title into its prefix and the title proper.
 func splitWIP(title string) (prefix, rest string) {
@@ -129,7 +129,7 @@ func (g *tea) ClosedChanges(ctx context.Context, branches []string) (map[string]
 func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
 	title := c.Title
 	if c.Draft {
-		title = draftPrefix + title
+		title = giteaDraft + title
 	}
 	pr, resp, err := g.client(ctx).CreatePullRequest(g.owner, g.name, gitea.CreatePullRequestOption{
 		Head: c.Head, Base: c.Base, Title: title, Body: c.Body,

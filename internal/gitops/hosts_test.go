@@ -84,6 +84,7 @@ type hostMaker struct {
 var hosts = []hostMaker{
 	{"github", startGitHub},
 	{"gitea", startGitea},
+	{"gitlab", startGitLab},
 }
 
 // onHost makes the world on h; the default is hosts[0].

@@ -74,7 +74,7 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 			return d
 		}
 		if limited {
-			log.Info("GitHub rate limit: waiting", "wait", d, "status", resp.StatusCode)
+			log.Info("rate limit: waiting", "host", resp.Request.URL.Host, "wait", d, "status", resp.StatusCode)
 		}
 		clock.Sleep(resp.Request.Context(), d)
 		return 0
@@ -86,8 +86,9 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 // rateLimitWait says whether resp is one of GitHub's rate limits and how
 // long it asks to wait. Primary limits are a 403 or 429 with
 // X-RateLimit-Remaining: 0 and a reset time; secondary ones a 403 or 429
-// with Retry-After, or a 429 alone. A 403 without either is a permission
-// answer, not a limit.
+// with Retry-After, or a 429 alone. GitLab's are a 429 with Retry-After or
+// RateLimit-Reset. A 403 without either is a permission answer, not a
+// limit.
 func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 	if resp == nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) {
 		return 0, false
@@ -109,6 +110,10 @@ func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 		return secondaryWait, true
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
+		// GitLab's 429 says when its window turns in RateLimit-Reset.
+		if n, err := strconv.ParseInt(resp.Header.Get("RateLimit-Reset"), 10, 64); err == nil {
+			return max(time.Unix(n, 0).Sub(now), 0) + time.Second, true
+		}
 		return secondaryWait, true
 	}
 	return 0, false

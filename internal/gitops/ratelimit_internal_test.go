@@ -35,6 +35,8 @@ func TestRateLimitWait(t *testing.T) {
 		{"primary 429", resp(429, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", reset), 91 * time.Second, true},
 		{"primary, reset passed", resp(403, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1"), time.Second, true},
 		{"primary without reset", resp(403, "X-RateLimit-Remaining", "0"), time.Minute, true},
+		{"GitLab's 429", resp(429, "RateLimit-Remaining", "0", "RateLimit-Reset", reset), 91 * time.Second, true},
+		{"GitLab's 403 is no limit", resp(403, "RateLimit-Remaining", "0", "RateLimit-Reset", reset), 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wait, limited := rateLimitWait(tc.resp, now)

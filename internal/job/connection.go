@@ -26,6 +26,9 @@ func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok boo
 	if err := ForgeSupported(o.Forge, origin); err != nil {
 		return conn, false, err
 	}
+	if OnGitLab(o, origin) {
+		return gitlabConnection(o, log)
+	}
 	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
 		return giteaConnection(o, log)
 	}

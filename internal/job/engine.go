@@ -63,7 +63,7 @@ func newEngine(o *Options) (*engine, error) {
 func tipEngine(ctx context.Context, o *Options, conn gitops.Options) (*gitops.Session, *engine, error) {
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
-		return nil, nil, explainGitHub(err, conn)
+		return nil, nil, explainForge(err, conn)
 	}
 	cfg, err := treeConfig(sess, o.Config)
 	if err != nil {

@@ -74,11 +74,11 @@ func ChooseForge(f Forge, remote string) (kind gitops.Kind, why string) {
 // remote by CheckRemote).
 func ForgeSupported(f Forge, remote string) error {
 	kind, why := ChooseForge(f, remote)
-	if kind == gitops.GitHub || kind == gitops.Gitea || strings.HasPrefix(why, "origin on ") {
+	if kind == gitops.GitHub || kind == gitops.GitLab || kind == gitops.Gitea || strings.HasPrefix(why, "origin on ") {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"GitHub, Gitea and Forgejo are supported for now (--forge github, --forge gitea)", forgeName(kind), why)
+		"GitHub, GitLab, Gitea and Forgejo are supported (--forge github, --forge gitlab, --forge gitea)", forgeName(kind), why)
 }
 
 // forgeName is a host's kind as people write it.

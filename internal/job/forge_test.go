@@ -41,9 +41,12 @@ func TestChooseForge(t *testing.T) {
 	if err := ForgeSupported(Forge{}, "git@gitlab.com:acme/gitops.git"); err != nil {
 		t.Errorf("origin on gitlab.com alone: %v", err)
 	}
-	err := ForgeSupported(Forge{Env: ForgeEnv{GitLabToken: true}}, "")
-	if !errors.Is(err, gitops.ErrNotSupported) || !strings.Contains(err.Error(), "GitLab (GITLAB_TOKEN)") {
-		t.Errorf("GITLAB_TOKEN: %v, want not supported, naming GitLab and why", err)
+	if err := ForgeSupported(Forge{Env: ForgeEnv{GitLabToken: true}}, ""); err != nil {
+		t.Errorf("GITLAB_TOKEN: %v, want GitLab supported", err)
+	}
+	err := ForgeSupported(Forge{Env: ForgeEnv{GiteaToken: true}}, "")
+	if !errors.Is(err, gitops.ErrNotSupported) || !strings.Contains(err.Error(), "Gitea or Forgejo (GITEA_TOKEN)") {
+		t.Errorf("GITEA_TOKEN: %v, want not supported, naming Gitea and why", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/adopt"
@@ -15,14 +16,17 @@ import (
 
 // InitOptions are what `init` drafts a config from.
 type InitOptions struct {
-	// Forge is --forge and what the environment says: a repository on
-	// Gitea or Forgejo gets their Actions workflow.
+	// Forge is --forge and what the environment says, with origin's host:
+	// a repository on Gitea or Forgejo gets their Actions workflow, one on
+	// GitLab a GitLab CI job, which installs Release (this build's
+	// version, when it is a release).
 	Forge       Forge
 	Repo        string            // the repository's directory
 	From        string            // "" (the images found), "flux" or "renovate"
 	Mirrors     map[string]string // registry host -> mirror URL, written into the config
 	Concurrency int               // registry requests in flight per host (0: 8)
 	ActionRef   string            // the imagebot Action's ref in the workflow
+	Release     string
 }
 
 // Init drafts .imagebot.yaml and a workflow for o.Repo: from the images it
@@ -34,6 +38,15 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 		return nil, err
 	}
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors, Runner: runnerOf(o)}
+	origin, _ := gitops.OriginURL(o.Repo)
+	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.GitLab {
+		opts.GitLab = true
+		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
+		opts.HasGitLabCI = err == nil
+		if semver.MatchString(o.Release) {
+			opts.Release = strings.TrimPrefix(o.Release, "v")
+		}
+	}
 	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	switch o.From {
 	case "":
@@ -67,3 +80,7 @@ func runnerOf(o InitOptions) string {
 	}
 	return adopt.OnGitea
 }
+
+// semver is a release's version, as GoReleaser tags it: a development
+// build ("dev") installs the placeholder release instead.
+var semver = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)

@@ -22,6 +22,7 @@ type Options struct {
 	Forge    Forge
 	GitHub   GitHub
 	Gitea    Gitea // how Run reaches a Gitea or Forgejo server
+	GitLab   GitLab
 	Registry Registry
 	// DryRun writes nothing: Run and Rollback write the pull requests they
 	// would open or change, with their diffs, to Out.

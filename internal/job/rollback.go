@@ -67,7 +67,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	ro.Partial = true
 	out, err := sess.Run(ctx, p, ro)
 	if err != nil {
-		return rep, &PartialError{explainGitHub(err, conn)}
+		return rep, &PartialError{explainForge(err, conn)}
 	}
 	rep.Plan, rep.Result = p, out
 	if len(out.Failed) > 0 || len(out.RateLimited) > 0 {

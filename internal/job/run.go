@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	dash, err := readDashboard(ctx, e, sess)
 	if err != nil {
 		endPlan()
-		return rep, &PartialError{explainGitHub(err, conn)}
+		return rep, &PartialError{explainForge(err, conn)}
 	}
 	p, scanned, err := e.plan(ctx)
 	if err == nil {
@@ -76,13 +76,14 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	endPRs()
 	if err != nil {
 		rep.Summary.Failed++
-		return rep, &PartialError{explainGitHub(err, conn)}
+		return rep, &PartialError{explainForge(err, conn)}
 	}
 	if res.Stopped != "" {
 		// Onboarding was declined: the run did nothing, and says so.
 		rep.Stopped = res.Stopped
 		return rep, nil
 	}
+	explainFailures(res, conn)
 	p.Problems = append(p.Problems, res.Problems...)
 	sum := &rep.Summary
 	sum.Opened, sum.Updated, sum.Closed = len(res.Opened), len(res.Updated), len(res.Closed)

@@ -51,6 +51,10 @@ type Options struct {
 	// Token is the https password for cloning and fetching (GITHUB_TOKEN,
 	// as user x-access-token); "" for none. It never reaches a log.
 	Token string
+	// TokenVar names Token's variable in messages ("" is GITHUB_TOKEN),
+	// and User is the https user it goes with ("" is x-access-token,
+	// GitHub's; GitLab's is "oauth2").
+	TokenVar, User string
 	// TokenFor, when set, gives the password for one repository URL
 	// instead of Token: a GitHub App's installation token, fresh for each
 	// clone or fetch. What it returns is kept out of logs as Token is.
@@ -320,6 +324,9 @@ func (s *Server) jobOptions(t Target, pool *job.Pool, out io.Writer) job.Options
 	o.Repo, o.DryRun, o.Out, o.Pool = t.Dir, s.o.DryRun, out, pool
 	if t.Repository != "" {
 		o.GitHub.Repository = t.Repository
+		// On GitLab the project's full path comes from the clone's
+		// origin: its groups nest deeper than owner/name.
+		o.GitLab.Project = ""
 	}
 	return o
 }

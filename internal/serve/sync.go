@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,13 +52,13 @@ func (s *Server) syncTarget(ctx context.Context, t Target) error {
 
 // gitAuth is the password one sync uses, and the secret to keep out of its
 // errors.
-type gitAuth struct{ token string }
+type gitAuth struct{ token, user, name string }
 
 // credentials are Token, or what TokenFor gives for the target's URL (its
 // origin's, for a checkout that serve did not clone).
 func (s *Server) credentials(ctx context.Context, t Target) (gitAuth, error) {
 	if s.o.TokenFor == nil {
-		return gitAuth{s.o.Token}, nil
+		return s.auth(s.o.Token), nil
 	}
 	u := t.URL
 	if u == "" {
@@ -75,7 +76,12 @@ func (s *Server) credentials(ctx context.Context, t Target) (gitAuth, error) {
 	if err != nil {
 		return gitAuth{}, fmt.Errorf("%s: %w", t.label(), err)
 	}
-	return gitAuth{tok}, nil
+	return s.auth(tok), nil
+}
+
+// auth is token with the user and variable name the host has.
+func (s *Server) auth(token string) gitAuth {
+	return gitAuth{token: token, user: cmp.Or(s.o.User, "x-access-token"), name: cmp.Or(s.o.TokenVar, "GITHUB_TOKEN")}
 }
 
 // explain keeps a's token out of err and says what to do when a remote
@@ -87,9 +93,9 @@ func (a gitAuth) explain(t Target, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, transport.ErrAuthenticationRequired) && a.token == "":
-		return fmt.Errorf("%s asks for credentials and GITHUB_TOKEN is not set: export a token that may read the repository and open pull requests (%w)", t.label(), transport.ErrAuthenticationRequired)
+		return fmt.Errorf("%s asks for credentials and %s is not set: export a token that may read the repository and open pull requests (%w)", t.label(), a.name, transport.ErrAuthenticationRequired)
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		return fmt.Errorf("%s refused GITHUB_TOKEN: check that it is valid, not expired, and may read the repository (%w)", t.label(), transport.ErrAuthenticationRequired)
+		return fmt.Errorf("%s refused %s: check that it is valid, not expired, and may read the repository (%w)", t.label(), a.name, transport.ErrAuthenticationRequired)
 	}
 	return err
 }
@@ -113,14 +119,15 @@ func (s *Server) openOrClone(ctx context.Context, t Target, a gitAuth) (*git.Rep
 	return r, nil
 }
 
-// method is the token as GitHub wants it over https: the password of basic
-// auth for user x-access-token. Other transports (file, ssh) get none.
+// method is the token as the host wants it over https: the password of
+// basic auth, for GitHub's user x-access-token or GitLab's oauth2. Other
+// transports (file, ssh) get none.
 func (a gitAuth) method(rawURL string) transport.AuthMethod {
 	ep, err := transport.NewEndpoint(rawURL)
 	if a.token == "" || err != nil || (ep.Protocol != "https" && ep.Protocol != "http") {
 		return nil
 	}
-	return &githttp.BasicAuth{Username: "x-access-token", Password: a.token}
+	return &githttp.BasicAuth{Username: a.user, Password: a.token}
 }
 
 // scrub keeps the token out of errors, which end up in logs.

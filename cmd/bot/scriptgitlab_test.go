@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/gitlabtest"
+	"github.com/imagebot/imagebot/internal/testing/gittest"
+)
+
+// The commands below give a script a GitLab instance: the fake GitLab
+// API (gitlabtest) serving git over smart HTTP on its own host, as GitLab
+// does, in front of gittest's repository.
+//
+//	glrepo DIR      the project acme/gitops from DIR's files, cloned to $WORK/checkout
+//	                (origin on the instance); sets GITLAB_TOKEN, CI_SERVER_URL and
+//	                CI_PROJECT_PATH as GitLab CI does, and unsets GITHUB_TOKEN
+//	glmrs           print the number of merge requests, then each: !N state source title
+//	glclose BRANCH  close BRANCH's open merge request without merging
+//	glwrites        print the API writes since the last glwrites ("N writes")
+//	glrequests      print the API requests since the last glrequests ("N requests")
+
+const gitlabScriptToken = "glpat-SCRIPT7oken5ecretNotPrinted"
+
+func gitlabCmds() map[string]func(*testscript.TestScript, bool, []string) {
+	return map[string]func(*testscript.TestScript, bool, []string){
+		"glrepo": cmdGLRepo, "glmrs": cmdGLMRs, "glclose": cmdGLClose, "glwrites": cmdGLWrites, "glrequests": cmdGLRequests,
+	}
+}
+
+func gitlabOf(ts *testscript.TestScript) (*scriptRemote, *gitlabtest.Server) {
+	r := remoteOf(ts)
+	if r.gl == nil {
+		ts.Fatalf("no GitLab: run glrepo first")
+	}
+	return r, r.gl
+}
+
+func cmdGLRepo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: glrepo dir")
+	}
+	r, _ := ts.Value(remoteKey{}).(*scriptRemote)
+	gs, err := gittest.New(ts.MkAbs("remote"), gitlabScriptToken)
+	ts.Check(err)
+	ts.Defer(gs.Close)
+	_, err = gs.CreateRepo("acme", "gitops", readFiles(ts, args[0]), "main")
+	ts.Check(err)
+	gl := gitlabtest.New(gitlabtest.WithToken(gitlabScriptToken), gitlabtest.WithClock(r.now), gitlabtest.WithGitRemote(gs.URL("acme/gitops")))
+	ts.Defer(gl.Close)
+	gl.AddProject("acme/gitops", "main", githubtest.BareRepos(gs.Dir))
+	r.gs, r.gl = gs, gl
+	auth := &githttp.BasicAuth{Username: "oauth2", Password: gitlabScriptToken}
+	_, err = git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: gl.URL() + "/acme/gitops.git", Auth: auth})
+	ts.Check(err)
+	ts.Setenv("GITLAB_TOKEN", gitlabScriptToken)
+	ts.Setenv("CI_SERVER_URL", gl.URL())
+	ts.Setenv("CI_PROJECT_PATH", "acme/gitops")
+	ts.Setenv("GITHUB_TOKEN", "")
+}
+
+func cmdGLMRs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: glmrs")
+	}
+	_, gl := gitlabOf(ts)
+	mrs := gl.MRs("acme/gitops")
+	fmt.Fprintf(ts.Stdout(), "%d merge requests\n", len(mrs))
+	for _, mr := range mrs {
+		fmt.Fprintf(ts.Stdout(), "!%d %s %s %s\n", mr.IID, mr.State, mr.Source, mr.Title)
+	}
+}
+
+func cmdGLClose(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: glclose branch")
+	}
+	_, gl := gitlabOf(ts)
+	for _, mr := range gl.MRs("acme/gitops") {
+		if mr.Source == args[0] && mr.State == "opened" {
+			ts.Check(gl.CloseMR("acme/gitops", mr.IID))
+			return
+		}
+	}
+	ts.Fatalf("no open merge request from %s", args[0])
+}
+
+// glCounts are each fake's counters at the last glwrites and
+// glrequests; scripts run in parallel.
+var glCounts = struct {
+	sync.Mutex
+	writes, requests map[*gitlabtest.Server]int
+}{writes: map[*gitlabtest.Server]int{}, requests: map[*gitlabtest.Server]int{}}
+
+func cmdGLWrites(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: glwrites")
+	}
+	_, gl := gitlabOf(ts)
+	glCounts.Lock()
+	defer glCounts.Unlock()
+	n := gl.Writes()
+	fmt.Fprintf(ts.Stdout(), "%d writes\n", n-glCounts.writes[gl])
+	glCounts.writes[gl] = n
+}
+
+func cmdGLRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: glrequests")
+	}
+	_, gl := gitlabOf(ts)
+	glCounts.Lock()
+	defer glCounts.Unlock()
+	n := gl.Requests()
+	fmt.Fprintf(ts.Stdout(), "%d requests\n", n-glCounts.requests[gl])
+	glCounts.requests[gl] = n
+}

@@ -1,0 +1,172 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+)
+
+// lab is GitLab, gitlab.com or a self-managed instance at any URL, as a
+// Forge: merge requests through GitLab's client-go, authenticated with a
+// project or group access token (PRIVATE-TOKEN; git's user "oauth2").
+type lab struct {
+	gl      *gitlab.Client
+	project string // the project's full path, "group/sub/name": GitLab takes it for the numeric ID
+	token   staticToken
+	clock   Clock
+	log     *slog.Logger
+
+	// self is who the token acts as, once asked (see WhoAmI).
+	self *Identity
+	// webURL is the project's page, and issuesOff says it has issues
+	// turned off: both from the project GET that Open makes anyway.
+	webURL    string
+	issuesOff bool
+	// drafts are the merge requests the last listing found in draft:
+	// GitLab keeps draft in the title ("Draft: "), which a retitle must
+	// keep.
+	drafts map[int]bool
+}
+
+var _ Forge = (*lab)(nil)
+
+// gitlabAPI is gitlab.com's API, when Options.APIURL is "".
+const gitlabAPI = "https://gitlab.com"
+
+// gitlabDraft makes a merge request a draft: GitLab reads it off the
+// title.
+const gitlabDraft = "Draft: "
+
+func (l *lab) Name() string { return "GitLab" }
+
+// gitCredentials: GitLab takes an access token over https as the password
+// of any user name; "oauth2" is the one its docs give.
+func (l *lab) gitCredentials() (string, credentials) { return "oauth2", l.token }
+
+// ErrNoRepository is a repository the host says does not exist, or that
+// the token may not see (GitLab's and GitHub's 404).
+var ErrNoRepository = errors.New("no such repository")
+
+// noLimit stops client-go from pacing requests by RateLimit-Limit in the
+// wall clock's time: a run waits out GitLab's 429s in its own clock
+// (retryingClient), as it does GitHub's.
+type noLimit struct{}
+
+func (noLimit) Wait(context.Context) error { return nil }
+
+// newGitLab connects to o.APIURL (the instance's URL, with or without
+// /api/v4; gitlab.com when empty) with o.Token. The retrying client
+// (retryingClient) does the retries, so client-go's own are off.
+func newGitLab(o Options) (*lab, error) {
+	if strings.Trim(o.Repository, "/") == "" || !strings.Contains(o.Repository, "/") {
+		return nil, fmt.Errorf("GitLab project %q: want its full path, group/name", o.Repository)
+	}
+	api := strings.TrimSuffix(o.APIURL, "/")
+	if api == "" {
+		api = gitlabAPI
+	}
+	if u, err := url.Parse(api); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("GitLab URL %q: want the instance's URL, such as https://gitlab.example.com", o.APIURL)
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+	}
+	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(hc),
+		gitlab.WithoutRetries(), gitlab.WithCustomLimiter(noLimit{}),
+		gitlab.WithURLWarningLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return nil, fmt.Errorf("GitLab client for %s: %w", api, err)
+	}
+	return &lab{gl: gl, project: strings.Trim(o.Repository, "/"), token: staticToken(o.Token), clock: o.Clock, log: o.Logger, drafts: map[int]bool{}}, nil
+}
+
+// glErr is err as the lifecycle reads it: GitLab's 429 (beyond what the
+// retrying client waited) becomes a *RateLimitError; the token is never
+// in client-go's errors, which quote the method, URL and GitLab's
+// message.
+func glErr(err error) error {
+	if glStatus(err) == http.StatusTooManyRequests {
+		return &RateLimitError{Err: err}
+	}
+	return err
+}
+
+// glStatus is the HTTP status of a GitLab refusal, 0 for other errors.
+func glStatus(err error) int {
+	var er *gitlab.ErrorResponse
+	if errors.As(err, &er) {
+		return er.StatusCode
+	}
+	return 0
+}
+
+// Repository is one GET of the project: its default branch, web page,
+// whether issues are on, and whether the token may push (Developer or
+// above, by the project's or its group's membership).
+func (l *lab) Repository(ctx context.Context) (Repository, error) {
+	p, _, err := l.gl.Projects.GetProject(l.project, nil, gitlab.WithContext(ctx))
+	if errors.Is(err, gitlab.ErrNotFound) {
+		return Repository{}, fmt.Errorf("get GitLab project %s: %w (404)", l.project, ErrNoRepository)
+	}
+	if err != nil {
+		return Repository{}, fmt.Errorf("get GitLab project %s: %w", l.project, glErr(err))
+	}
+	l.webURL = strings.TrimSuffix(p.WebURL, "/")
+	l.issuesOff = !p.IssuesEnabled && (p.IssuesAccessLevel == "" || p.IssuesAccessLevel == gitlab.DisabledAccessControl)
+	r := Repository{DefaultBranch: p.DefaultBranch, URL: l.webURL}
+	if perm := p.Permissions; perm != nil {
+		level := gitlab.NoPermissions
+		if perm.ProjectAccess != nil {
+			level = perm.ProjectAccess.AccessLevel
+		}
+		if perm.GroupAccess != nil && perm.GroupAccess.AccessLevel > level {
+			level = perm.GroupAccess.AccessLevel
+		}
+		r.Push, r.Known = level >= gitlab.DeveloperPermissions, true
+	}
+	return r, nil
+}
+
+// WhoAmI is the token's user (GET /user), asked once: a project or group
+// access token acts as its bot user, "project_<id>_bot_<hash>".
+func (l *lab) WhoAmI(ctx context.Context) (Identity, error) {
+	if l.self != nil {
+		return *l.self, nil
+	}
+	u, _, err := l.gl.Users.CurrentUser(gitlab.WithContext(ctx))
+	if err != nil {
+		return Identity{}, fmt.Errorf("get the token's GitLab user, to know its merge requests: %w", glErr(err))
+	}
+	l.self = &Identity{Login: u.Username}
+	return *l.self, nil
+}
+
+// BlobURL links a file's line on a commit: GitLab's /-/blob/ pages.
+func (l *lab) BlobURL(commit, file string, line int) string {
+	if l.webURL == "" {
+		return ""
+	}
+	parts := strings.Split(file, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	u := fmt.Sprintf("%s/-/blob/%s/%s", l.webURL, commit, strings.Join(parts, "/"))
+	if line > 0 {
+		u += fmt.Sprintf("#L%d", line)
+	}
+	return u
+}
+
+func (l *lab) DeleteBranch(ctx context.Context, branch string) error {
+	if _, err := l.gl.Branches.DeleteBranch(l.project, branch, gitlab.WithContext(ctx)); err != nil {
+		return fmt.Errorf("delete branch %s: %w", branch, glErr(err))
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package job
+
+import (
+	"cmp"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/gitops"
+)
+
+// GitLab is how Run and Rollback reach the project on GitLab, as GitLab
+// CI's environment says it.
+type GitLab struct {
+	Token     string // GITLAB_TOKEN: a project or group access token, the API token and git password
+	ServerURL string // CI_SERVER_URL; "" is https://gitlab.com
+	Project   string // CI_PROJECT_PATH: group/name; "" reads it from origin
+}
+
+// defaultGitLabURL is gitlab.com, when neither --forge-url nor
+// CI_SERVER_URL says otherwise.
+const defaultGitLabURL = "https://gitlab.com"
+
+// GitLabHost is a GitLab instance's server as far as its token is
+// concerned: --forge-url, else CI_SERVER_URL, else gitlab.com.
+func GitLabHost(serverURL string) Host {
+	return Host{Name: "GitLab", URL: serverURL, Var: "CI_SERVER_URL", Default: defaultGitLabURL,
+		Example: "https://gitlab.example.com",
+		Hint:    "or, for a self-managed GitLab, set CI_SERVER_URL (or --forge-url) to its URL"}
+}
+
+// GitLabSettings are o.GitLab with --forge-url as the instance's URL.
+func (o *Options) GitLabSettings() GitLab {
+	gl := o.GitLab
+	if o.Forge.URL != "" {
+		gl.ServerURL = strings.TrimSuffix(o.Forge.URL, "/")
+	}
+	return gl
+}
+
+// errNoGitLabToken is Run's and Rollback's error on GitLab without
+// GITLAB_TOKEN (a dry run previews instead).
+var errNoGitLabToken = errors.New("GITLAB_TOKEN is not set: run needs a project or group access token with the api scope " +
+	"and the Developer role (Settings > Access tokens; in GitLab CI, a masked CI/CD variable GITLAB_TOKEN). " +
+	"The CI job token (CI_JOB_TOKEN) cannot open merge requests. Or use --dry-run")
+
+// OnGitLab reports whether the run speaks to GitLab: --forge, GitLab CI
+// or GITLAB_TOKEN say so, or origin is on a GitLab host and no GitHub
+// credentials are set.
+func OnGitLab(o *Options, origin string) bool {
+	kind, why := ChooseForge(o.Forge, origin)
+	if kind != gitops.GitLab {
+		return false
+	}
+	return !strings.HasPrefix(why, "origin on ") || (o.GitHub.Token == "" && o.GitHub.App == nil)
+}
+
+// gitlabConnection is how run and rollback reach the project on GitLab:
+// GITLAB_TOKEN, the instance (--forge-url, CI_SERVER_URL, gitlab.com) and
+// the project (CI_PROJECT_PATH, else origin's path). origin must be on the
+// instance's host: the token goes nowhere else.
+func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error) {
+	gl := o.GitLabSettings()
+	server := strings.TrimSuffix(cmp.Or(gl.ServerURL, defaultGitLabURL), "/")
+	c := gitops.Options{Forge: gitops.GitLab, APIURL: server, Token: gl.Token, Repository: gl.Project, Logger: log}
+	if gl.Token == "" {
+		if o.DryRun {
+			return c, false, nil
+		}
+		return c, false, errNoGitLabToken
+	}
+	if err := checkRepoDir(o.Repo); err != nil {
+		return c, false, err
+	}
+	host := GitLabHost(server)
+	origin, err := gitops.OriginURL(o.Repo)
+	switch {
+	case err == nil:
+		// GitLab CI's checkout has the job token in origin's URL: git
+		// gets GITLAB_TOKEN instead, and no message quotes it.
+		c.URL = gitops.RedactURL(origin)
+	case c.Repository != "":
+		// As GitLab CI's CI_REPOSITORY_URL is built, without the job token.
+		c.URL = server + "/" + c.Repository + ".git"
+	default:
+		return c, false, explain(err, "%s has no git remote `origin`: run inside a clone of the GitLab project, "+
+			"or set CI_PROJECT_PATH to its full path (and CI_SERVER_URL for a self-managed GitLab)", dirName(o.Repo))
+	}
+	if err := host.CheckRemote(c.URL); err != nil {
+		return c, false, err
+	}
+	if c.Repository == "" {
+		if c.Repository, err = gitlabProjectFromURL(c.URL); err != nil {
+			return c, false, fmt.Errorf("%w: set CI_PROJECT_PATH to the project's full path", err)
+		}
+	}
+	return c, true, nil
+}
+
+// gitlabProjectFromURL is a GitLab remote's project path: every segment,
+// since GitLab nests groups ("group/sub/name").
+func gitlabProjectFromURL(raw string) (string, error) {
+	p := raw
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		p = u.Path
+	} else if _, rest, ok := strings.Cut(raw, ":"); ok { // git@gitlab.com:group/name.git
+		p = rest
+	}
+	p = strings.Trim(strings.TrimSuffix(p, ".git"), "/")
+	if !strings.Contains(p, "/") {
+		return "", fmt.Errorf("remote %s: no group/name in its path", gitops.RedactURL(raw))
+	}
+	return p, nil
+}
+
+// explainGitLab says what to do about GitLab's and git's refusals, in
+// one line naming the instance; any other failure to reach GitLab leaves
+// the run partly done (exit 2).
+func explainGitLab(err error, c gitops.Options) error {
+	host := c.APIURL
+	if u, perr := url.Parse(c.APIURL); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	var er *gitlab.ErrorResponse
+	var unknownCA x509.UnknownAuthorityError
+	switch {
+	case errors.Is(err, gitops.ErrNoRepository):
+		return explain(err, "GitLab at %s has no project %s that this token can see (404): check CI_PROJECT_PATH (or origin's URL) "+
+			"and that GITLAB_TOKEN is a member of the project", host, c.Repository)
+	case errors.As(err, &er) && er.StatusCode == http.StatusUnauthorized:
+		return explain(err, "GitLab at %s rejected GITLAB_TOKEN (401 %s): it is expired, revoked or mistyped; "+
+			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, gitlabMessage(er, "Unauthorized"))
+	case errors.As(err, &er) && er.StatusCode == http.StatusForbidden:
+		return explain(err, "GitLab at %s refused GITLAB_TOKEN on %s (403 %s): give the token the api scope and at least the Developer role "+
+			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, gitlabMessage(er, "Forbidden"))
+	case errors.As(err, &unknownCA):
+		return explain(err, "GitLab at %s presented a certificate from an authority this machine does not trust: "+
+			"point SSL_CERT_FILE at a bundle that holds the instance's CA (or add its directory to SSL_CERT_DIR)", host)
+	case errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed):
+		return explain(err, "the git remote %s refused GITLAB_TOKEN: check that it is valid, not expired, and has the write_repository "+
+			"(or api) scope and the Developer role", gitops.RedactURL(c.URL))
+	}
+	return &PartialError{err}
+}
+
+// gitlabMessage is what GitLab said in a refusal's body: its "message",
+// or its OAuth "error" (insufficient_scope, invalid_token) with the
+// description; else def.
+func gitlabMessage(er *gitlab.ErrorResponse, def string) string {
+	var body struct {
+		Message     any    `json:"message"`
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(er.Body, &body) != nil {
+		return def
+	}
+	if m, ok := body.Message.(string); ok && m != "" {
+		return m
+	}
+	if body.Error != "" {
+		return strings.TrimSuffix(strings.TrimSpace(body.Error+": "+body.Description), ":")
+	}
+	return def
+}
+
+// explainFailures says what to do about the merge requests a run could
+// not make because GitLab refused the token (a read_api token, a
+// Reporter): each in one line naming the instance, as explainGitLab
+// words a refusal of the whole run. The others were still made.
+func explainFailures(res *gitops.Result, c gitops.Options) {
+	if c.Forge != gitops.GitLab {
+		return
+	}
+	for i, err := range res.Failed {
+		var pe *PartialError
+		if e := explainGitLab(err, c); !errors.As(e, &pe) {
+			res.Failed[i] = e
+		}
+	}
+}
+
+// explainForge is explainGitHub or explainGitLab, by c's host.
+func explainForge(err error, c gitops.Options) error {
+	if c.Forge == gitops.GitLab {
+		return explainGitLab(err, c)
+	}
+	return explainGitHub(err, c)
+}
