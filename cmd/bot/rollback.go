@@ -84,7 +84,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		printRun(o.IO.Out, rep.Plan, rep.Result, o.DryRun)
 	}
 	if rep.Plan != nil {
-		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	}
 	return err
 }

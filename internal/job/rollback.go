@@ -43,7 +43,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	// after the engine is up, after the pull request: its body may have
 	// cost requests too (runs before flush). A lookup that failed on 429s
 	// is when the counts matter most.
-	defer func() { rep.Cost = e.cost() }()
+	defer func() { rep.Cost, rep.ChartCost = e.cost() }()
 	res, err := e.scan(ctx)
 	if err != nil {
 		return rep, err
