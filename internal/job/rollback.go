@@ -11,7 +11,9 @@ import (
 // RollbackOptions say which image Rollback moves back, and to what.
 type RollbackOptions struct {
 	Options
-	Image string // the normalized image name (imagename.Normalize)
+	// Image is the normalized image name (imagename.Normalize), or a
+	// chart's as policies match it (REPOSITORY_URL/CHART).
+	Image string
 	// To is the tag to go back to; "" is the tag the references had before
 	// the commit that brought the current one on the default branch.
 	To string
@@ -48,8 +50,8 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	u, err := rollout.Rollback(ctx, res.Refs, rollout.RollbackOptions{
-		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg,
+	u, err := rollout.Rollback(ctx, append(res.Refs, res.Charts...), rollout.RollbackOptions{
+		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg, Charts: chartIndexes{e.charts},
 	})
 	var lookup *rollout.LookupError
 	if errors.As(err, &lookup) {

@@ -395,3 +395,25 @@ func ociTagNotices(notes []Notice, at map[scan.Location]bool) {
 		}
 	}
 }
+
+// ChartRef is a chart reference as the plan decides it: an
+// OCIRepository's tag read as the version it spells. Other references are
+// returned as they are. WriteChartTags undoes it in an update's changes.
+func ChartRef(r scan.Ref) scan.Ref { return ociVersion(r) }
+
+// WriteChartTags spells the changes of u to OCIRepository tags as tags
+// ('+' as '_'), for an update made of references ChartRef read.
+func WriteChartTags(u *Update) { ociTagChanges(u) }
+
+// VersionsOf is the Registry that lists the versions of r as the plan
+// reads them, and the repository to ask it about: an image's tags from
+// reg; an OCI chart's tags from reg, '_' read as '+'; an HTTP chart's
+// versions from its repository's index, through charts.
+func VersionsOf(reg Registry, charts ChartRepo, r scan.Ref) (Registry, name.Repository) {
+	repo := r.Repo
+	if formOf(r) == formHTTP {
+		repo = httpRepo(r.Chart)
+	}
+	o, _ := chartOptions(Options{Registry: reg, Charts: charts}, []scan.Ref{r})
+	return o.Registry, repo
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,15 +46,32 @@ func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = 
 
 // New starts a repository holding charts, stopped when t ends.
 func New(t testing.TB, charts []Chart, opts ...Option) *Server {
+	s := Start(charts, opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a repository holding charts outside a test (a testscript
+// setup); Close stops it.
+func Start(charts []Chart, opts ...Option) *Server {
 	s := &Server{generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	for _, o := range opts {
 		o(s)
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
 	s.Set(charts)
 	return s
+}
+
+// Close stops the repository.
+func (s *Server) Close() { s.srv.Close() }
+
+// Charts returns the charts the repository holds.
+func (s *Server) Charts() []Chart {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.charts)
 }
 
 // Set replaces the repository's charts, and so its index and validators.
