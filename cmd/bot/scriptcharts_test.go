@@ -20,7 +20,8 @@ import (
 //	charts                          an HTTP Helm repository serving a real index.yaml and
 //	                                chart archives (helmrepotest), with the charts web and
 //	                                redis; sets HELM_REPO (http://127.0.0.1:PORT) and HELM_HOST
-//	                                (127.0.0.1:PORT). It also pushes the OCI charts podinfo and
+//	                                (127.0.0.1:PORT), HELM_SLUG (127.0.0.1-PORT, as in branch
+//	                                names). It also pushes the OCI charts podinfo and
 //	                                cache, as `helm push` does (Helm's media types, '+' as '_'),
 //	                                under ghcr.io/acme/charts in the script's registry
 //	                                (GHCR_MIRROR serves them)
@@ -78,6 +79,7 @@ func cmdCharts(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(c.http.Close)
 	ts.Setenv("HELM_REPO", c.http.URL)
 	ts.Setenv("HELM_HOST", strings.TrimPrefix(c.http.URL, "http://"))
+	ts.Setenv("HELM_SLUG", strings.ReplaceAll(strings.TrimPrefix(c.http.URL, "http://"), ":", "-"))
 	for i, ch := range ociCharts {
 		pushChart(ts, ch, chartDay.AddDate(0, 0, i))
 	}
