@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +28,10 @@ import (
 //	                                cache, as `helm push` does (Helm's media types, '+' as '_'),
 //	                                under ghcr.io/acme/charts in the script's registry
 //	                                (GHCR_MIRROR serves them)
+//	badcharts                       chart repositories that fail as real ones do: BAD_HUGE
+//	                                (an index.yaml of 100 MiB, over the cap), BAD_LOGIN (an HTML
+//	                                login page answered 200); their hosts in BAD_HUGE_HOST,
+//	                                BAD_LOGIN_HOST
 //	helmpush CHART VERSION APP      add a version to the HTTP repository (index.yaml changes)
 //	ocipush CHART VERSION APP       push a version of an OCI chart under ghcr.io/acme/charts
 
@@ -37,7 +44,7 @@ type scriptCharts struct {
 
 func chartCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	return map[string]func(*testscript.TestScript, bool, []string){
-		"charts": cmdCharts, "helmpush": cmdHelmPush, "ocipush": cmdOCIPush,
+		"charts": cmdCharts, "badcharts": cmdBadCharts, "helmpush": cmdHelmPush, "ocipush": cmdOCIPush,
 	}
 }
 
@@ -82,6 +89,30 @@ func cmdCharts(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("HELM_SLUG", strings.ReplaceAll(strings.TrimPrefix(c.http.URL, "http://"), ":", "-"))
 	for i, ch := range ociCharts {
 		pushChart(ts, ch, chartDay.AddDate(0, 0, i))
+	}
+}
+
+func cmdBadCharts(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: badcharts")
+	}
+	for env, h := range map[string]http.HandlerFunc{
+		// The length says it all: a client that reads past its cap
+		// before refusing would wait for 100 MiB.
+		"BAD_HUGE": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(100<<20))
+			w.Write([]byte("apiVersion: v1\nentries:\n"))
+		},
+		// A repository behind a single sign-on answers its login page.
+		"BAD_LOGIN": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<!DOCTYPE html><html><body><form action=/login>Sign in</form></body></html>"))
+		},
+	} {
+		srv := httptest.NewServer(h)
+		ts.Defer(srv.Close)
+		ts.Setenv(env, srv.URL)
+		ts.Setenv(env+"_HOST", strings.TrimPrefix(srv.URL, "http://"))
 	}
 }
 
