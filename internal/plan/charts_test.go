@@ -134,7 +134,7 @@ dependencies:
 }
 
 // semverForCharts is the policy job gives charts: Helm's semver rule.
-func semverForCharts(t *testing.T, specs map[string]policy.Spec) func(string, string) (*policy.Policy, error) {
+func semverForCharts(t testing.TB, specs map[string]policy.Spec) func(string, string) (*policy.Policy, error) {
 	def := policies(t, specs)
 	sv, err := policy.New(policy.Spec{Versioning: "semver"})
 	if err != nil {

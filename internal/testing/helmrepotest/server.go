@@ -22,7 +22,7 @@ type Server struct {
 	srv       *httptest.Server
 	user      string
 	password  string
-	latency   time.Duration
+	latency   atomic.Int64 // a time.Duration
 	requests  atomic.Int64
 	mu        sync.Mutex
 	index     []byte
@@ -42,7 +42,10 @@ func WithBasicAuth(user, password string) Option {
 }
 
 // WithLatency answers every request after d (for benchmarks).
-func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency.Store(int64(d)) } }
+
+// SetLatency changes WithLatency's delay for the requests that follow.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 
 // New starts a repository holding charts, stopped when t ends.
 func New(t testing.TB, charts []Chart, opts ...Option) *Server {
@@ -99,8 +102,8 @@ func (s *Server) Requests() int { return int(s.requests.Load()) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	if s.latency > 0 {
-		time.Sleep(s.latency)
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		time.Sleep(d)
 	}
 	if s.user != "" {
 		if u, p, ok := r.BasicAuth(); !ok || u != s.user || p != s.password {
