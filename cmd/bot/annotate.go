@@ -6,18 +6,18 @@ import (
 	"os"
 
 	"github.com/imagebot/imagebot/internal/plan"
-	"github.com/imagebot/imagebot/internal/registry"
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
-// in the step summary with what the run cost the registries, and one
+// in the step summary with what the run cost the registries and chart
+// repositories, and one
 // annotation per problem: an error for a dangling reference (the workload
 // cannot start on a node without the image), a warning for the others. The
 // runner
 // reads workflow commands from stderr as well as stdout; they go to stderr
 // so that stdout holds only the requested output (valid JSON for
 // --output json).
-func annotate(w io.Writer, env environ, p *plan.Plan, cost []registry.HostStats) {
+func annotate(w io.Writer, env environ, p *plan.Plan, cost runCost) {
 	if !env.Actions {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/registry"
 )
@@ -24,9 +25,29 @@ type hostCost struct {
 	Errors      int            `json:"errors"`
 }
 
+// runCost is what a command cost: the registries and the HTTP Helm
+// repositories, each by host.
+type runCost struct {
+	registry []registry.HostStats
+	charts   []chartrepo.HostStats
+}
+
+// chartHostCost is what a run cost one HTTP Helm repository host, as the
+// JSON plan carries it ("chartRepositories": [...]).
+type chartHostCost struct {
+	Host     string `json:"host"`
+	Requests int    `json:"requests"`
+	// Indexes are the index.yaml files sent whole (200).
+	Indexes     int `json:"indexes"`
+	NotModified int `json:"notModified"` // 304 answers to conditional requests
+	FromCache   int `json:"fromCache"`   // indexes taken from --cache without a request
+	Errors      int `json:"errors"`
+}
+
 // writePlanCost prints the plan in format; the JSON plan carries the cost
-// per registry host as "registry".
-func writePlanCost(w io.Writer, p *plan.Plan, format string, verbose bool, stats []registry.HostStats) error {
+// per registry host as "registry" and per chart repository host as
+// "chartRepositories".
+func writePlanCost(w io.Writer, p *plan.Plan, format string, verbose bool, cost runCost) error {
 	if format != "json" {
 		return writePlan(w, p, format, verbose)
 	}
@@ -35,8 +56,9 @@ func writePlanCost(w io.Writer, p *plan.Plan, format string, verbose bool, stats
 	enc.SetEscapeHTML(false) // as writePlan: patterns read (?P<version>...)
 	return enc.Encode(struct {
 		*plan.Plan
-		Registry []hostCost `json:"registry"`
-	}{p, costOf(stats)})
+		Registry []hostCost      `json:"registry"`
+		Charts   []chartHostCost `json:"chartRepositories"`
+	}{p, costOf(cost.registry), chartCostOf(cost.charts)})
 }
 
 // costOf is the cost per host, in the order of stats (by host); never nil,
@@ -50,9 +72,38 @@ func costOf(stats []registry.HostStats) []hostCost {
 	return out
 }
 
-// costMarkdown is the cost as a table for the Actions step summary, with
-// a column for each kind of request some host was sent.
-func costMarkdown(stats []registry.HostStats) string {
+// chartCostOf is costOf for the chart repositories.
+func chartCostOf(stats []chartrepo.HostStats) []chartHostCost {
+	out := make([]chartHostCost, 0, len(stats))
+	for _, s := range stats {
+		out = append(out, chartHostCost{Host: s.Host, Requests: s.Requests, Indexes: s.Indexes,
+			NotModified: s.NotModified, FromCache: s.FromCache, Errors: s.Errors})
+	}
+	return out
+}
+
+// costMarkdown is the cost as tables for the Actions step summary: the
+// registries', with a column for each kind of request some host was
+// sent, then the chart repositories'.
+func costMarkdown(cost runCost) string {
+	return registryMarkdown(cost.registry) + chartCostMarkdown(cost.charts)
+}
+
+// chartCostMarkdown is the chart repositories' table, "" without one.
+func chartCostMarkdown(stats []chartrepo.HostStats) string {
+	if len(stats) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n#### Chart repository requests\n\n| Host | Requests | Indexes | 304 | From cache | Errors |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range stats {
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d | %d |\n", s.Host, s.Requests, s.Indexes, s.NotModified, s.FromCache, s.Errors)
+	}
+	return b.String()
+}
+
+// registryMarkdown is the registries' table, "" without one.
+func registryMarkdown(stats []registry.HostStats) string {
 	if len(stats) == 0 {
 		return ""
 	}

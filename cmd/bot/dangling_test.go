@@ -16,7 +16,7 @@ func TestDanglingAnnotations(t *testing.T) {
 		{File: "odd/broken.yaml", Line: 3, Message: "yaml: bad indentation"},
 	}}
 	var w bytes.Buffer
-	annotate(&w, environ{Actions: true}, p, nil)
+	annotate(&w, environ{Actions: true}, p, runCost{})
 	want := "::error file=apps/web.yaml,line=12,title=Dangling image reference::ghcr.io/acme/web:1.0.0 is gone from the registry (not in its tag list): nodes without the image cached can no longer start this workload: restore the tag or move to another\n" +
 		"::warning file=odd/broken.yaml,line=3::yaml: bad indentation\n"
 	if w.String() != want {

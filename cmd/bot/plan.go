@@ -66,10 +66,10 @@ func runPlan(ctx context.Context, o *planOptions) error {
 // report prints the plan in --output's format with what it cost, and
 // annotates its problems for GitHub Actions.
 func (o *planOptions) report(rep *job.Report) error {
-	if err := writePlanCost(o.IO.Out, rep.Plan, o.Output.value, o.Verbose, rep.Cost); err != nil {
+	if err := writePlanCost(o.IO.Out, rep.Plan, o.Output.value, o.Verbose, runCost{rep.Cost, rep.ChartCost}); err != nil {
 		return err
 	}
-	annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+	annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	return nil
 }
 

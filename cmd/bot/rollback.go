@@ -24,7 +24,7 @@ func newRollbackCmd(f *factory, runF func(context.Context, *rollbackOptions) err
 	o := &rollbackOptions{commonOptions: newCommonOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "rollback IMAGE [DIR]",
-		Short: "One pull request moving an image back to an earlier tag",
+		Short: "One pull request moving an image (or chart) back to an earlier tag",
 		Long: `Rollback opens one pull request that moves every reference of IMAGE back to
 TAG (--to), or, without --to, to the tag the references had before the
 commit that brought the current one on the default branch. The update type
@@ -32,13 +32,19 @@ is rollback. Once the pull request is merged, the version rolled back from
 counts as declined: run does not propose it again, and proposes a newer one
 as usual.
 
+IMAGE may name a chart as plan prints it: oci://HOST/PATH/CHART or
+https://REPOSITORY/CHART, with --to a version.
+
 It needs what run needs: GITHUB_TOKEN (or a GitHub App), and DIR a clone of
 the repository. --dry-run prints the pull request instead.`,
 		Example: `  # Back to the tag before the current one
   GITHUB_TOKEN=ghp_... imagebot rollback nginx
 
   # Back to a tag of your choosing, previewed first
-  imagebot rollback ghcr.io/acme/api --to v1.8.2 --dry-run ./gitops`,
+  imagebot rollback ghcr.io/acme/api --to v1.8.2 --dry-run ./gitops
+
+  # A chart, back to the version before the current one
+  imagebot rollback oci://ghcr.io/stefanprodan/charts/podinfo`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("rollback needs the IMAGE to roll back, such as nginx or ghcr.io/acme/api")
@@ -88,7 +94,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		printRun(o.IO.Out, rep.Plan, rep.Result, o.DryRun)
 	}
 	if rep.Plan != nil {
-		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	}
 	return err
 }
@@ -97,14 +103,31 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 // GitHub App is set.
 var errNoRollbackToken = errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
 
-// rollbackImage normalizes IMAGE, which names a repository, not a tag.
+// rollbackImage normalizes IMAGE, which names a repository, not a tag,
+// or a chart as policies match it (oci://HOST/PATH/CHART,
+// https://REPO/CHART).
 func rollbackImage(arg string) (string, error) {
 	if strings.ContainsAny(arg, "@") || strings.Contains(arg[strings.LastIndex(arg, "/")+1:], ":") {
 		return "", fmt.Errorf("IMAGE %q names a tag or digest: name the image alone, and the tag with --to", arg)
+	}
+	if scheme, rest, ok := strings.Cut(arg, "://"); ok {
+		return rollbackChart(arg, scheme, rest)
 	}
 	img, err := imagename.Normalize(arg)
 	if err != nil {
 		return "", fmt.Errorf("IMAGE %q: %w", arg, err)
 	}
 	return img, nil
+}
+
+// rollbackChart checks a chart's name: a repository URL and the chart's
+// name after its last slash, as plan prints it.
+func rollbackChart(arg, scheme, rest string) (string, error) {
+	switch {
+	case scheme != "oci" && scheme != "https" && scheme != "http":
+		return "", fmt.Errorf("chart %q: write oci://HOST/PATH/CHART or https://REPOSITORY/CHART", arg)
+	case !strings.Contains(strings.Trim(rest, "/"), "/"):
+		return "", fmt.Errorf("chart %q names no chart: write the repository URL, then /CHART", arg)
+	}
+	return strings.TrimRight(arg, "/"), nil
 }

@@ -112,12 +112,12 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 			printCarried(w, "  ", rep.Plan.Updates)
 		}
 		printProblems(w, rep.Plan.Problems, o.Verbose)
-		annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 		return
 	}
 	printRun(w, rep.Plan, rep.Result, dryRun)
 	printWaiting(w, rep.Plan)
-	annotate(o.IO.ErrOut, o.Env, rep.Plan, rep.Cost)
+	annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	if err := writeActionOutputs(o.Env, rep.Summary); err != nil {
 		o.logger().Warn("GitHub Actions outputs not written", "err", err)
 	}

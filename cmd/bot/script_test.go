@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 		Setup:               setupRegistry,
-		Cmds: withCmds(gitCmds(), giteaCmds(), gitlabCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(gitCmds(), giteaCmds(), gitlabCmds(), chartCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"envsubst":  cmdEnvsubst,
 			"status":    cmdStatus,
 			"bom":       cmdBOM,
@@ -70,6 +70,7 @@ func setupRegistry(env *testscript.Env) error {
 	}
 	env.Defer(reg.Close)
 	setupRemote(env, reg) // scriptgit_test.go
+	setupCharts(env)      // scriptcharts_test.go
 	m := reg.Mirrors()
 	env.Setenv("REGISTRY", reg.Host())
 	for host, v := range map[string]string{

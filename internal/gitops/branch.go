@@ -175,15 +175,20 @@ func shortHash(s string) string {
 // "imagebot/docker.io-library-redis-alpine"; a chart's without its
 // repository's scheme, after "chart-".
 func branchName(prefix, image, tag string) string {
-	if _, rest, ok := strings.Cut(image, "://"); ok {
-		// A chart: "imagebot/chart-ghcr.io-stefanprodan-charts-podinfo".
-		image = "chart/" + rest
-	}
-	name := prefix + sanitize(image)
+	name := prefix + sanitize(branchImage(image))
 	if s := stream(tag); s != "" {
 		name += "-" + s
 	}
 	return name
+}
+
+// branchImage is what a branch says of image: a chart's name without its
+// scheme, "imagebot/chart-ghcr.io-stefanprodan-charts-podinfo".
+func branchImage(image string) string {
+	if _, rest, ok := strings.Cut(image, "://"); ok {
+		return "chart/" + rest
+	}
+	return image
 }
 
 // stream names the family of a tag by its non-digit parts: "alpine" for

@@ -36,8 +36,9 @@ func sharedGroup(prefix string, u plan.Update) *group {
 
 // rollbackBranch is the branch of `imagebot rollback IMAGE`. A merged PR
 // on it declines the version rolled back from, on every branch.
+// A chart's is named as its update branch is: "rollback-chart-HOST-PATH".
 func rollbackBranch(prefix, image string) string {
-	return prefix + "rollback-" + sanitize(image)
+	return prefix + "rollback-" + sanitize(branchImage(image))
 }
 
 // kindTitle is the title of a shared branch's PR.

@@ -277,9 +277,21 @@ func (r *runner) details(ctx context.Context, g group) group {
 		return g
 	}
 	infos := make([]*registry.Info, len(g.Updates))
+	ups, cloned := g.Updates, false
 	for i, u := range g.Updates {
-		if infos[i] = g.info(i); infos[i] != nil || u.Chart != nil {
-			continue // a chart's PR says what its index says (chartNotes)
+		if u.Chart != nil {
+			// A chart's PR says what its index says (chartNotes), or
+			// for an OCI chart what its config blob says.
+			if c := r.ociChart(ctx, u); c != nil {
+				if !cloned {
+					ups, cloned = slices.Clone(g.Updates), true // the plan's own stay as they are
+				}
+				ups[i].Chart = c
+			}
+			continue
+		}
+		if infos[i] = g.info(i); infos[i] != nil {
+			continue
 		}
 		info, err := r.o.Details(ctx, u.Repo.Tag(u.To))
 		if err != nil {
@@ -288,7 +300,7 @@ func (r *runner) details(ctx context.Context, g group) group {
 		}
 		infos[i] = info
 	}
-	g.Infos = infos
+	g.Infos, g.Updates = infos, ups
 	return g
 }
 

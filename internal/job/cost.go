@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/imagebot/imagebot/internal/chartrepo"
 	"log/slog"
 
 	"github.com/imagebot/imagebot/internal/registry"
@@ -25,5 +26,23 @@ func logCost(log *slog.Logger, stats []registry.HostStats) {
 		}
 		attrs = append(attrs, "errors", s.Errors)
 		log.Info("registry requests", attrs...)
+	}
+}
+
+// logChartCost is logCost for the HTTP Helm repositories: one line per
+// host, with the indexes sent whole, revalidated (304) and taken from the
+// cache, so that "one index.yaml fetch per repository per run" can be read
+// off the log.
+func logChartCost(log *slog.Logger, stats []chartrepo.HostStats) {
+	for _, s := range stats {
+		attrs := []any{"host", s.Host, "requests", s.Requests, "indexes", s.Indexes}
+		if s.NotModified > 0 {
+			attrs = append(attrs, "notModified", s.NotModified)
+		}
+		if s.FromCache > 0 {
+			attrs = append(attrs, "fromCache", s.FromCache)
+		}
+		attrs = append(attrs, "errors", s.Errors)
+		log.Info("chart repository requests", attrs...)
 	}
 }

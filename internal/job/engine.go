@@ -128,14 +128,17 @@ func (e *engine) flush() {
 	}
 }
 
-// cost is what the command cost the registries so far, logged unless
-// serve shares the client (its cost is logged once per run, by the Pool).
-func (e *engine) cost() []registry.HostStats {
+// cost is what the command cost the registries and the HTTP chart
+// repositories so far, logged; a registry client serve shares is logged
+// once per run instead, by the Pool (the chart client is the command's own).
+func (e *engine) cost() ([]registry.HostStats, []chartrepo.HostStats) {
 	cost := e.reg.Stats()
 	if !e.shared {
 		logCost(e.log, cost)
 	}
-	return cost
+	charts := e.charts.Stats()
+	logChartCost(e.log, charts)
+	return cost, charts
 }
 
 // checkSignatures prepares every signature the policies ask for, so that

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/imagebot/imagebot/internal/chartrepo"
 	"io"
 	"log/slog"
 
@@ -77,6 +78,8 @@ type Report struct {
 	Plan *plan.Plan
 	// Cost is what the command cost the registries, by host.
 	Cost []registry.HostStats
+	// ChartCost is what it cost the HTTP Helm repositories, by host.
+	ChartCost []chartrepo.HostStats
 	// Changed are the files Apply wrote.
 	Changed []string
 }
@@ -94,8 +97,9 @@ type RunReport struct {
 	Preview bool
 	// Stopped is the one line a run that did nothing has to say: the
 	// onboarding pull request was closed unmerged.
-	Stopped string
-	Cost    []registry.HostStats
+	Stopped   string
+	Cost      []registry.HostStats
+	ChartCost []chartrepo.HostStats
 }
 
 // Summary is what one run did on one repository, for serve's metrics and

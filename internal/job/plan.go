@@ -16,7 +16,9 @@ func Plan(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	e.flush()
-	return &Report{Plan: p, Cost: e.cost()}, planStatus(p)
+	rep := &Report{Plan: p}
+	rep.Cost, rep.ChartCost = e.cost()
+	return rep, planStatus(p)
 }
 
 // Apply plans the working tree of o.Repo, then writes each update into its
@@ -37,7 +39,9 @@ func Apply(ctx context.Context, o Options) (*Report, error) {
 	}
 	p.Problems = append(p.Problems, res.Problems...)
 	e.flush()
-	return &Report{Plan: p, Cost: e.cost(), Changed: res.Changed}, planStatus(p)
+	rep := &Report{Plan: p, Changed: res.Changed}
+	rep.Cost, rep.ChartCost = e.cost()
+	return rep, planStatus(p)
 }
 
 // planTree plans the working tree of o.Repo: what plan prints and apply

@@ -11,7 +11,9 @@ import (
 // RollbackOptions say which image Rollback moves back, and to what.
 type RollbackOptions struct {
 	Options
-	Image string // the normalized image name (imagename.Normalize)
+	// Image is the normalized image name (imagename.Normalize), or a
+	// chart's as policies match it (REPOSITORY_URL/CHART).
+	Image string
 	// To is the tag to go back to; "" is the tag the references had before
 	// the commit that brought the current one on the default branch.
 	To string
@@ -43,13 +45,13 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	// after the engine is up, after the pull request: its body may have
 	// cost requests too (runs before flush). A lookup that failed on 429s
 	// is when the counts matter most.
-	defer func() { rep.Cost = e.cost() }()
+	defer func() { rep.Cost, rep.ChartCost = e.cost() }()
 	res, err := e.scan(ctx)
 	if err != nil {
 		return rep, err
 	}
-	u, err := rollout.Rollback(ctx, res.Refs, rollout.RollbackOptions{
-		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg,
+	u, err := rollout.Rollback(ctx, append(res.Refs, res.Charts...), rollout.RollbackOptions{
+		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg, Charts: chartIndexes{e.charts},
 	})
 	var lookup *rollout.LookupError
 	if errors.As(err, &lookup) {

@@ -90,7 +90,8 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	sum.Failed += len(res.Failed)
 	sum.RateLimited = len(res.RateLimited)
 	// The pull request bodies may have cost requests too.
-	rep.Plan, rep.Result, rep.Cost = p, res, e.cost()
+	rep.Plan, rep.Result = p, res
+	rep.Cost, rep.ChartCost = e.cost()
 	if sum.Failed > 0 || sum.RateLimited > 0 {
 		return rep, partial()
 	}
@@ -119,7 +120,8 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.out()); err != nil {
 		return rep, err
 	}
-	rep.Plan, rep.Cost = p, e.cost()
+	rep.Plan = p
+	rep.Cost, rep.ChartCost = e.cost()
 	return rep, planStatus(p)
 }
 

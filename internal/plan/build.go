@@ -144,7 +144,12 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 		k := scoped{r.Repo, opts.scope(r), formImage}
 		byRepo[k] = append(byRepo[k], r)
 	}
+	ociTags := map[scan.Location]bool{}
 	for _, r := range res.Charts {
+		if r.Kind == scan.KindOCIRepository {
+			ociTags[scan.Location{File: r.File, Line: r.Line}] = true
+			r = ociVersion(r)
+		}
 		form := formOf(r)
 		if form == formHTTP {
 			r.Repo = httpRepo(r.Chart)
@@ -206,7 +211,9 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
 		chartUpdate(&p.Updates[i])
+		ociTagChanges(&p.Updates[i])
 	}
+	ociTagNotices(p.Notices, ociTags)
 	p.Notices = withoutDangling(p.Notices, p.Problems)
 	if s := opts.seen; s != nil {
 		p.Seen, p.Held = s.seen, s.held

@@ -23,8 +23,10 @@ import (
 //   - a chart in an OCI registry is listed by the registry client; Helm
 //     writes a version's '+' as '_' in its tag (OCI tags allow no '+'), so
 //     the versions a HelmRelease, an Application, a Chart.yaml or a
-//     helmCharts entry writes are the tags with '_' read as '+' (a Flux
-//     OCIRepository's tag is the tag itself, and is decided as written);
+//     helmCharts entry writes are the tags with '_' read as '+'; a Flux
+//     OCIRepository writes the tag itself, which is decided as the version
+//     it spells ('_' read as '+', as Flux's semver filter reads it) and
+//     written back as a tag (see ociRepositoryTags);
 //   - a chart in an HTTP repository is listed from the repository's
 //     index.yaml (ChartRepo), whose created times are what minAge reads.
 
@@ -84,15 +86,17 @@ type Chart struct {
 type chartForm int
 
 const (
-	formImage   chartForm = iota // an image, or an OCIRepository's tag
-	formOCIHelm                  // a Helm chart in an OCI registry: '+' is '_' in tags
+	formImage   chartForm = iota // an image
+	formOCIHelm                  // a Helm chart (or an OCIRepository's artifact) in an OCI registry: '+' is '_' in tags
 	formHTTP                     // a chart in an HTTP repository
 )
 
 func formOf(r scan.Ref) chartForm {
 	switch {
-	case r.Chart == nil || r.Kind == scan.KindOCIRepository:
+	case r.Chart == nil:
 		return formImage
+	case r.Kind == scan.KindOCIRepository:
+		return formOCIHelm
 	case r.Chart.OCI():
 		return formOCIHelm
 	}
@@ -354,4 +358,62 @@ func expectCharts(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 			e.Expect(c.Repository, c.Name)
 		}
 	}
+}
+
+// ociVersion is an OCIRepository reference as the decider sees it: its
+// tag read as the chart version it spells ('_' as '+'), so that
+// 6.6.0_build.1 is semver and an update of it joins the HelmReleases' of
+// the same chart. ociTagChanges turns it back into a tag.
+func ociVersion(r scan.Ref) scan.Ref {
+	if r.Kind == scan.KindOCIRepository {
+		r.Tag = strings.ReplaceAll(r.Tag, "_", "+")
+	}
+	return r
+}
+
+// ociTagChanges writes an OCIRepository's new version as its tag ('+' as
+// '_', which Flux then pulls) and gives back the reference it was decided
+// from: an OCI tag holds no '+', so '+' in its version was '_'.
+func ociTagChanges(u *Update) {
+	for i, c := range u.Changes {
+		if c.Ref.Kind == scan.KindOCIRepository {
+			u.Changes[i].Ref.Tag = strings.ReplaceAll(c.Ref.Tag, "+", "_")
+			u.Changes[i].Tag = strings.ReplaceAll(c.Tag, "+", "_")
+		}
+	}
+}
+
+// ociTagNotices spells the tag of a notice on an OCIRepository's tag as
+// the file writes it; at are where those tags are.
+func ociTagNotices(notes []Notice, at map[scan.Location]bool) {
+	if len(at) == 0 {
+		return
+	}
+	for i, n := range notes {
+		if at[scan.Location{File: n.File, Line: n.Line, Col: 0}] {
+			notes[i].Tag = strings.ReplaceAll(n.Tag, "+", "_")
+		}
+	}
+}
+
+// ChartRef is a chart reference as the plan decides it: an
+// OCIRepository's tag read as the version it spells. Other references are
+// returned as they are. WriteChartTags undoes it in an update's changes.
+func ChartRef(r scan.Ref) scan.Ref { return ociVersion(r) }
+
+// WriteChartTags spells the changes of u to OCIRepository tags as tags
+// ('+' as '_'), for an update made of references ChartRef read.
+func WriteChartTags(u *Update) { ociTagChanges(u) }
+
+// VersionsOf is the Registry that lists the versions of r as the plan
+// reads them, and the repository to ask it about: an image's tags from
+// reg; an OCI chart's tags from reg, '_' read as '+'; an HTTP chart's
+// versions from its repository's index, through charts.
+func VersionsOf(reg Registry, charts ChartRepo, r scan.Ref) (Registry, name.Repository) {
+	repo := r.Repo
+	if formOf(r) == formHTTP {
+		repo = httpRepo(r.Chart)
+	}
+	o, _ := chartOptions(Options{Registry: reg, Charts: charts}, []scan.Ref{r})
+	return o.Registry, repo
 }

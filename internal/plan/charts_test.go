@@ -134,7 +134,7 @@ dependencies:
 }
 
 // semverForCharts is the policy job gives charts: Helm's semver rule.
-func semverForCharts(t *testing.T, specs map[string]policy.Spec) func(string, string) (*policy.Policy, error) {
+func semverForCharts(t testing.TB, specs map[string]policy.Spec) func(string, string) (*policy.Policy, error) {
 	def := policies(t, specs)
 	sv, err := policy.New(policy.Spec{Versioning: "semver"})
 	if err != nil {
@@ -174,14 +174,22 @@ func TestBuildCharts(t *testing.T) {
 		url + "/beta 0.9.0-rc.1 -> 0.9.0-rc.2 (patch, chart) [argo/app.yaml:7] chart={Repository:" + url + " Name:beta AppVersion: FromAppVersion: Home: Sources:[]}",
 		url + "/old 0.1.0 -> 0.2.0 (minor, chart) [argo/app.yaml:10] chart={Repository:" + url + " Name:old AppVersion: FromAppVersion: Home: Sources:[]}",
 		url + "/web 1.2.3 -> 1.3.0 (minor, chart) [chart/Chart.yaml:6 flux/releases.yaml:8] chart={Repository:" + url + " Name:web AppVersion:1.26.0 FromAppVersion:1.25.0 Home:https://web.example.com Sources:[https://github.com/acme/web]}",
-		// An OCIRepository's tag is the registry's own spelling, which
-		// is not semver with '_': 6.6.0_build.1 is no candidate.
-		"oci://ghcr.io/stefanprodan/charts/podinfo 6.5.0 -> 6.5.1 (patch, chart) [flux/sources.yaml:17] chart={Repository:oci://ghcr.io/stefanprodan/charts Name:podinfo AppVersion: FromAppVersion: Home: Sources:[]}",
-		"oci://ghcr.io/stefanprodan/charts/podinfo 6.5.0 -> 6.6.0+build.1 (minor, chart) [flux/releases.yaml:18] chart={Repository:oci://ghcr.io/stefanprodan/charts Name:podinfo AppVersion: FromAppVersion: Home: Sources:[]}",
+		// An OCIRepository's tag 6.6.0_build.1 is read as the version
+		// it spells, as Flux reads it: one update with the HelmRelease's.
+		"oci://ghcr.io/stefanprodan/charts/podinfo 6.5.0 -> 6.6.0+build.1 (minor, chart) [flux/releases.yaml:18 flux/sources.yaml:17] chart={Repository:oci://ghcr.io/stefanprodan/charts Name:podinfo AppVersion: FromAppVersion: Home: Sources:[]}",
 		"oci://ghcr.io/stefanprodan/charts/podinfo 6.5.1 -> 6.6.0+build.1 (minor, chart) [argo/app.yaml:13] chart={Repository:oci://ghcr.io/stefanprodan/charts Name:podinfo AppVersion: FromAppVersion: Home: Sources:[]}",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+	// The OCIRepository's tag is written as a tag ('+' as '_'), the
+	// HelmRelease's version as a version.
+	var written []string
+	for _, c := range p.Updates[3].Changes {
+		written = append(written, fmt.Sprintf("%s:%d %s -> %s", c.Ref.File, c.Ref.Line, c.Ref.Tag, c.Tag))
+	}
+	if diff := cmp.Diff([]string{"flux/releases.yaml:18 6.5.0 -> 6.6.0+build.1", "flux/sources.yaml:17 6.5.0 -> 6.6.0_build.1"}, written); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
 	}
 	wantNotes := []string{
 		"argo/app.yaml:10 " + url + "/old:0.1.0 deprecated: its repository marks the chart deprecated: it gets no new versions; look for its successor",
@@ -320,3 +328,29 @@ func (x indexes) Versions(ctx context.Context, repoURL, chart string) (plan.Char
 }
 
 func (x indexes) Expect(repoURL string, charts ...string) { x.c.Expect(repoURL, charts...) }
+
+// TestBuildOCIRepositoryUnderscoreTag: an OCIRepository at a tag with '_'
+// is at the version it spells: newest here, so up to date, its notice
+// quoting the tag as written.
+func TestBuildOCIRepositoryUnderscoreTag(t *testing.T) {
+	w := newChartWorld(t)
+	res := scanFiles(t, map[string]string{"oci.yaml": `apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata: {name: podinfo}
+spec:
+  url: oci://ghcr.io/stefanprodan/charts/podinfo
+  ref:
+    tag: 6.6.0_build.1
+`})
+	p, err := plan.Build(t.Context(), res, plan.Options{Registry: w.reg.client(), Charts: indexes{chartrepo.New()}, Policy: semverForCharts(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Updates) != 0 || len(p.Problems) != 0 {
+		t.Errorf("updates %+v, problems %+v: want none", p.Updates, p.Problems)
+	}
+	want := []string{"oci.yaml:7 oci://ghcr.io/stefanprodan/charts/podinfo:6.6.0_build.1 up-to-date"}
+	if diff := cmp.Diff(want, noticeLines(p)); diff != "" {
+		t.Errorf("notices (-want +got):\n%s", diff)
+	}
+}

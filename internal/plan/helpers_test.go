@@ -67,11 +67,14 @@ func (r *testRegistry) digest(tb testing.TB, repo, tag string) string {
 
 // client is a fresh registry client (empty caches) that reaches docker.io
 // and ghcr.io through this server, without retries or a keychain.
-func (r *testRegistry) client() *registry.Client {
+func (r *testRegistry) client() *registry.Client { return r.clientAt(r.URL()) }
+
+// clientAt is client for the server at url (another process's).
+func (r *testRegistry) clientAt(url string) *registry.Client {
 	return registry.NewClient(
 		registry.WithMirrors(map[string]string{
-			"docker.io": r.URL() + "/docker.io",
-			"ghcr.io":   r.URL() + "/ghcr.io",
+			"docker.io": url + "/docker.io",
+			"ghcr.io":   url + "/ghcr.io",
 		}),
 		registry.WithKeychain(authn.NewMultiKeychain()),
 		registry.WithRetry(0, time.Millisecond),

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,7 @@ type imageConfig struct {
 	created  time.Time
 	labels   map[string]string
 	platform string
+	chart    *ChartInfo // a Helm chart's metadata, for a chart's config
 }
 
 // notFoundError is a registry's 404: the manifest or blob is not there.
@@ -106,6 +108,11 @@ func (c *Client) Info(ctx context.Context, ref name.Tag) (*Info, error) {
 	info := &Info{Digest: f.Digest, Created: f.Created, Platforms: f.Platforms}
 	if cfg != nil {
 		info.Labels = cfg.labels
+		if cfg.chart != nil {
+			ch := *cfg.chart
+			ch.Sources = slices.Clone(ch.Sources)
+			info.Chart = &ch
+		}
 	}
 	return info.clone(), nil
 }
@@ -204,7 +211,7 @@ func (c *Client) imageFacts(ctx context.Context, rt route, m *manifest, indexAnn
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", m.digest, err)
 	}
-	cfg, err := c.configOf(ctx, rt, im.Config.Digest.String())
+	cfg, err := c.configOf(ctx, rt, im.Config.Digest.String(), string(im.Config.MediaType))
 	if err != nil {
 		return nil, err
 	}
@@ -299,11 +306,21 @@ func (c *Client) fetchManifest(ctx context.Context, rt route, ref name.Reference
 }
 
 // configOf returns an image config, fetched at most once per digest.
-func (c *Client) configOf(ctx context.Context, rt route, digest string) (*imageConfig, error) {
+func (c *Client) configOf(ctx context.Context, rt route, digest, mediaType string) (*imageConfig, error) {
 	return c.configs.get(ctx, rt.key()+"@"+digest, func(ctx context.Context) (*imageConfig, error) {
 		b, err := c.fetchBlob(ctx, rt, digest)
 		if err != nil {
 			return nil, fmt.Errorf("config %s: %w", digest, err)
+		}
+		if mediaType == HelmConfigMediaType {
+			// A chart's metadata, not an image config: no created
+			// time (Helm writes it as the manifest's annotation) and
+			// no platform.
+			var ch ChartInfo
+			if err := json.Unmarshal(b, &ch); err != nil {
+				return nil, fmt.Errorf("chart config %s: %w", digest, err)
+			}
+			return &imageConfig{chart: &ch}, nil
 		}
 		cf, err := v1.ParseConfigFile(bytes.NewReader(b))
 		if err != nil {

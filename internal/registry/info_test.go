@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/testing/helmrepotest"
 	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
@@ -59,5 +60,32 @@ func TestInfo(t *testing.T) {
 					gets, srv.Count(http.MethodHead, ""), tc.wantGET)
 			}
 		})
+	}
+}
+
+// TestInfoChart: a Helm chart's Info carries what its config blob says
+// (name, version, appVersion, home, sources), read once per digest, and
+// its created time from Helm's annotation.
+func TestInfoChart(t *testing.T) {
+	srv := registrytest.NewServer(t)
+	ch := helmrepotest.Chart{Name: "podinfo", Version: "6.6.0+build.1", AppVersion: "6.6.0", Home: "https://podinfo.example.com",
+		Sources: []string{"https://github.com/stefanprodan/podinfo"}}
+	digest := srv.Push(t, "charts/podinfo", "6.6.0_build.1", registrytest.Chart(t, ch, created))
+	c := newClient()
+	for range 2 {
+		got, err := c.Info(t.Context(), registrytest.Tag(t, srv.Host()+"/charts/podinfo", "6.6.0_build.1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &registry.Info{Digest: digest, Created: created, Chart: &registry.ChartInfo{
+			Name: "podinfo", Version: "6.6.0+build.1", AppVersion: "6.6.0", Home: "https://podinfo.example.com",
+			Sources: []string{"https://github.com/stefanprodan/podinfo"}}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Info (-want +got):\n%s", diff)
+		}
+		got.Chart.Sources[0] = "mutated by caller" // must not leak into the cache
+	}
+	if gets := srv.Count(http.MethodGet, "/manifests/") + srv.Count(http.MethodGet, "/blobs/"); gets != 2 {
+		t.Errorf("%d GETs, want 2: the manifest and the config, once", gets)
 	}
 }

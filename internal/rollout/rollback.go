@@ -24,8 +24,12 @@ type RollbackOptions struct {
 	History History
 	Tip     string
 	// Registry is asked whether To exists, and for its digest when a
-	// reference is pinned.
+	// reference is pinned; for a chart in an OCI registry, whether its
+	// version is there.
 	Registry plan.Registry
+	// Charts lists the versions of a chart in an HTTP Helm repository
+	// (nil: such a chart cannot be rolled back).
+	Charts plan.ChartRepo
 }
 
 // LookupError is a rollback that failed because the registry did not
@@ -46,7 +50,9 @@ func Rollback(ctx context.Context, refs []scan.Ref, o RollbackOptions) (*plan.Up
 	var mine []scan.Ref
 	for _, r := range refs {
 		if r.Image == image && r.Tag != "" {
-			mine = append(mine, r)
+			// A chart's versions as the plan reads them: an
+			// OCIRepository's tag as the version it spells.
+			mine = append(mine, plan.ChartRef(r))
 		}
 	}
 	if len(mine) == 0 {
@@ -63,18 +69,21 @@ func Rollback(ctx context.Context, refs []scan.Ref, o RollbackOptions) (*plan.Up
 			tag, image, brought.Short(), timefmt.Stamp(brought.Time), mine[0].Tag)
 	}
 	// The references' name, parsed by the scan, is what the registry is
-	// asked with.
-	repo := mine[0].Repo
-	tags, err := o.Registry.Tags(ctx, repo)
+	// asked with; a chart's versions are listed as the plan lists them.
+	reg, repo := plan.VersionsOf(o.Registry, o.Charts, mine[0])
+	tags, err := reg.Tags(ctx, repo)
 	if err != nil {
 		return nil, &LookupError{fmt.Errorf("look up %s: %w", image, err)}
 	}
 	if !slices.Contains(tags, to) {
+		if mine[0].Chart != nil {
+			return nil, fmt.Errorf("chart %s version %s is not in its repository: helm could not install it", image, to)
+		}
 		return nil, fmt.Errorf("%s:%s is not in the registry: nodes could not pull it", image, to)
 	}
 	var digest string
 	if slices.ContainsFunc(mine, func(r scan.Ref) bool { return r.Digest != "" }) {
-		if digest, err = o.Registry.Digest(ctx, repo.Tag(to)); err != nil {
+		if digest, err = reg.Digest(ctx, repo.Tag(to)); err != nil {
 			return nil, &LookupError{fmt.Errorf("digest of %s:%s: %w", image, to, err)}
 		}
 	}
@@ -92,12 +101,18 @@ func Rollback(ctx context.Context, refs []scan.Ref, o RollbackOptions) (*plan.Up
 		}
 		if u == nil {
 			u = &plan.Update{Image: image, Repo: repo, From: r.Tag, To: to, Type: plan.TypeRollback, Kind: plan.KindRollback, Grounds: []string{why}}
+			if c := r.Chart; c != nil {
+				u.Chart = &plan.Chart{Repository: c.Repository, Name: c.Name}
+			}
 		}
 		if c.Digest != "" {
 			u.Digest = digest
 		}
 		u.Changes = append(u.Changes, c)
 		u.Locations = append(u.Locations, r.Location)
+	}
+	if u != nil {
+		plan.WriteChartTags(u)
 	}
 	return u, nil
 }
@@ -117,6 +132,9 @@ func Previous(ctx context.Context, h History, refs []scan.Ref) (tag string, brou
 		in[r.File] = true
 	}
 	st := refFiles(refs, func(f string) bool { return in[f] })
+	if refs[0].Chart != nil {
+		st = chartFiles(refs, func(f string) bool { return in[f] })
+	}
 	cur := tagsOf(st, img)
 	if len(cur) != 1 {
 		return "", Commit{}, fmt.Errorf("%s is at several tags (%v): name the one to go back to with --to", img, cur)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/imagename"
+	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -38,6 +39,31 @@ func refFiles(refs []scan.Ref, want func(string) bool) *files[[]scan.Ref] {
 		if want(r.File) {
 			f.byFile[r.File] = append(f.byFile[r.File], r)
 		}
+	}
+	return f
+}
+
+// chartFiles is refFiles for chart references (refs, read by
+// plan.ChartRef). A HelmRelease read alone names its chart by its
+// HelmRepository, whose URL is in another file: it is named as the tip's
+// scan of the whole tree named it.
+func chartFiles(refs []scan.Ref, want func(string) bool) *files[[]scan.Ref] {
+	f := refFiles(refs, want)
+	images := map[string]string{}
+	for _, r := range refs {
+		if r.Chart != nil && r.Chart.Source != "" {
+			images[r.Chart.Source+"\x00"+r.Chart.Name] = r.Image
+		}
+	}
+	f.parse = func(name string, src []byte) []scan.Ref {
+		var out []scan.Ref
+		for _, r := range scan.File(name, src).Charts {
+			if r.Image == "" && r.Chart != nil {
+				r.Image = images[r.Chart.Source+"\x00"+r.Chart.Name]
+			}
+			out = append(out, plan.ChartRef(r))
+		}
+		return out
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,7 @@ type Server struct {
 	srv       *httptest.Server
 	user      string
 	password  string
-	latency   time.Duration
+	latency   atomic.Int64 // a time.Duration
 	requests  atomic.Int64
 	mu        sync.Mutex
 	index     []byte
@@ -41,19 +42,39 @@ func WithBasicAuth(user, password string) Option {
 }
 
 // WithLatency answers every request after d (for benchmarks).
-func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency.Store(int64(d)) } }
+
+// SetLatency changes WithLatency's delay for the requests that follow.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 
 // New starts a repository holding charts, stopped when t ends.
 func New(t testing.TB, charts []Chart, opts ...Option) *Server {
+	s := Start(charts, opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a repository holding charts outside a test (a testscript
+// setup); Close stops it.
+func Start(charts []Chart, opts ...Option) *Server {
 	s := &Server{generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	for _, o := range opts {
 		o(s)
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
 	s.Set(charts)
 	return s
+}
+
+// Close stops the repository.
+func (s *Server) Close() { s.srv.Close() }
+
+// Charts returns the charts the repository holds.
+func (s *Server) Charts() []Chart {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.charts)
 }
 
 // Set replaces the repository's charts, and so its index and validators.
@@ -81,8 +102,8 @@ func (s *Server) Requests() int { return int(s.requests.Load()) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	if s.latency > 0 {
-		time.Sleep(s.latency)
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		time.Sleep(d)
 	}
 	if s.user != "" {
 		if u, p, ok := r.BasicAuth(); !ok || u != s.user || p != s.password {

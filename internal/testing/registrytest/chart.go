@@ -28,13 +28,19 @@ const (
 // the chart's version with '+' written '_', as Helm does.
 func Chart(t testing.TB, c helmrepotest.Chart, created time.Time) v1.Image {
 	t.Helper()
+	img, err := ChartImage(c, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// ChartImage is Chart outside a test (a testscript command).
+func ChartImage(c helmrepotest.Chart, created time.Time) (v1.Image, error) {
 	config := helmrepotest.Config(c)
 	archive := helmrepotest.Archive(c)
 	desc := func(mt string, b []byte) v1.Descriptor {
-		h, n, err := v1.SHA256(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, n, _ := v1.SHA256(bytes.NewReader(b)) // reading bytes never fails
 		return v1.Descriptor{MediaType: types.MediaType(mt), Size: n, Digest: h}
 	}
 	m := v1.Manifest{
@@ -51,13 +57,9 @@ func Chart(t testing.TB, c helmrepotest.Chart, created time.Time) v1.Image {
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	img, err := partial.CompressedToImage(&chartArtifact{manifest: raw, config: config, layer: archive, layerDesc: m.Layers[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return partial.CompressedToImage(&chartArtifact{manifest: raw, config: config, layer: archive, layerDesc: m.Layers[0]})
 }
 
 // chartArtifact is a manifest whose config is not an image config, which
