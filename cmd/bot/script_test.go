@@ -14,10 +14,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/imagebot/imagebot/fixtures"
+	"github.com/imagebot/imagebot/internal/retry"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -27,6 +29,9 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"imagebot": func() {
+			// A refused connection is retried as in production, without
+			// sleeping through half a second that doubles four times.
+			retry.MinWait = time.Millisecond
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 			stop()

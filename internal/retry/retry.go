@@ -22,6 +22,11 @@ type Permanent struct{ Err error }
 func (p *Permanent) Error() string { return p.Err.Error() }
 func (p *Permanent) Unwrap() error { return p.Err }
 
+// MinWait is the first wait between two attempts, which Backoff doubles.
+// Only tests change it: the CLI scripts run the real binary against
+// servers that refuse, and must not sleep through its backoff.
+var MinWait = 500 * time.Millisecond
+
 // Transport retries the requests that next fails with check's consent, at
 // most max times, waiting at most maxWait between two attempts (Backoff).
 // When the retries are spent it hands up the last response, not an error,
@@ -34,7 +39,7 @@ func Transport(next http.RoundTripper, max int, maxWait time.Duration, check ret
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	rc.RetryMax = max
-	rc.RetryWaitMin = min(500*time.Millisecond, maxWait)
+	rc.RetryWaitMin = min(MinWait, maxWait)
 	rc.RetryWaitMax = maxWait
 	rc.Backoff = Backoff
 	rc.CheckRetry = check
