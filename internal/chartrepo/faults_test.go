@@ -26,8 +26,8 @@ func TestFaults(t *testing.T) {
 		requests int // 0: not checked
 	}{
 		{"404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, 404, "check the repository URL", 1},
-		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 401) }, 401, "wants credentials", 1},
-		{"403", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 403) }, 403, "wants credentials", 1},
+		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusUnauthorized) }, http.StatusUnauthorized, "wants credentials", 1},
+		{"403", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusForbidden) }, http.StatusForbidden, "wants credentials", 1},
 		{"HTML by type", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write([]byte("apiVersion: v1\n"))

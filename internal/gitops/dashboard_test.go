@@ -181,7 +181,7 @@ func TestDashboardAdversarial(t *testing.T) {
 		if _, err := w.host.openIssue("mallory", "imagebot dashboard", fake); err != nil {
 			t.Fatal(err)
 		}
-		res := w.dashRun(t, maxOpen(2))
+		w.dashRun(t, maxOpen(2))
 		if _, ok := w.openPRs()["imagebot/docker.io-library-node"]; ok {
 			t.Error("a stranger's issue steered the bot")
 		}
@@ -192,7 +192,7 @@ func TestDashboardAdversarial(t *testing.T) {
 		if _, err := w.host.openIssue("mallory", "imagebot dashboard", forged); err != nil {
 			t.Fatal(err)
 		}
-		res = w.dashRun(t, maxOpen(2))
+		res := w.dashRun(t, maxOpen(2))
 		if len(res.Opened) != 0 {
 			t.Errorf("a stranger's ticks opened %v", res.Opened)
 		}

@@ -57,6 +57,7 @@ func newGitea(_ context.Context, o Options) (*tea, error) {
 	}
 	server := strings.TrimSuffix(strings.TrimSuffix(o.APIURL, "/"), "/api/v1")
 	if u, err := url.Parse(server); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		//lint:ignore ST1005 it starts with the host's name
 		return nil, fmt.Errorf("Gitea server URL %q: want the server's root, such as https://gitea.example.com", o.APIURL)
 	}
 	hc := o.HTTPClient

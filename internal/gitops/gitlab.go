@@ -119,6 +119,7 @@ func (l *lab) Repository(ctx context.Context) (Repository, error) {
 		return Repository{}, fmt.Errorf("get GitLab project %s: %w", l.project, glErr(err))
 	}
 	l.webURL = strings.TrimSuffix(p.WebURL, "/")
+	//lint:ignore SA1019 GitLab before 16.x answers issues_enabled alone
 	l.issuesOff = !p.IssuesEnabled && (p.IssuesAccessLevel == "" || p.IssuesAccessLevel == gitlab.DisabledAccessControl)
 	r := Repository{DefaultBranch: p.DefaultBranch, URL: l.webURL}
 	if perm := p.Permissions; perm != nil {

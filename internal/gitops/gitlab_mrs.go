@@ -246,6 +246,7 @@ const (
 // succeeds (auto_merge; merge_when_pipeline_succeeds on GitLab before
 // 17.11), retrying GitLab's 405 with a doubling wait in the run's clock.
 func (l *lab) EnableAutoMerge(ctx context.Context, c *Change) error {
+	//lint:ignore SA1019 GitLab before 17.11 reads merge_when_pipeline_succeeds alone
 	opts := &gitlab.AcceptMergeRequestOptions{AutoMerge: gitlab.Ptr(true), MergeWhenPipelineSucceeds: gitlab.Ptr(true)}
 	wait := autoMergeWait
 	var err error

@@ -21,6 +21,7 @@ import (
 // already stale, or a dependency names a repository alias (@name) that
 // Helm resolves from the machine's repositories before hashing. Keeping
 // such a lock "consistent" is not possible, so the chart is left alone.
+//lint:ignore ST1005 it starts with the file's name
 var ErrLockOutOfSync = errors.New("Chart.lock's digest does not match Chart.yaml as Helm computes it (out of sync already, or a repository alias); run helm dependency update once")
 
 // LockOf names the lock file that goes with a chart's dependencies file
@@ -98,6 +99,7 @@ func ChartLock(chartYAML, edited, lock []byte) ([]byte, error) {
 // order (internal/resolver Resolve), so entry i locks dependency i.
 func lockVersions(before, after helmChart, l scan.Lock) ([]Edit, error) {
 	if len(before.Dependencies) != len(after.Dependencies) || len(l.Dependencies) != len(before.Dependencies) {
+		//lint:ignore ST1005 it starts with the file's name
 		return nil, fmt.Errorf("Chart.yaml has %d dependencies, the edited one %d, Chart.lock %d: %w",
 			len(before.Dependencies), len(after.Dependencies), len(l.Dependencies), ErrLockOutOfSync)
 	}
@@ -108,6 +110,7 @@ func lockVersions(before, after helmChart, l scan.Lock) ([]Edit, error) {
 			continue
 		}
 		if e.Name != b.Name || e.Repository != b.Repository || e.Version != b.Version || !e.Field.OK {
+			//lint:ignore ST1005 it starts with the file's name
 			return nil, fmt.Errorf("Chart.lock entry %d is %s %s %s, not Chart.yaml's %s %s %s: %w",
 				i+1, e.Name, e.Repository, e.Version, b.Name, b.Repository, b.Version, ErrLockOutOfSync)
 		}

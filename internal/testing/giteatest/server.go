@@ -187,8 +187,6 @@ func (s *Server) FailNext(method, pathSubstring string, status int, header http.
 	s.faults = append(s.faults, fault{method, pathSubstring, status, header.Clone()})
 }
 
-type loginKey struct{}
-
 // front does what Gitea does before routing: the version endpoint for
 // anyone, then the token (Authorization: token, Bearer, or basic with the
 // token as password), accounting, scopes and faults.

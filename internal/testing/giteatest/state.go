@@ -2,7 +2,6 @@ package giteatest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -344,5 +343,3 @@ func (rp *repo) indexed(w http.ResponseWriter, r *http.Request, wantPull bool) *
 	notFound(w)
 	return nil
 }
-
-var errNoBranch = errors.New("no branch")

@@ -20,7 +20,6 @@ type project struct {
 	issues    []*issue
 	statuses  []*status
 	pipelines []*pipeline
-	nextNote  int64
 }
 
 // ProjectOption configures AddProject.
