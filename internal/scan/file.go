@@ -77,7 +77,8 @@ func scanFile(file string, src []byte) fileResult {
 	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
 	// Alone, a file resolves the sources it holds; FS resolves the rest.
 	res.Charts, _ = resolveSources(w.charts, nil, w.sources, false)
-	res.sources, res.chartRefs = w.sources, w.chartRefs
+	res.sources, res.chartRefs, res.unnamed = w.sources, w.chartRefs, w.unnamed
+	nameSkipped(res.Skipped, res.unnamed, res.sources)
 	return res
 }
 
