@@ -65,12 +65,16 @@ func scanFile(file string, src []byte) fileResult {
 		// The objects that hold chart versions come first: they take the
 		// nodes they read (a kustomize.images string), which the walk
 		// then passes over.
-		w.object(d)
+		top := d
+		if d.Kind == kyaml.DocumentNode && len(d.Content) > 0 {
+			top = d.Content[0]
+		}
+		w.object(top)
 		switch {
 		case chart:
-			w.chartDependencies(d)
+			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
-			w.helmCharts(d)
+			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
 		}
 		w.walk(d)
 	}

@@ -25,11 +25,9 @@ type chartRef struct {
 
 // object takes the GitOps objects that hold chart versions or images in
 // strings: Flux HelmRelease, HelmRepository, OCIRepository and Argo CD
-// Application, ApplicationSet. Other documents are only walked.
+// Application, ApplicationSet, given a document's top node. Other
+// documents are only walked.
 func (w *walker) object(doc *kyaml.Node) {
-	if doc.Kind == kyaml.DocumentNode && len(doc.Content) > 0 {
-		doc = doc.Content[0]
-	}
 	group, _, _ := strings.Cut(str(doc, "apiVersion"), "/")
 	switch kind := str(doc, "kind"); {
 	case group == "helm.toolkit.fluxcd.io" && kind == "HelmRelease":
