@@ -34,20 +34,27 @@ type storedVersion struct {
 	URLs       []string  `json:"u,omitempty"`
 }
 
-// cached returns the stored document of indexURL and its index, if the
-// cache holds both whole and the index kept every chart of only (nil:
-// every chart).
-func (c *Client) cached(indexURL string, only map[string]bool) (*cache.Document, *index) {
+// held is an index the cache holds, with what it was stored as: a 304
+// confirms it as it is (confirmed).
+type held struct {
+	doc *cache.Document
+	obj cache.Object
+	idx *index
+}
+
+// cached returns the stored index of indexURL, if the cache holds it
+// whole and it kept every chart of only (nil: every chart); nil if not.
+func (c *Client) cached(indexURL string, only map[string]bool) *held {
 	if c.o.cache == nil {
-		return nil, nil
+		return nil
 	}
 	doc, o, ok := c.o.cache.Document(indexURL, mediaType)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	var st stored
 	if json.Unmarshal(o.Data, &st) != nil {
-		return nil, nil
+		return nil
 	}
 	x := &index{charts: make(map[string][]Version, len(st.Charts)), only: only}
 	if st.Only != nil {
@@ -57,11 +64,11 @@ func (c *Client) cached(indexURL string, only map[string]bool) (*cache.Document,
 		}
 		for ch := range only {
 			if !kept[ch] {
-				return nil, nil // a chart this run needs was not kept
+				return nil // a chart this run needs was not kept
 			}
 		}
 		if only == nil {
-			return nil, nil
+			return nil
 		}
 	}
 	for name, vs := range st.Charts {
@@ -72,14 +79,23 @@ func (c *Client) cached(indexURL string, only map[string]bool) (*cache.Document,
 		for _, s := range vs {
 			v, err := semver.NewVersion(s.Version)
 			if err != nil {
-				return nil, nil
+				return nil
 			}
 			out = append(out, Version{Version: v, Created: s.Created, Deprecated: s.Deprecated, AppVersion: s.AppVersion,
 				Digest: s.Digest, Home: s.Home, Sources: s.Sources, URLs: s.URLs})
 		}
 		x.charts[name] = out
 	}
-	return doc, x
+	return &held{doc: doc, obj: o, idx: x}
+}
+
+// confirmed records that the repository answered 304 for st: what is
+// stored stays as it is (not written again from the charts this run
+// kept), confirmed now.
+func (c *Client) confirmed(st *held) {
+	d := *st.doc
+	d.Checked = c.o.cache.Now()
+	c.o.cache.PutDocument(d, st.obj)
 }
 
 // remember stores an index confirmed now. A cache that cannot write is

@@ -3,6 +3,7 @@ package chartrepo_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/registry/cache"
@@ -65,5 +66,41 @@ func TestLocalHosts(t *testing.T) {
 	c = chartrepo.New(chartrepo.WithLocalHosts([]string{host}))
 	if _, err := c.Versions(t.Context(), repo.URL, "nginx"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRevalidateKeepsCache: a 304 confirms the index the cache holds as
+// it is: a run that expects one chart does not narrow a whole index to
+// that chart, so the next run, expecting another, is still answered
+// from the cache.
+func TestRevalidateKeepsCache(t *testing.T) {
+	repo := helmrepotest.New(t, charts())
+	dir := t.TempDir()
+	run := func(ttl time.Duration, chart string) chartrepo.HostStats {
+		t.Helper()
+		store, err := cache.Open(dir, cache.WithTTL(ttl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := chartrepo.New(chartrepo.WithCache(store))
+		c.Expect(repo.URL, chart)
+		if _, err := c.Versions(t.Context(), repo.URL, chart); err != nil {
+			t.Fatal(err)
+		}
+		return c.Stats()[0]
+	}
+	// The whole index, cached.
+	store, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chartrepo.New(chartrepo.WithCache(store)).Versions(t.Context(), repo.URL, "nginx"); err != nil {
+		t.Fatal(err)
+	}
+	if s := run(0, "nginx"); s.NotModified != 1 {
+		t.Fatalf("revalidating run %+v, want one 304", s)
+	}
+	if s := run(time.Hour, "old"); s.Requests != 0 || s.FromCache != 1 {
+		t.Errorf("run expecting another chart %+v, want it from the cache", s)
 	}
 }

@@ -39,10 +39,14 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 	target.Path = path.Join(u.Path, "index.yaml")
 	indexURL := target.String()
 
-	doc, cached := c.cached(indexURL, only)
-	if doc != nil && c.o.cache.FreshDocument(doc) {
-		c.host(u.Host).fromCache.Add(1)
-		return cached, nil
+	st := c.cached(indexURL, only)
+	var doc *cache.Document
+	if st != nil {
+		if c.o.cache.FreshDocument(st.doc) {
+			c.host(u.Host).fromCache.Add(1)
+			return st.idx, nil
+		}
+		doc = st.doc
 	}
 	resp, err := c.get(ctx, u, &target, doc)
 	if err != nil {
@@ -50,10 +54,9 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 	}
 	defer resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusNotModified && cached != nil:
-		c.remember(doc.URL, doc.ETag, doc.LastModified, cached)
-		cached.only = only
-		return cached, nil
+	case resp.StatusCode == http.StatusNotModified && st != nil:
+		c.confirmed(st)
+		return st.idx, nil
 	case resp.StatusCode != http.StatusOK:
 		return nil, &Error{Repository: repo, Status: resp.StatusCode, Err: statusError(resp)}
 	}

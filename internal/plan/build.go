@@ -148,7 +148,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	for _, r := range res.Charts {
 		if r.Kind == scan.KindOCIRepository {
 			ociTags[scan.Location{File: r.File, Line: r.Line}] = true
-			r = ociVersion(r)
+			r = ChartRef(r)
 		}
 		form := formOf(r)
 		if form == formHTTP {
@@ -211,7 +211,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
 		chartUpdate(&p.Updates[i])
-		ociTagChanges(&p.Updates[i])
+		WriteChartTags(&p.Updates[i])
 	}
 	ociTagNotices(p.Notices, ociTags)
 	p.Notices = withoutDangling(p.Notices, p.Problems)

@@ -26,7 +26,7 @@ import (
 //     helmCharts entry writes are the tags with '_' read as '+'; a Flux
 //     OCIRepository writes the tag itself, which is decided as the version
 //     it spells ('_' read as '+', as Flux's semver filter reads it) and
-//     written back as a tag (see ociRepositoryTags);
+//     written back as a tag (see ChartRef);
 //   - a chart in an HTTP repository is listed from the repository's
 //     index.yaml (ChartRepo), whose created times are what minAge reads.
 
@@ -360,29 +360,6 @@ func expectCharts(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 	}
 }
 
-// ociVersion is an OCIRepository reference as the decider sees it: its
-// tag read as the chart version it spells ('_' as '+'), so that
-// 6.6.0_build.1 is semver and an update of it joins the HelmReleases' of
-// the same chart. ociTagChanges turns it back into a tag.
-func ociVersion(r scan.Ref) scan.Ref {
-	if r.Kind == scan.KindOCIRepository {
-		r.Tag = strings.ReplaceAll(r.Tag, "_", "+")
-	}
-	return r
-}
-
-// ociTagChanges writes an OCIRepository's new version as its tag ('+' as
-// '_', which Flux then pulls) and gives back the reference it was decided
-// from: an OCI tag holds no '+', so '+' in its version was '_'.
-func ociTagChanges(u *Update) {
-	for i, c := range u.Changes {
-		if c.Ref.Kind == scan.KindOCIRepository {
-			u.Changes[i].Ref.Tag = strings.ReplaceAll(c.Ref.Tag, "+", "_")
-			u.Changes[i].Tag = strings.ReplaceAll(c.Tag, "+", "_")
-		}
-	}
-}
-
 // ociTagNotices spells the tag of a notice on an OCIRepository's tag as
 // the file writes it; at are where those tags are.
 func ociTagNotices(notes []Notice, at map[scan.Location]bool) {
@@ -397,13 +374,29 @@ func ociTagNotices(notes []Notice, at map[scan.Location]bool) {
 }
 
 // ChartRef is a chart reference as the plan decides it: an
-// OCIRepository's tag read as the version it spells. Other references are
-// returned as they are. WriteChartTags undoes it in an update's changes.
-func ChartRef(r scan.Ref) scan.Ref { return ociVersion(r) }
+// OCIRepository's tag read as the chart version it spells ('_' as '+'),
+// so that 6.6.0_build.1 is semver and an update of it joins the
+// HelmReleases' of the same chart. Other references are returned as they
+// are. WriteChartTags undoes it in an update's changes.
+func ChartRef(r scan.Ref) scan.Ref {
+	if r.Kind == scan.KindOCIRepository {
+		r.Tag = strings.ReplaceAll(r.Tag, "_", "+")
+	}
+	return r
+}
 
-// WriteChartTags spells the changes of u to OCIRepository tags as tags
-// ('+' as '_'), for an update made of references ChartRef read.
-func WriteChartTags(u *Update) { ociTagChanges(u) }
+// WriteChartTags writes the changes of u to OCIRepository tags as tags
+// ('+' as '_', which Flux then pulls) and gives back the references they
+// were decided from (ChartRef): an OCI tag holds no '+', so '+' in its
+// version was '_'.
+func WriteChartTags(u *Update) {
+	for i, c := range u.Changes {
+		if c.Ref.Kind == scan.KindOCIRepository {
+			u.Changes[i].Ref.Tag = strings.ReplaceAll(c.Ref.Tag, "+", "_")
+			u.Changes[i].Tag = strings.ReplaceAll(c.Tag, "+", "_")
+		}
+	}
+}
 
 // VersionsOf is the Registry that lists the versions of r as the plan
 // reads them, and the repository to ask it about: an image's tags from

@@ -11,9 +11,6 @@ import (
 // that WithLocalHosts does not allow.
 var ErrLocalHost = errors.New("local registry host not allowed")
 
-// isLocal is localnet.Is: one guard for registries and chart repositories.
-func isLocal(hostport string) bool { return localnet.Is(hostport) }
-
 // localAllowed is the set of local hosts WithLocalHosts allows, by
 // canonical host, with the mirrors' hosts added: a mirror URL is written on
 // purpose, by the config or a flag.
@@ -32,7 +29,7 @@ func (c *Client) localAllowed() map[string]bool {
 
 // checkLocal refuses a local host that is not allowed.
 func (c *Client) checkLocal(host, registry string) error {
-	if !c.o.guardLocal || !isLocal(host) || c.allowedLocal[host] {
+	if !c.o.guardLocal || !localnet.Is(host) || c.allowedLocal[host] {
 		return nil
 	}
 	return fmt.Errorf("registry %s is on this machine or its private network and is named only in a manifest, so it was not contacted: "+

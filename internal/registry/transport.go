@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/localnet"
 	"github.com/imagebot/imagebot/internal/retry"
 )
 
@@ -53,7 +54,7 @@ func (f *front) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// A redirect or token realm may not lead a remote registry to
 		// this machine or its private network.
-		if err := f.h.c.checkLocal(req.URL.Host, f.h.name); err != nil && !isLocal(f.h.name) {
+		if err := f.h.c.checkLocal(req.URL.Host, f.h.name); err != nil && !localnet.Is(f.h.name) {
 			return nil, &permanent{Err: fmt.Errorf("refusing %s, where registry %s sent us: %w", redact(req.URL), f.h.name, ErrLocalHost)}
 		}
 		return f.next.RoundTrip(req)

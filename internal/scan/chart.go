@@ -167,6 +167,9 @@ func setChart(r *Ref, c Chart) error {
 }
 
 func (w *walker) chartSkip(at *kyaml.Node, kind Kind, c Chart, value, reason, detail string) {
+	if c.Source != "" && c.Repository == "" {
+		w.unnamed = append(w.unnamed, unnamedSkip{i: len(w.skipped), source: c.Source, name: c.Name})
+	}
 	w.skipped = append(w.skipped, Skipped{
 		Location: w.at(at), Kind: kind, Value: clip(value), Image: c.String(),
 		Reason: reason, Detail: detail,

@@ -15,32 +15,17 @@ func isChartFile(file string) bool {
 	return base == "Chart.yaml" || base == "requirements.yaml"
 }
 
-// chartDependencies takes Chart.yaml's dependencies[]: {name, version,
-// repository}. The rewrite keeps Chart.lock consistent with them.
-func (w *walker) chartDependencies(doc *kyaml.Node) {
-	if doc.Kind == kyaml.DocumentNode && len(doc.Content) > 0 {
-		doc = doc.Content[0]
-	}
-	deps := child(doc, "dependencies")
-	if deps == nil || deps.Kind != kyaml.SequenceNode {
+// chartList takes each {name, version, <repoKey>} entry of the list
+// under key in top, a document's top mapping: Chart.yaml's dependencies
+// (whose Chart.lock the rewrite keeps consistent), a kustomization's
+// helmCharts.
+func (w *walker) chartList(top *kyaml.Node, key string, kind Kind, repoKey, missing string) {
+	list := child(top, key)
+	if list == nil || list.Kind != kyaml.SequenceNode {
 		return
 	}
-	for _, d := range deps.Content {
-		w.chartEntry(KindChartDependency, d, "repository", "no version: helm dependency update takes the newest")
-	}
-}
-
-// helmCharts takes a kustomization's helmCharts[]: {name, repo, version}.
-func (w *walker) helmCharts(doc *kyaml.Node) {
-	if doc.Kind == kyaml.DocumentNode && len(doc.Content) > 0 {
-		doc = doc.Content[0]
-	}
-	hcs := child(doc, "helmCharts")
-	if hcs == nil || hcs.Kind != kyaml.SequenceNode {
-		return
-	}
-	for _, d := range hcs.Content {
-		w.chartEntry(KindHelmCharts, d, "repo", "no version: kustomize pulls the newest")
+	for _, d := range list.Content {
+		w.chartEntry(kind, d, repoKey, missing)
 	}
 }
 

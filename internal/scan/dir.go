@@ -32,6 +32,7 @@ type fileResult struct {
 	kust      *kustomization
 	sources   []fluxSource
 	chartRefs []chartRef
+	unnamed   []unnamedSkip // in Skipped, named again with every file's sources
 }
 
 // Dir scans every YAML file below root that include accepts; see FS.
@@ -115,9 +116,12 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 	var sources []fluxSource
 	var crefs []chartRef
 	for _, r := range outs {
+		sources = append(sources, r.sources...)
+	}
+	for _, r := range outs {
+		nameSkipped(r.Skipped, r.unnamed, sources)
 		res.Refs = append(res.Refs, r.Refs...)
 		res.Charts = append(res.Charts, r.Charts...)
-		sources = append(sources, r.sources...)
 		crefs = append(crefs, r.chartRefs...)
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.Problems = append(res.Problems, r.Problems...)

@@ -65,19 +65,24 @@ func scanFile(file string, src []byte) fileResult {
 		// The objects that hold chart versions come first: they take the
 		// nodes they read (a kustomize.images string), which the walk
 		// then passes over.
-		w.object(d)
+		top := d
+		if d.Kind == kyaml.DocumentNode && len(d.Content) > 0 {
+			top = d.Content[0]
+		}
+		w.object(top)
 		switch {
 		case chart:
-			w.chartDependencies(d)
+			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
-			w.helmCharts(d)
+			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
 		}
 		w.walk(d)
 	}
 	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
 	// Alone, a file resolves the sources it holds; FS resolves the rest.
 	res.Charts, _ = resolveSources(w.charts, nil, w.sources, false)
-	res.sources, res.chartRefs = w.sources, w.chartRefs
+	res.sources, res.chartRefs, res.unnamed = w.sources, w.chartRefs, w.unnamed
+	nameSkipped(res.Skipped, res.unnamed, res.sources)
 	return res
 }
 

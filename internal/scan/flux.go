@@ -25,11 +25,9 @@ type chartRef struct {
 
 // object takes the GitOps objects that hold chart versions or images in
 // strings: Flux HelmRelease, HelmRepository, OCIRepository and Argo CD
-// Application, ApplicationSet. Other documents are only walked.
+// Application, ApplicationSet, given a document's top node. Other
+// documents are only walked.
 func (w *walker) object(doc *kyaml.Node) {
-	if doc.Kind == kyaml.DocumentNode && len(doc.Content) > 0 {
-		doc = doc.Content[0]
-	}
 	group, _, _ := strings.Cut(str(doc, "apiVersion"), "/")
 	switch kind := str(doc, "kind"); {
 	case group == "helm.toolkit.fluxcd.io" && kind == "HelmRelease":
@@ -202,7 +200,7 @@ func resolveSources(charts []Ref, refs []chartRef, sources []fluxSource, final b
 			}
 		}
 		if final {
-			skipped = append(skipped, Skipped{Location: r.Location, Kind: r.Kind, Value: clip(r.Chart.Name + "@" + r.Tag), Reason: SkipNoSource, Detail: why})
+			skipped = append(skipped, Skipped{Location: r.Location, Kind: r.Kind, Value: clip(r.Chart.Name + "@" + r.Tag), Image: r.Chart.Name, Reason: SkipNoSource, Detail: why})
 		} else {
 			kept = append(kept, r)
 		}
@@ -247,4 +245,25 @@ func findSource(sources []fluxSource, key string) (*fluxSource, string) {
 		return nil, fmt.Sprintf("HelmRepository %s: %s", quote(name), found.problem)
 	}
 	return found, ""
+}
+
+// unnamedSkip is a HelmRelease's chart version left alone (a range, no
+// version, a bad one) before its HelmRepository was found: skipped[i]
+// gets its chart's name once the sources are known.
+type unnamedSkip struct {
+	i            int
+	source, name string
+}
+
+// nameSkipped names the chart of each of unnamed in skipped: its
+// repository and name when sources hold its HelmRepository, its bare name
+// otherwise, so that the notice says which chart it is about.
+func nameSkipped(skipped []Skipped, unnamed []unnamedSkip, sources []fluxSource) {
+	for _, u := range unnamed {
+		c := Chart{Name: u.name}
+		if s, _ := findSource(sources, u.source); s != nil {
+			c.Repository = s.repository
+		}
+		skipped[u.i].Image = orDefault(c.String(), c.Name)
+	}
 }

@@ -20,7 +20,8 @@ type Skipped struct {
 	Reason string
 	Detail string
 	// Image is the normalized name when the value names a valid image
-	// (SkipNoTag), else "".
+	// (SkipNoTag) and, for a chart version, the chart (Chart.String, or
+	// its bare name when its repository is unknown), else "".
 	Image string
 }
 

@@ -22,6 +22,7 @@ type walker struct {
 	charts    []Ref
 	sources   []fluxSource
 	chartRefs []chartRef
+	unnamed   []unnamedSkip
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
