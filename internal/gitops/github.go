@@ -184,15 +184,7 @@ func (h *hub) BlobURL(commit, file string, line int) string {
 	if h.htmlURL == "" {
 		return ""
 	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := fmt.Sprintf("%s/blob/%s/%s", h.htmlURL, commit, strings.Join(parts, "/"))
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
+	return blobURL(h.htmlURL+"/blob", commit, file, line)
 }
 
 // CreateChange opens a PR. A 422 because one is already open for the
