@@ -148,6 +148,19 @@ func blobURL(page, commit, file string, line int) string {
 	return u
 }
 
+// splitReviewers parts reviewers into people and the owner's teams,
+// named "owner/team", by their name alone, as GitHub and Gitea take them.
+func splitReviewers(owner string, reviewers []string) (users, teams []string) {
+	for _, r := range reviewers {
+		if t, ok := strings.CutPrefix(r, owner+"/"); ok {
+			teams = append(teams, t)
+		} else {
+			users = append(users, r)
+		}
+	}
+	return users, teams
+}
+
 // Repository is what a run reads of the repository itself.
 type Repository struct {
 	DefaultBranch string

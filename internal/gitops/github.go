@@ -257,14 +257,7 @@ func (h *hub) Label(ctx context.Context, n int, labels []string) error {
 
 // RequestReviewers asks users, and the owner's teams ("owner/team").
 func (h *hub) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
-	var users, teams []string
-	for _, r := range reviewers {
-		if t, ok := strings.CutPrefix(r, h.owner+"/"); ok {
-			teams = append(teams, t)
-		} else {
-			users = append(users, r)
-		}
-	}
+	users, teams := splitReviewers(h.owner, reviewers)
 	if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, ghErr(err))
 	}
