@@ -230,8 +230,9 @@ func (h *hub) Comment(ctx context.Context, n int, text string) error {
 // login is) on the PR contains mark, so that a rerun does not say the same
 // thing twice; the same words from anyone else do not count.
 func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage}}
+	for page := 1; ; {
+		opts.Page = page
 		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
 		if err != nil {
 			return false, fmt.Errorf("list comments of #%d: %w", n, ghErr(err))
@@ -241,10 +242,10 @@ func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login s
 				return true, nil
 			}
 		}
-		if resp.NextPage == 0 {
-			return false, nil
+		if resp.NextPage <= page {
+			return false, nil // the last page, or a Link pointing back
 		}
-		opts.Page = resp.NextPage
+		page = resp.NextPage
 	}
 }
 
