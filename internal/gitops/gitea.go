@@ -158,15 +158,7 @@ func (g *tea) BlobURL(commit, file string, line int) string {
 	if g.repo == nil || g.repo.HTMLURL == "" {
 		return ""
 	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := fmt.Sprintf("%s/src/commit/%s/%s", strings.TrimSuffix(g.repo.HTMLURL, "/"), commit, strings.Join(parts, "/"))
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
+	return blobURL(strings.TrimSuffix(g.repo.HTMLURL, "/")+"/src/commit", commit, file, line)
 }
 
 func (g *tea) DeleteBranch(ctx context.Context, branch string) error {

@@ -227,13 +227,7 @@ func (g *tea) labelIDs(ctx context.Context, names []string) ([]int64, error) {
 // RequestReviewers asks users, and the owner's teams ("owner/team").
 func (g *tea) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
 	var opt gitea.PullReviewRequestOptions
-	for _, r := range reviewers {
-		if t, ok := strings.CutPrefix(r, g.owner+"/"); ok {
-			opt.TeamReviewers = append(opt.TeamReviewers, t)
-		} else {
-			opt.Reviewers = append(opt.Reviewers, r)
-		}
-	}
+	opt.Reviewers, opt.TeamReviewers = splitReviewers(g.owner, reviewers)
 	if resp, err := g.client(ctx).CreateReviewRequests(g.owner, g.name, int64(n), opt); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, g.teaErr(resp, err))
 	}

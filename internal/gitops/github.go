@@ -184,15 +184,7 @@ func (h *hub) BlobURL(commit, file string, line int) string {
 	if h.htmlURL == "" {
 		return ""
 	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := fmt.Sprintf("%s/blob/%s/%s", h.htmlURL, commit, strings.Join(parts, "/"))
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
+	return blobURL(h.htmlURL+"/blob", commit, file, line)
 }
 
 // CreateChange opens a PR. A 422 because one is already open for the
@@ -238,8 +230,9 @@ func (h *hub) Comment(ctx context.Context, n int, text string) error {
 // login is) on the PR contains mark, so that a rerun does not say the same
 // thing twice; the same words from anyone else do not count.
 func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage}}
+	for page := 1; ; {
+		opts.Page = page
 		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
 		if err != nil {
 			return false, fmt.Errorf("list comments of #%d: %w", n, ghErr(err))
@@ -249,10 +242,10 @@ func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login s
 				return true, nil
 			}
 		}
-		if resp.NextPage == 0 {
-			return false, nil
+		if resp.NextPage <= page {
+			return false, nil // the last page, or a Link pointing back
 		}
-		opts.Page = resp.NextPage
+		page = resp.NextPage
 	}
 }
 
@@ -265,14 +258,7 @@ func (h *hub) Label(ctx context.Context, n int, labels []string) error {
 
 // RequestReviewers asks users, and the owner's teams ("owner/team").
 func (h *hub) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
-	var users, teams []string
-	for _, r := range reviewers {
-		if t, ok := strings.CutPrefix(r, h.owner+"/"); ok {
-			teams = append(teams, t)
-		} else {
-			users = append(users, r)
-		}
-	}
+	users, teams := splitReviewers(h.owner, reviewers)
 	if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, ghErr(err))
 	}

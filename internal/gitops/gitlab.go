@@ -154,15 +154,7 @@ func (l *lab) BlobURL(commit, file string, line int) string {
 	if l.webURL == "" {
 		return ""
 	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := fmt.Sprintf("%s/-/blob/%s/%s", l.webURL, commit, strings.Join(parts, "/"))
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
+	return blobURL(l.webURL+"/-/blob", commit, file, line)
 }
 
 func (l *lab) DeleteBranch(ctx context.Context, branch string) error {

@@ -111,39 +111,6 @@ func oldest(g group, p *plan.Plan) time.Time {
 	return t
 }
 
-// undeclined is g without what humans declined, recording nothing.
-func (r *runner) undeclined(g group) group {
-	var keep []plan.Update
-	for _, u := range g.Updates {
-		if !r.declined(g, u) {
-			keep = append(keep, u)
-		}
-	}
-	if g.Kind == kindGroup && len(keep) < len(g.Updates) {
-		keep = r.withoutDeclinedQuiet(g)
-	}
-	g.Updates = keep
-	return g
-}
-
-// withoutDeclinedQuiet is withoutDeclined's rule for a config group (a
-// declined tag is declined for every member) without its record.
-func (r *runner) withoutDeclinedQuiet(g group) []plan.Update {
-	to := map[string]bool{}
-	for _, u := range g.Updates {
-		if r.declined(g, u) {
-			to[u.To] = true
-		}
-	}
-	var keep []plan.Update
-	for _, u := range g.Updates {
-		if !to[u.To] {
-			keep = append(keep, u)
-		}
-	}
-	return keep
-}
-
 // nothingToWrite reports whether the default branch has g's changes already.
 func (r *runner) nothingToWrite(g group) bool {
 	n := len(r.res.Problems)

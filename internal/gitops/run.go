@@ -90,6 +90,16 @@ func (r *runner) openFor(ctx context.Context, branch string) (*Change, error) {
 // that version. A newer version is proposed anew. In a config group, a
 // declined tag is declined for every member: the group moves together.
 func (r *runner) withoutDeclined(g group) group {
+	g = r.undeclined(g)
+	if len(g.Updates) == 0 {
+		r.res.Declined = append(r.res.Declined, g.Branch)
+	}
+	return g
+}
+
+// undeclined is g without what humans declined (withoutDeclined's rule),
+// recording nothing.
+func (r *runner) undeclined(g group) group {
 	declined := make([]bool, len(g.Updates))
 	declinedTo := map[string]bool{}
 	for i, u := range g.Updates {
@@ -102,9 +112,6 @@ func (r *runner) withoutDeclined(g group) group {
 		if !declined[i] && (g.Kind != kindGroup || !declinedTo[u.To]) {
 			keep = append(keep, u)
 		}
-	}
-	if len(keep) == 0 {
-		r.res.Declined = append(r.res.Declined, g.Branch)
 	}
 	g.Updates = keep
 	return g
