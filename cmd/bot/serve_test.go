@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,12 +58,12 @@ func TestServeConfigInRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newServer(o); err != nil {
+	if _, err := newServer(context.Background(), o); err != nil {
 		t.Errorf("serve --repo %s --config ci/imagebot.yaml: %v", repo, err)
 	}
 	// A GitHub App instead of the token will do.
 	o.Env = environ{App: map[string]string{envAppID: "12", envAppKey: appPEM()}}
-	if _, err := newServer(o); err != nil {
+	if _, err := newServer(context.Background(), o); err != nil {
 		t.Errorf("serve with a GitHub App and no GITHUB_TOKEN: %v", err)
 	}
 }

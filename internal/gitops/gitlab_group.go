@@ -41,7 +41,8 @@ func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string
 	for {
 		ps, resp, err := gl.Groups.ListGroupProjects(group, opt, gitlab.WithContext(ctx))
 		if errors.Is(err, gitlab.ErrNotFound) {
-			return nil, fmt.Errorf("list the projects of GitLab group %s: no such group, or the token may not see it (404)", group)
+			return nil, fmt.Errorf("list the projects of GitLab group %s: no such group, or the token may not see it (404): check the group's full path, as in its URL, "+
+				"and that the token is the group's access token or a member's", group)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list the projects of GitLab group %s: %w", group, glErr(err))
