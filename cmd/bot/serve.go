@@ -136,7 +136,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	clone := len(o.Clones) > 0 || len(o.GitLabGroups) > 0
 	if clone && o.repoSet {
-		return nil, usagef("DIR (--repo) and --clone or --gitlab-group: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
+		if len(o.Clones) == 0 {
+			return nil, usagef("DIR (--repo) and --gitlab-group: give one (--gitlab-group serves the group's projects, DIR a checkout you keep)")
+		}
+		return nil, usagef("DIR (--repo) and --clone: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
 	}
 	if o.ResetCheckout && clone {
 		return nil, usagef("--reset-checkout is for DIR (--repo); the --clone checkouts are serve's own and always reset")
