@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -272,7 +273,7 @@ func checkObject(t *testing.T, file, kind string, obj map[string]any) {
 			t.Errorf("%s: serve rejects %q: %v", file, args, err)
 			continue
 		}
-		if _, err := newServer(o); err != nil {
+		if _, err := newServer(context.Background(), o); err != nil {
 			t.Errorf("%s: serve %q would not start: %v", file, args, err)
 		}
 		checkCacheVolume(t, file, o, dig(obj, "spec"), c)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/job"
@@ -52,4 +54,29 @@ func checkServeHosts(o *serveOptions, host job.Host) error {
 		return nil // no origin, no fetch: the run says what is missing
 	}
 	return host.CheckRemote(origin)
+}
+
+// addGitLabGroups adds the projects of the --gitlab-group groups to the
+// --clone list, as GitLab lists them to the token (GITLAB_TOKEN) on the
+// instance (--forge-url, CI_SERVER_URL, gitlab.com). A group that cannot
+// be listed stops serve at start: a fleet silently short of a group's
+// projects would look served.
+func (o *serveOptions) addGitLabGroups(ctx context.Context, jo *job.Options) error {
+	if len(o.GitLabGroups) == 0 {
+		return nil
+	}
+	gl := jo.GitLabSettings()
+	c := gitops.Options{Forge: gitops.GitLab, APIURL: gl.ServerURL, Token: gl.Token, Logger: jo.Logger}
+	for _, g := range o.GitLabGroups {
+		urls, err := gitops.GitLabGroupProjects(ctx, c, g)
+		if err != nil {
+			return fmt.Errorf("--gitlab-group: %w", err)
+		}
+		if len(urls) == 0 {
+			return fmt.Errorf("--gitlab-group %s: the group has no project that is not archived", g)
+		}
+		o.Clones = append(o.Clones, urls...)
+	}
+	o.Clones = slices.Compact(slices.Sorted(slices.Values(o.Clones)))
+	return nil
 }

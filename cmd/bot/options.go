@@ -57,7 +57,7 @@ func newCommonOptions(f *factory) commonOptions {
 // bindForge binds the flags of the commands that talk to the git host:
 // run, rollback and serve.
 func (o *commonOptions) bindForge(fs *pflag.FlagSet) {
-	fs.Var(o.Forge, "forge", "the git host `KIND`: github, gitlab or gitea (Forgejo too); default: from the CI environment, the token variables and origin's URL (gitlab and gitea: not yet supported)")
+	fs.Var(o.Forge, "forge", "the git host `KIND`: github, gitlab or gitea (Forgejo too); default: from the CI environment, the token variables and origin's URL")
 	fs.StringVar(&o.ForgeURL, "forge-url", "", "the git host's `URL`, for a self-hosted one (GitHub Enterprise: https://github.example.com, whose API is URL/api/v3 unless GITHUB_API_URL says otherwise)")
 }
 

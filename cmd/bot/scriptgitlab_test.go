@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	git "github.com/go-git/go-git/v5"
@@ -20,7 +21,11 @@ import (
 //	glrepo DIR      the project acme/gitops from DIR's files, cloned to $WORK/checkout
 //	                (origin on the instance); sets GITLAB_TOKEN, CI_SERVER_URL and
 //	                CI_PROJECT_PATH as GitLab CI does, and unsets GITHUB_TOKEN
-//	glmrs           print the number of merge requests, then each: !N state source title
+//	glproject PATH DIR [archived]
+//	                another project on the same instance, PATH (owner/name) from
+//	                DIR's files; archived: archived, with no repository
+//	glmrs [PATH]    print the number of PATH's merge requests (default acme/gitops),
+//	                then each: !N state source title
 //	glclose BRANCH  close BRANCH's open merge request without merging
 //	glwrites        print the API writes since the last glwrites ("N writes")
 //	glrequests      print the API requests since the last glrequests ("N requests")
@@ -29,7 +34,7 @@ const gitlabScriptToken = "glpat-SCRIPT7oken5ecretNotPrinted"
 
 func gitlabCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	return map[string]func(*testscript.TestScript, bool, []string){
-		"glrepo": cmdGLRepo, "glmrs": cmdGLMRs, "glclose": cmdGLClose, "glwrites": cmdGLWrites, "glrequests": cmdGLRequests,
+		"glrepo": cmdGLRepo, "glproject": cmdGLProject, "glmrs": cmdGLMRs, "glclose": cmdGLClose, "glwrites": cmdGLWrites, "glrequests": cmdGLRequests,
 	}
 }
 
@@ -64,12 +69,34 @@ func cmdGLRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("GITHUB_TOKEN", "")
 }
 
+func cmdGLProject(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[2] != "archived") {
+		ts.Fatalf("usage: glproject owner/name dir [archived]")
+	}
+	r, gl := gitlabOf(ts)
+	owner, name, ok := strings.Cut(args[0], "/")
+	if !ok {
+		ts.Fatalf("glproject: want owner/name, have %q", args[0])
+	}
+	if len(args) == 3 {
+		gl.AddProject(args[0], "main", nil, gitlabtest.WithArchived())
+		return
+	}
+	_, err := r.gs.CreateRepo(owner, name, readFiles(ts, args[1]), "main")
+	ts.Check(err)
+	gl.AddProject(args[0], "main", githubtest.BareRepos(r.gs.Dir))
+}
+
 func cmdGLMRs(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: glmrs")
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: glmrs [owner/name]")
 	}
 	_, gl := gitlabOf(ts)
-	mrs := gl.MRs("acme/gitops")
+	project := "acme/gitops"
+	if len(args) == 1 {
+		project = args[0]
+	}
+	mrs := gl.MRs(project)
 	fmt.Fprintf(ts.Stdout(), "%d merge requests\n", len(mrs))
 	for _, mr := range mrs {
 		fmt.Fprintf(ts.Stdout(), "!%d %s %s %s\n", mr.IID, mr.State, mr.Source, mr.Title)

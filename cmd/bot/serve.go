@@ -29,6 +29,9 @@ type serveOptions struct {
 	Once       bool
 	RunAtStart bool
 	Parallel   count
+	// GitLabGroups are --gitlab-group: their projects are cloned as
+	// --clone's URLs are.
+	GitLabGroups []string
 	// ResetCheckout marks DIR as disposable: serve may hard-reset it.
 	ResetCheckout bool
 
@@ -78,10 +81,11 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
 	fs.BoolVar(&o.ResetCheckout, "reset-checkout", false, "DIR is disposable: hard-reset it to origin's default branch before each run, discarding its changes and untracked files")
 	fs.StringArrayVar(&o.Clones, "clone", nil, "repository `URL` to clone into --workdir and serve instead of --repo (repeatable)")
+	fs.StringArrayVar(&o.GitLabGroups, "gitlab-group", nil, "serve every project of the GitLab `GROUP` (its full path; subgroups included, archived projects not), listed at start-up and cloned as --clone's (repeatable)")
 	fs.StringVar(&o.Schedule, "schedule", "", "cron `SPEC`: five fields, @hourly, \"@every 30m\", optionally after CRON_TZ=Area/City (default: schedule: in the config)")
 	fs.StringVar(&o.Listen, "listen", ":8080", "`ADDRESS` for /healthz, /readyz and /metrics")
 	fs.StringVar(&o.Workdir, "workdir", "", "`DIR` for the --clone checkouts (default: a temporary directory)")
-	fs.Var(&o.Shard, "shard", "serve only the --clone URLs in share i of n (i/n); auto/n takes i from $JOB_COMPLETION_INDEX")
+	fs.Var(&o.Shard, "shard", "serve only the --clone URLs (and --gitlab-group projects) in share i of n (i/n); auto/n takes i from $JOB_COMPLETION_INDEX")
 	fs.BoolVar(&o.Once, "once", false, "run every repository once and exit with the worst status (no schedule, no HTTP)")
 	fs.BoolVar(&o.RunAtStart, "run-at-start", true, "run at start-up too, not only on the schedule")
 	o.Parallel = count{min: 1}
@@ -113,7 +117,7 @@ func (s *shardFlag) Set(v string) error {
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
-	srv, err := newServer(o)
+	srv, err := newServer(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -129,16 +133,22 @@ func runServe(ctx context.Context, o *serveOptions) error {
 
 // newServer checks serve's options, all before any clone or run, and
 // builds the server with `run` as its job.
-func newServer(o *serveOptions) (*serve.Server, error) {
-	clone := len(o.Clones) > 0
+func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
+	clone := len(o.Clones) > 0 || len(o.GitLabGroups) > 0
 	if clone && o.repoSet {
+		if len(o.Clones) == 0 {
+			return nil, usagef("DIR (--repo) and --gitlab-group: give one (--gitlab-group serves the group's projects, DIR a checkout you keep)")
+		}
 		return nil, usagef("DIR (--repo) and --clone: give one (--clone serves the URLs it clones, DIR a checkout you keep)")
 	}
 	if o.ResetCheckout && clone {
 		return nil, usagef("--reset-checkout is for DIR (--repo); the --clone checkouts are serve's own and always reset")
 	}
 	if o.Shard.set && !clone {
-		return nil, usagef("--shard splits the --clone list; it needs --clone")
+		return nil, usagef("--shard splits the --clone list; it needs --clone or --gitlab-group")
+	}
+	if len(o.GitLabGroups) > 0 && o.Forge.value != "" && o.Forge.value != string(gitops.GitLab) {
+		return nil, usagef("--gitlab-group lists GitLab projects, and --forge %s names another host: drop one", o.Forge.value)
 	}
 	// The flags first, then the environment: a mistake on the command
 	// line is heard about whatever the credentials.
@@ -158,6 +168,9 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.GitLabGroups) > 0 {
+		jo.Forge.Kind = gitops.GitLab // the projects are on GitLab, whatever else is set
+	}
 	app := jo.GitHub.App
 	sh := serveHostOf(o, &jo)
 	switch {
@@ -175,6 +188,9 @@ func newServer(o *serveOptions) (*serve.Server, error) {
 	case !o.DryRun && jo.GitHub.Token == "" && app == nil:
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
+	}
+	if err := o.addGitLabGroups(ctx, &jo); err != nil {
+		return nil, err
 	}
 	if sh.token != "" || app != nil {
 		if err := checkServeHosts(o, sh.host); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{token, []string{"--clone", "https://github.com/a/b", "--shard", "auto/4", "--once"}, `--shard "auto/4": JOB_COMPLETION_INDEX is not set`},
 		{token, []string{"--schedule", "@hourly", repo, "extra"}, `unexpected argument "extra"`},
 		{token, []string{"--clone", "https://github.com/a/b", repo, "--schedule", "@hourly"}, "DIR (--repo) and --clone: give one"},
+		{token, []string{"--gitlab-group", "acme", repo, "--schedule", "@hourly"}, "DIR (--repo) and --gitlab-group: give one"},
+		{token, []string{"--gitlab-group", "acme", "--forge", "gitea", "--schedule", "@hourly"}, "--gitlab-group lists GitLab projects, and --forge gitea names another host"},
 		{token, []string{"--bogus"}, "unknown flag: --bogus"},
 		{environ{}, []string{"--repo", repo, "--schedule", "@hourly"}, "GITHUB_TOKEN is not set: serve needs a token"},
 		{environ{App: map[string]string{envAppID: "12"}}, []string{"--repo", repo, "--schedule", "@hourly"}, "IMAGEBOT_APP_ID is set, but neither"},
@@ -57,12 +60,12 @@ func TestServeConfigInRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newServer(o); err != nil {
+	if _, err := newServer(context.Background(), o); err != nil {
 		t.Errorf("serve --repo %s --config ci/imagebot.yaml: %v", repo, err)
 	}
 	// A GitHub App instead of the token will do.
 	o.Env = environ{App: map[string]string{envAppID: "12", envAppKey: appPEM()}}
-	if _, err := newServer(o); err != nil {
+	if _, err := newServer(context.Background(), o); err != nil {
 		t.Errorf("serve with a GitHub App and no GITHUB_TOKEN: %v", err)
 	}
 }

@@ -61,12 +61,23 @@ type noLimit struct{}
 func (noLimit) Wait(context.Context) error { return nil }
 
 // newGitLab connects to o.APIURL (the instance's URL, with or without
-// /api/v4; gitlab.com when empty) with o.Token. The retrying client
-// (retryingClient) does the retries, so client-go's own are off.
+// /api/v4; gitlab.com when empty) with o.Token, for the project
+// o.Repository.
 func newGitLab(o Options) (*lab, error) {
 	if strings.Trim(o.Repository, "/") == "" || !strings.Contains(o.Repository, "/") {
 		return nil, fmt.Errorf("GitLab project %q: want its full path, group/name", o.Repository)
 	}
+	gl, err := gitlabClient(o)
+	if err != nil {
+		return nil, err
+	}
+	return &lab{gl: gl, project: strings.Trim(o.Repository, "/"), token: staticToken(o.Token), clock: o.Clock, log: o.Logger, drafts: map[int]bool{}}, nil
+}
+
+// gitlabClient is client-go on o.APIURL (gitlab.com when empty) with
+// o.Token. The retrying client (retryingClient) does the retries, so
+// client-go's own are off.
+func gitlabClient(o Options) (*gitlab.Client, error) {
 	api := strings.TrimSuffix(o.APIURL, "/")
 	if api == "" {
 		api = gitlabAPI
@@ -84,7 +95,7 @@ func newGitLab(o Options) (*lab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GitLab client for %s: %w", api, err)
 	}
-	return &lab{gl: gl, project: strings.Trim(o.Repository, "/"), token: staticToken(o.Token), clock: o.Clock, log: o.Logger, drafts: map[int]bool{}}, nil
+	return gl, nil
 }
 
 // glErr is err as the lifecycle reads it: GitLab's 429 (beyond what the

@@ -29,10 +29,8 @@ type Session struct {
 	hist *history
 }
 
-// Open asks the host (Options.Forge) for the default branch and fetches it into a temporary
-// clone (TMPDIR's), which the caller removes with Close. The local
-// checkout is not touched, nor even read beyond its origin URL.
-func Open(ctx context.Context, o Options) (_ *Session, err error) {
+// withDefaults is o with what an unset Logger, MaxWait and Clock mean.
+func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -42,6 +40,14 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
+	return o
+}
+
+// Open asks the host (Options.Forge) for the default branch and fetches it into a temporary
+// clone (TMPDIR's), which the caller removes with Close. The local
+// checkout is not touched, nor even read beyond its origin URL.
+func Open(ctx context.Context, o Options) (_ *Session, err error) {
+	o = o.withDefaults()
 	h, err := newForge(ctx, o)
 	if err != nil {
 		return nil, err

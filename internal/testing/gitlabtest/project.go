@@ -15,6 +15,7 @@ type project struct {
 	defaultBranch string
 	git           githubtest.GitBackend
 	issuesOff     bool
+	archived      bool
 
 	mrs       []*mr
 	issues    []*issue
@@ -27,6 +28,10 @@ type ProjectOption func(*project)
 
 // WithIssuesDisabled turns the project's issues off.
 func WithIssuesDisabled() ProjectOption { return func(p *project) { p.issuesOff = true } }
+
+// WithArchived archives the project: read-only, and left out of group
+// listings that ask for archived=false.
+func WithArchived() ProjectOption { return func(p *project) { p.archived = true } }
 
 // AddProject adds the project at path ("group/name") on defaultBranch,
 // its branches read from git (githubtest.BareRepos(gs.Dir) serves
@@ -57,6 +62,7 @@ func (s *Server) routes() {
 		page(c, out)
 	})
 	s.handle("GET /api/v4/projects/{id}", func(c *ctx) { c.json(http.StatusOK, s.projectJSON(c)) })
+	s.handle("GET /api/v4/groups/{gid}/projects", s.listGroupProjects)
 
 	s.handle("GET /api/v4/projects/{id}/merge_requests", s.listMRs)
 	s.handle("POST /api/v4/projects/{id}/merge_requests", s.createMR)
@@ -90,6 +96,7 @@ func (s *Server) projectJSON(c *ctx) map[string]any {
 		"namespace":      map[string]any{"full_path": ns},
 		"default_branch": p.defaultBranch, "web_url": s.webURL(p),
 		"http_url_to_repo": s.webURL(p) + ".git",
+		"archived":         p.archived,
 		"issues_enabled":   !p.issuesOff, "issues_access_level": access,
 		"permissions": map[string]any{
 			"project_access": map[string]any{"access_level": c.u.level, "notification_level": 3},
