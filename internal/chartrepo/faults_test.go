@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,8 +71,9 @@ func TestFaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var n int
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n++; tc.handler(w, r) }))
+			// The hanging handler is still running when the client gives up.
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); tc.handler(w, r) }))
 			defer srv.Close()
 			c := chartrepo.New(chartrepo.WithMaxIndexBytes(1<<20), chartrepo.WithTimeout(200*time.Millisecond), chartrepo.WithRetry(2, time.Millisecond),
 				chartrepo.WithCredentials(map[string]chartrepo.Credentials{srv.Listener.Addr().String(): {Username: "u", Password: secret}}))
@@ -82,13 +84,13 @@ func TestFaults(t *testing.T) {
 			if took := time.Since(start); took > 5*time.Second {
 				t.Errorf("took %s", took)
 			}
-			if tc.requests > 0 && n != tc.requests {
-				t.Errorf("%d requests, want %d", n, tc.requests)
+			if tc.requests > 0 && n.Load() != int64(tc.requests) {
+				t.Errorf("%d requests, want %d", n.Load(), tc.requests)
 			}
 			// The failure is remembered: no second request this run.
-			before := n
+			before := n.Load()
 			c.Versions(t.Context(), repoURL, "a")
-			if n != before {
+			if n.Load() != before {
 				t.Errorf("asked again after a failure")
 			}
 		})
