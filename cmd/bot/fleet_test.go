@@ -34,6 +34,12 @@ func TestServeFleet(t *testing.T) {
 		if n := f.openPRs(); n != want.open {
 			t.Errorf("run %d: %d pull requests open, want %d", run+1, n, want.open)
 		}
+		// Each repository's PR is its update's, whose body describes the
+		// new image: its manifest and config are read once per run for
+		// all the repositories that propose it.
+		if run == 0 && f.manifestGETs() == 0 {
+			t.Errorf("run 1: no manifest read: the pull requests carry no image details")
+		}
 		// The cost is logged once per run, for the run's shared clients.
 		if n := strings.Count(stderr, `msg="registry requests"`); n != 1 {
 			t.Errorf("run %d: %d registry cost lines, want 1 for the run\n%s", run+1, n, tail(stderr, 30))
