@@ -21,6 +21,7 @@ import (
 // already stale, or a dependency names a repository alias (@name) that
 // Helm resolves from the machine's repositories before hashing. Keeping
 // such a lock "consistent" is not possible, so the chart is left alone.
+//
 //lint:ignore ST1005 it starts with the file's name
 var ErrLockOutOfSync = errors.New("Chart.lock's digest does not match Chart.yaml as Helm computes it (out of sync already, or a repository alias); run helm dependency update once")
 
