@@ -16,7 +16,7 @@ import (
 
 // ageRun is a run with minAge 3d whose plan gets the first sightings the
 // dashboard records, as cmd/bot's run does.
-func (w *world) ageRun(t *testing.T) *gitops.Result {
+func (w *world) ageRun(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
 	t.Helper()
 	s, err := gitops.Open(w.ctx, w.options(t))
 	if err != nil {
@@ -41,7 +41,7 @@ func (w *world) ageRun(t *testing.T) *gitops.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w.finish(t, s, p, reg, func(o *gitops.RunOptions) { o.Dashboard = d })
+	return w.finish(t, s, p, reg, append([]func(*gitops.RunOptions){func(o *gitops.RunOptions) { o.Dashboard = d }}, edit...)...)
 }
 
 const day = 24 * time.Hour
