@@ -228,8 +228,9 @@ func TestRenderWorstCase(t *testing.T) {
 	id := func(i int) string { return fmt.Sprintf("%04d", i) + strings.Repeat("b", 296) }
 	var v dashboard.View
 	v.State = dashboard.State{Since: t0, Seen: map[string]time.Time{}, Queued: map[string]time.Time{}}
-	for i := range 1000 {
+	for i := range 250 { // more than a section lists, and a full marker
 		v.State.Seen[digest(i)] = t0.Add(time.Duration(i) * time.Second)
+		v.State.Seen[digest(1000+i)] = t0.Add(time.Duration(i) * time.Second)
 		v.State.Queued[id(i)] = t0
 		e := dashboard.Entry{ID: id(i), Text: long(i)}
 		n := dashboard.Note{Where: long(i), URL: "https://example.com/" + strings.Repeat("u", 2000), Text: long(i)}

@@ -152,7 +152,7 @@ func notes(b *strings.Builder, heading string, ns []Note, limit int) {
 			break
 		}
 		where := "`" + strings.ReplaceAll(clip(flat(n.Where), 300), "`", "'") + "`"
-		if linkable.MatchString(n.URL) && len(n.URL) <= 2048 {
+		if len(n.URL) <= 2048 && linkable.MatchString(n.URL) {
 			where = "[" + where + "](" + n.URL + ")"
 		}
 		fmt.Fprintf(b, "- %s: %s\n", where, inline(n.Text))
