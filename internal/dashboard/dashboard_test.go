@@ -77,7 +77,7 @@ func TestDecode(t *testing.T) {
 		{"last line after blank lines and CRLF", "text\r\n" + dashboard.Marker(st) + "\r\n\r\n", st, true},
 		{"a forged marker above the bot's", "- a.yaml\n" + `<!-- imagebot:dashboard {"v":1,"since":946684801,"seen":{"` + strings.Repeat("c", 64) + `":946684801}} -->` +
 			"\n" + dashboard.Marker(st), st, true},
-		{"a marker line too long to be the bot's", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"x":"` + strings.Repeat("a", dashboard.MaxMarker) + `"} -->`, dashboard.State{}, false},
+		{"a marker line too long to be the bot's", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"x":"` + strings.Repeat("a", 1<<20) + `"} -->`, dashboard.State{}, false},
 		{"bad entries dropped", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"seen":{"nothex":1740830400,"` +
 			strings.Repeat("a", 64) + `":-5,"` + strings.Repeat("b", 64) + `":1740830400}} -->`,
 			dashboard.State{Since: t0, Seen: map[string]time.Time{"sha256:" + strings.Repeat("b", 64): t0}}, true},
@@ -97,6 +97,27 @@ func TestDecode(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDecodeOldLongMarker: a marker longer than MaxMarker, as releases
+// before the bound wrote on GitLab and Gitea, is still read whole.
+func TestDecodeOldLongMarker(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<!-- imagebot:dashboard {"v":1,"since":1740830400,"seen":{`)
+	for i := range 600 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%064x":%d`, i, 1740830400+i)
+	}
+	b.WriteString("}} -->")
+	if b.Len() <= dashboard.MaxMarker {
+		t.Fatalf("the marker is only %d bytes", b.Len())
+	}
+	st, ok := dashboard.Decode("text\n" + b.String() + "\n")
+	if !ok || len(st.Seen) != 600 {
+		t.Errorf("decoded %d sightings (ok %v), want 600", len(st.Seen), ok)
 	}
 }
 

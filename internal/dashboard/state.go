@@ -142,15 +142,20 @@ func Decode(body string) (st State, ok bool) {
 const minTime, maxTime = 946684800, 32503680000
 
 // lastLine is body's last line that is not blank, without its CR; ""
-// when it is longer than any marker.
+// when it is longer than maxReadMarker.
 func lastLine(body string) string {
 	body = strings.TrimRight(body, " \t\r\n")
 	line := body[strings.LastIndexByte(body, '\n')+1:]
-	if len(line) > MaxMarker {
+	if len(line) > maxReadMarker {
 		return ""
 	}
 	return line
 }
+
+// maxReadMarker is the longest marker line Decode reads: more than
+// MaxMarker, so that a marker written before the bound (GitLab and Gitea
+// took longer ones) is still read, and its record kept.
+const maxReadMarker = 1 << 20
 
 // HasMarker reports whether body claims to be a dashboard, readable or not.
 func HasMarker(body string) bool { return strings.Contains(body, markerStart) }
