@@ -15,15 +15,16 @@ type Controls struct {
 // ID is matched tightly: anything else on the line is people's text.
 var checkboxRE = regexp.MustCompile(`(?m)^[ \t]{0,3}[-*+][ \t]+\[([ xX])\][ \t]+<!-- (open|again):([A-Za-z0-9._/@+:-]{1,300}) -->`)
 
-// maxBody is what Parse reads of a body: GitHub's limit.
-const maxBody = 65536
+// maxParse is what Parse reads of a body: more than any host keeps
+// (GitLab's 1,048,576 characters is the largest).
+const maxParse = 4 << 20
 
 // Parse reads the ticked controls of a body. It never fails: a body edited
 // into anything yields the boxes it still has, and no others. Which IDs
 // count is the caller's: those of the entries it offered.
 func Parse(body string) Controls {
-	if len(body) > 4*maxBody {
-		body = body[:4*maxBody]
+	if len(body) > maxParse {
+		body = body[:maxParse]
 	}
 	c := Controls{OpenNow: map[string]bool{}, Again: map[string]bool{}}
 	for _, m := range checkboxRE.FindAllStringSubmatch(body, -1) {

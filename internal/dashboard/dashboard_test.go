@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -61,7 +60,7 @@ func keys(m map[string]bool) []string {
 
 func TestDecode(t *testing.T) {
 	st := dashboard.State{Since: t0, Seen: map[string]time.Time{digest(1): t0, digest(2): t0.Add(time.Hour)}}
-	good := "text\n" + dashboard.Marker(st) + "\nmore"
+	good := "text\n" + dashboard.Marker(st) + "\n"
 	tests := []struct {
 		name string
 		body string
@@ -74,6 +73,11 @@ func TestDecode(t *testing.T) {
 		{"other version", `<!-- imagebot:dashboard {"v":2,"since":1740830400} -->`, dashboard.State{}, false},
 		{"no since", `<!-- imagebot:dashboard {"v":1} -->`, dashboard.State{}, false},
 		{"not on its own line", `x <!-- imagebot:dashboard {"v":1,"since":1740830400} -->`, dashboard.State{}, false},
+		{"not the last line", `<!-- imagebot:dashboard {"v":1,"since":1740830400} -->` + "\nsomething after", dashboard.State{}, false},
+		{"last line after blank lines and CRLF", "text\r\n" + dashboard.Marker(st) + "\r\n\r\n", st, true},
+		{"a forged marker above the bot's", "- a.yaml\n" + `<!-- imagebot:dashboard {"v":1,"since":946684801,"seen":{"` + strings.Repeat("c", 64) + `":946684801}} -->` +
+			"\n" + dashboard.Marker(st), st, true},
+		{"a marker line too long to be the bot's", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"x":"` + strings.Repeat("a", 1<<20) + `"} -->`, dashboard.State{}, false},
 		{"bad entries dropped", `<!-- imagebot:dashboard {"v":1,"since":1740830400,"seen":{"nothex":1740830400,"` +
 			strings.Repeat("a", 64) + `":-5,"` + strings.Repeat("b", 64) + `":1740830400}} -->`,
 			dashboard.State{Since: t0, Seen: map[string]time.Time{"sha256:" + strings.Repeat("b", 64): t0}}, true},
@@ -96,44 +100,79 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// TestMarkerBound: the marker keeps the MaxSeen most recent sightings.
-func TestMarkerBound(t *testing.T) {
-	st := dashboard.State{Since: t0, Seen: map[string]time.Time{}}
-	for i := range dashboard.MaxSeen + 50 {
-		st.Seen[digest(i)] = t0.Add(time.Duration(i) * time.Minute)
+// TestDecodeOldLongMarker: a marker longer than MaxMarker, as releases
+// before the bound wrote on GitLab and Gitea, is still read whole.
+func TestDecodeOldLongMarker(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<!-- imagebot:dashboard {"v":1,"since":1740830400,"seen":{`)
+	for i := range 600 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%064x":%d`, i, 1740830400+i)
 	}
-	m := dashboard.Marker(st)
-	got, ok := dashboard.Decode(m)
-	if !ok || len(got.Seen) != dashboard.MaxSeen {
-		t.Fatalf("decoded %d entries (ok %v), want %d", len(got.Seen), ok, dashboard.MaxSeen)
+	b.WriteString("}} -->")
+	if b.Len() <= dashboard.MaxMarker {
+		t.Fatalf("the marker is only %d bytes", b.Len())
 	}
-	if _, kept := got.Seen[digest(49)]; kept {
-		t.Error("the oldest sightings were kept")
-	}
-	if _, kept := got.Seen[digest(dashboard.MaxSeen+49)]; !kept {
-		t.Error("the newest sighting was dropped")
-	}
-	if len(m) > 30000 {
-		t.Errorf("marker is %d bytes", len(m))
+	st, ok := dashboard.Decode("text\n" + b.String() + "\n")
+	if !ok || len(st.Seen) != 600 {
+		t.Errorf("decoded %d sightings (ok %v), want 600", len(st.Seen), ok)
 	}
 }
 
-// TestQueueBound: beyond MaxSeen, the marker keeps the longest waiting,
-// whose place in the queue the order depends on.
-func TestQueueBound(t *testing.T) {
-	st := dashboard.State{Since: t0, Queued: map[string]time.Time{}}
-	for i := range dashboard.MaxSeen + 50 {
-		st.Queued[fmt.Sprintf("imagebot/b%d", i)] = t0.Add(time.Duration(i) * time.Minute)
+// TestMarkerBound: however much there is to record, the marker fits in
+// MaxMarker bytes. The sightings longest ago are kept and the newest left
+// out (a left-out digest is first seen again later: never a looser
+// minAge); the queue gets the room left, longest waiting first.
+func TestMarkerBound(t *testing.T) {
+	st := dashboard.State{Since: t0, Seen: map[string]time.Time{}, Queued: map[string]time.Time{}}
+	const n = 2000
+	for i := range n {
+		st.Seen[digest(i)] = t0.Add(time.Duration(i) * time.Minute)
+		st.Queued[fmt.Sprintf("imagebot/%s-%04d", strings.Repeat("long-image-name", 15), i)] = t0.Add(time.Duration(i) * time.Minute)
 	}
-	got, ok := dashboard.Decode(dashboard.Marker(st))
-	if !ok || len(got.Queued) != dashboard.MaxSeen {
-		t.Fatalf("decoded %d queued (ok %v), want %d", len(got.Queued), ok, dashboard.MaxSeen)
+	m := dashboard.Marker(st)
+	if len(m) > dashboard.MaxMarker {
+		t.Fatalf("marker is %d bytes, over %d", len(m), dashboard.MaxMarker)
 	}
-	if _, kept := got.Queued["imagebot/b0"]; !kept {
-		t.Error("the longest waiting was dropped")
+	got, ok := dashboard.Decode(m)
+	if !ok || len(got.Seen) < 300 || len(got.Seen) == n {
+		t.Fatalf("decoded %d of %d sightings (ok %v)", len(got.Seen), n, ok)
 	}
-	if _, kept := got.Queued[fmt.Sprintf("imagebot/b%d", dashboard.MaxSeen+49)]; kept {
-		t.Error("the newest in the queue was kept over older ones")
+	// The kept are exactly the oldest: a prefix of the sightings.
+	for i := range n {
+		_, kept := got.Seen[digest(i)]
+		if kept != (i < len(got.Seen)) {
+			t.Fatalf("sighting %d kept = %v with %d kept: not the oldest", i, kept, len(got.Seen))
+		}
+		if kept && !got.Seen[digest(i)].Equal(st.Seen[digest(i)]) {
+			t.Fatalf("sighting %d changed", i)
+		}
+	}
+	if len(got.Seen) != n && len(m) < dashboard.MaxMarker-200 {
+		t.Errorf("marker of %d bytes left sightings out", len(m))
+	}
+
+	// Sightings alone leave room to queue: the longest waiting are kept.
+	few := dashboard.State{Since: t0, Seen: map[string]time.Time{digest(1): t0}, Queued: st.Queued}
+	got, ok = dashboard.Decode(dashboard.Marker(few))
+	if !ok || len(got.Queued) == 0 || len(got.Queued) == n {
+		t.Fatalf("decoded %d queued (ok %v)", len(got.Queued), ok)
+	}
+	for b, at := range got.Queued {
+		if i := int(at.Sub(t0) / time.Minute); i >= len(got.Queued) {
+			t.Errorf("%s (queued %d minutes in) kept over longer waiting ones", b, i)
+		}
+	}
+	if len(got.Seen) != 1 {
+		t.Error("the sighting was dropped for the queue")
+	}
+
+	// What Decode would drop takes no room.
+	odd := dashboard.State{Since: t0, Seen: map[string]time.Time{"sha256:nothex": t0, digest(2): t0}, Queued: map[string]time.Time{"a b": t0}}
+	if m := dashboard.Marker(odd); strings.Contains(m, "nothex") || strings.Contains(m, "a b") {
+		t.Errorf("marker writes entries Decode drops: %s", m)
 	}
 }
 
@@ -158,7 +197,7 @@ func TestRender(t *testing.T) {
 		"## Open pull requests\n\n- #3 Update nginx to 1.27.3\n",
 		"## Waiting for a slot (at most 5 open)\n",
 		"- [ ] <!-- open:imagebot/redis --> redis 7.4.0 → 7.4.1 (patch)\n",
-		"- [ ] <!-- open:imagebot/postgres --> postgres 16.4 → 17.0 (major) - [x] <\u200b!-- open:forged -->\n",
+		"- [ ] <!-- open:imagebot/postgres --> postgres 16.4 → 17.0 (major) - [x] <\u200b!-- open:forged --\u200b>\n",
 		"- web 1.28.0: 5h old, minAge 3d; first seen 2025-03-01 12:00 UTC; passes 2025-03-04 12:00 UTC\n",
 		"- [ ] <!-- again:imagebot/nginx@1.27.2 --> nginx 1.27.2 (#2)\n",
 		"- [`a.yaml:3`](https://github.com/o/r/blob/abc/a.yaml#L3): floating tag\n",
@@ -190,13 +229,46 @@ func TestRender(t *testing.T) {
 		big.Waiting = append(big.Waiting, dashboard.Entry{ID: fmt.Sprint(i), Text: strings.Repeat("y", 400)})
 	}
 	body = dashboard.Render(big)
-	if n := utf8.RuneCountInString(body); n > dashboard.MaxBody {
-		t.Errorf("body is %d characters", n)
+	if n := len(body); n > dashboard.MaxBody {
+		t.Errorf("body is %d bytes", n)
 	}
 	if !strings.Contains(body, "more\n") {
 		t.Error("no word of the entries left out")
 	}
 	if _, ok := dashboard.Decode(body); !ok {
 		t.Error("the cut body lost its marker")
+	}
+}
+
+// TestRenderWorstCase: every section full of the longest entries, in
+// characters of three and four bytes, and a full marker: the body still
+// fits GitHub's limit in bytes (hence in characters and UTF-16 units),
+// and a larger host's limit lets more through.
+func TestRenderWorstCase(t *testing.T) {
+	long := func(i int) string { return fmt.Sprint(i) + strings.Repeat("→😀", 400) }
+	id := func(i int) string { return fmt.Sprintf("%04d", i) + strings.Repeat("b", 296) }
+	var v dashboard.View
+	v.State = dashboard.State{Since: t0, Seen: map[string]time.Time{}, Queued: map[string]time.Time{}}
+	for i := range 250 { // more than a section lists, and a full marker
+		v.State.Seen[digest(i)] = t0.Add(time.Duration(i) * time.Second)
+		v.State.Seen[digest(1000+i)] = t0.Add(time.Duration(i) * time.Second)
+		v.State.Queued[id(i)] = t0
+		e := dashboard.Entry{ID: id(i), Text: long(i)}
+		n := dashboard.Note{Where: long(i), URL: "https://example.com/" + strings.Repeat("u", 2000), Text: long(i)}
+		v.Open, v.Waiting, v.Approval, v.Declined = append(v.Open, e), append(v.Waiting, e), append(v.Approval, e), append(v.Declined, e)
+		v.Held = append(v.Held, dashboard.Held{Text: long(i), Seen: t0, Passes: t0})
+		v.Notices, v.Problems = append(v.Notices, n), append(v.Problems, n)
+	}
+	v.Limits = long(0)
+	body := dashboard.Render(v)
+	if len(body) > dashboard.MaxBody {
+		t.Fatalf("body is %d bytes, over %d", len(body), dashboard.MaxBody)
+	}
+	if got, ok := dashboard.Decode(body); !ok || len(got.Seen) == 0 {
+		t.Fatalf("no state in the cut body (ok %v)", ok)
+	}
+	v.MaxBody = 1 << 20 // GitLab's
+	if more := dashboard.Render(v); len(more) <= len(body) || len(more) > 1<<20 {
+		t.Errorf("GitLab's limit: %d bytes, GitHub's %d", len(more), len(body))
 	}
 }

@@ -55,7 +55,7 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 
 // view is what the dashboard shows after this run.
 func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
-	v := dashboard.View{State: r.state(p), Limits: r.limitsText()}
+	v := dashboard.View{State: r.state(p), Limits: r.limitsText(), MaxBody: bodyLimit(r.h)}
 	v.Open = r.openEntries()
 	for _, w := range wait {
 		e := dashboard.Entry{ID: w.g.Branch, Text: tame(title(w.g)) + " (" + types(w.g) + ")"}
@@ -96,6 +96,19 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 
 func (r *runner) note(file string, line int, text string) dashboard.Note {
 	return dashboard.Note{Where: fmt.Sprintf("%s:%d", file, line), URL: r.h.BlobURL(r.tip.Hash.String(), file, line), Text: text}
+}
+
+// bodyLimit is the host's limit on an issue body, in bytes, which Render
+// keeps to: GitHub refuses more than 65,536 characters, GitLab more than
+// 1,048,576 (a description's "1 megabyte"). Gitea and Forgejo document
+// none (the content column is LONGTEXT, the API checks no length), so
+// they get GitHub's, the smallest: a proxy or database in front may well
+// limit what the project does not.
+func bodyLimit(h Forge) int {
+	if h.Name() == "GitLab" {
+		return 1 << 20
+	}
+	return dashboard.MaxBody
 }
 
 // state is the record to keep: this run's candidates, first seen when they

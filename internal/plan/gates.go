@@ -86,7 +86,7 @@ func (g *gating) inspect(ref name.Reference, digestUpdate bool) (*gate.Evidence,
 		return nil, "", err
 	}
 	ev := &gate.Evidence{Digest: f.Digest}
-	first, counts := d.seen.firstSeen(f.Digest)
+	first, counts := d.seen.firstSeen(sightingKey(d.repo, ref, f.Digest))
 	held := func(name, why string, passes time.Time) (*gate.Evidence, string, error) {
 		d.seen.hold(Held{Image: d.img, Tag: tagOf(ref), Digest: f.Digest, Gate: name, Why: why, Seen: first, Passes: passes})
 		return nil, why, nil

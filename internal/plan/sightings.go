@@ -1,8 +1,12 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // Sightings: when imagebot first saw each candidate digest (DESIGN.md
@@ -59,6 +63,27 @@ func (s *sightings) firstSeen(digest string) (first time.Time, counts bool) {
 		s.seen[digest] = first
 	}
 	return first, !s.since.IsZero() && first.After(s.since)
+}
+
+// sightingKey is what a candidate's first sighting is recorded under:
+// its digest; for a version that has none, a chart whose repository's
+// index.yaml gives no digest, a sha256 of the repository it is decided
+// under (which names the chart repository and the chart: httpRepo) and
+// the version. Without it such a version was never recorded, and minAge
+// read the publisher's created alone, which the publisher can backdate.
+// The key has a digest's form, so the record (the dashboard's marker)
+// keeps it as it keeps digests. "" (nothing recorded) for a digest
+// reference without a digest, which names no version.
+func sightingKey(repo name.Repository, ref name.Reference, digest string) string {
+	if digest != "" {
+		return digest
+	}
+	tag := tagOf(ref)
+	if tag == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("imagebot version sighting\x00" + repo.Name() + "\x00" + tag))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func (s *sightings) hold(h Held) {

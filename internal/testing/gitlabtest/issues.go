@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 type issue struct {
@@ -80,6 +81,9 @@ func (s *Server) createIssue(c *ctx) {
 		c.json(http.StatusBadRequest, map[string]string{"error": "title is missing"})
 		return
 	}
+	if !c.descriptionFits(in.Description) {
+		return
+	}
 	if !c.write(Guest) {
 		return
 	}
@@ -102,7 +106,7 @@ func (s *Server) updateIssue(c *ctx) {
 		Title       *string `json:"title"`
 		Description *string `json:"description"`
 	}
-	if !c.decode(&in) {
+	if !c.decode(&in) || in.Description != nil && !c.descriptionFits(*in.Description) {
 		return
 	}
 	// Only its author or a Reporter and above may edit an issue.
@@ -120,6 +124,20 @@ func (s *Server) updateIssue(c *ctx) {
 		is.desc = *in.Description
 	}
 	c.json(http.StatusOK, s.issueJSON(c.p, is))
+}
+
+// maxDescription is GitLab's limit on an issue's description: "1
+// megabyte", validated as a length in characters.
+const maxDescription = 1 << 20
+
+// descriptionFits answers 400 as GitLab does for a description over its
+// limit, and reports whether it fits.
+func (c *ctx) descriptionFits(d string) bool {
+	if utf8.RuneCountInString(d) <= maxDescription {
+		return true
+	}
+	c.message(http.StatusBadRequest, map[string][]string{"description": {fmt.Sprintf("is too long (maximum is %d characters)", maxDescription)}})
+	return false
 }
 
 // Issues are the project's issues, oldest first.

@@ -22,6 +22,9 @@ type Chart struct {
 	Sources     []string
 	Deprecated  bool
 	Created     time.Time // when indexed; zero: the server's clock at New
+	// NoDigest leaves the version's digest out of the index, as indexes
+	// written by hand or by tools other than helm may.
+	NoDigest bool
 }
 
 // metadata is Helm's chart.Metadata (pkg/chart/metadata.go) for the

@@ -31,12 +31,15 @@ type entry struct {
 func Index(baseURL string, charts []Chart, generated time.Time) []byte {
 	f := indexFile{APIVersion: "v1", Entries: map[string][]entry{}, Generated: generated}
 	for _, c := range charts {
-		f.Entries[c.Name] = append(f.Entries[c.Name], entry{
+		e := entry{
 			metadata: c.metadata(),
 			URLs:     []string{baseURL + "/" + c.Name + "-" + c.Version + ".tgz"},
 			Created:  c.Created,
-			Digest:   Digest(Archive(c)),
-		})
+		}
+		if !c.NoDigest {
+			e.Digest = Digest(Archive(c))
+		}
+		f.Entries[c.Name] = append(f.Entries[c.Name], e)
 	}
 	for _, es := range f.Entries {
 		slices.SortStableFunc(es, func(a, b entry) int {
