@@ -14,7 +14,12 @@
 //
 // Bounds: an index is read up to a cap (WithMaxIndexBytes, default 64
 // MiB), parsed in time linear in its size without building the YAML tree
-// of the whole document (see parse.go), and a repository costs at most
+// of the whole document, and without decoding what no caller needs: the
+// charts Expect does not name, the fields and top-level keys imagebot does
+// not read (see parse.go). What is decoded at once, and what is kept, is
+// bounded whatever the index (maxWholeBytes, maxEntryBytes, maxVersions):
+// a parse peaks under 60 MiB of heap (BenchmarkIndexMemory,
+// BenchmarkIndexHostile). A repository costs at most
 // WithTimeout (default 1 minute), retries and redirects included. Every
 // failure is an *Error naming the repository URL, the HTTP status when one
 // came, and what to check.

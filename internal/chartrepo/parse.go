@@ -31,13 +31,18 @@ import (
 //	    ...
 //	generated: "..."
 //
-// Each item is decoded on its own into the fields we keep, so memory is
-// the result plus one item, and time is linear in the index's size. What
-// does not fit that layout is decoded whole at the smallest level that
-// holds it: a chart written in flow style (`nginx: [...]`) as that chart's
-// block, an `entries:` written in flow style with the rest of the
-// document's top-level keys. A JSON index (Helm accepts one, and writes
-// one with `helm repo index --json`) is read as a stream of tokens.
+// Items are decoded in small batches into the fields we keep, so memory
+// is the result plus one batch, and time is linear in the index's size.
+// Nothing is decoded that no caller needs (issue 25): a line's key is
+// located without decoding its value (yamlkeys.go), and the lines of a
+// top-level key other than apiVersion and entries, of a chart the index
+// does not keep (Client.Expect), and of an item's field entry does not
+// hold are dropped as they are read. What does not fit that layout is
+// decoded whole at the smallest level that holds it, up to maxWholeBytes:
+// a chart written in flow style (`nginx: [...]`) as that chart's block,
+// an `entries:` written in flow style as that key. A JSON index (Helm
+// accepts one, and writes one with `helm repo index --json`) is read as a
+// stream of tokens, the entries of charts not kept skipped undecoded.
 
 // entry is what we keep of an index entry.
 type entry struct {
@@ -51,8 +56,8 @@ type entry struct {
 	URLs       []string `yaml:"urls" json:"urls"`
 }
 
-// rest is what is decoded of the document outside the entries read item by
-// item: apiVersion, and entries themselves when not in block style.
+// rest is what is decoded of a top-level key other than a block-style
+// entries: apiVersion, entries in flow style, a key not located.
 type rest struct {
 	APIVersion string              `yaml:"apiVersion"`
 	Entries    map[string][]*entry `yaml:"entries"`
@@ -105,21 +110,43 @@ func peek(br *bufio.Reader, n int) []byte {
 	return b
 }
 
+// maxVersions bounds the versions an index keeps, of the charts asked
+// for: some 400 bytes each, whatever few bytes the index spends on one.
+// The largest public repositories list some tens of thousands in all.
+const maxVersions = 100_000
+
+// list notes a chart the index lists, kept or not.
+func (x *index) list(name string) {
+	if !x.keeps(name) {
+		x.listed++
+		return
+	}
+	if _, ok := x.charts[name]; !ok {
+		x.listed++
+		x.charts[name] = nil
+	}
+}
+
 // add keeps an entry of chart name, if Helm would: a nil entry or one
 // whose version is not semver is skipped, as Helm's loadIndex skips it.
-func (x *index) add(name string, e *entry) {
+func (x *index) add(name string, e *entry) error {
 	if e == nil || !x.keeps(name) {
-		return
+		return nil
 	}
 	v, err := semver.NewVersion(e.Version)
 	if err != nil {
-		return
+		return nil
+	}
+	if x.kept++; x.kept > maxVersions {
+		return fmt.Errorf("%w: it lists over %d versions of the charts asked for, more than imagebot keeps", ErrNotIndex, maxVersions)
 	}
 	created, _ := time.Parse(time.RFC3339Nano, e.Created)
+	x.list(name)
 	x.charts[name] = append(x.charts[name], Version{
 		Version: v, Created: created, Deprecated: e.Deprecated, AppVersion: e.AppVersion,
 		Digest: e.Digest, Home: unique.Make(e.Home).Value(), Sources: x.shared(e.Sources), URLs: e.URLs,
 	})
+	return nil
 }
 
 // shared returns one copy of a chart's sources for all its versions,
@@ -141,9 +168,13 @@ func (x *index) shared(sources []string) []string {
 
 // sort orders every chart's versions newest first, as Helm's SortEntries
 // does (a stable sort: equal versions keep the index's order).
+// Each list is then cut to its length: appending left up to twice that.
 func (x *index) sort() {
-	for _, vs := range x.charts {
+	for name, vs := range x.charts {
 		slices.SortStableFunc(vs, func(a, b Version) int { return b.Version.Compare(a.Version) })
+		if cap(vs) > len(vs) {
+			x.charts[name] = slices.Clone(vs)
+		}
 	}
 }
 
@@ -158,20 +189,27 @@ func parseJSON(r io.Reader, only map[string]bool) (*index, error) {
 			return d.Decode(&api)
 		case "entries":
 			return walkObject(d, func(name string) error {
+				x.list(name)
 				return walkArray(d, func() error {
+					if !x.keeps(name) {
+						var skip json.RawMessage // one entry at a time, never decoded
+						return d.Decode(&skip)
+					}
 					var e *entry
 					if err := d.Decode(&e); err != nil {
 						return err
 					}
-					x.add(name, e)
-					return nil
+					return x.add(name, e)
 				})
 			})
 		}
 		var skip json.RawMessage
 		return d.Decode(&skip)
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotIndex):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("%w: JSON at byte %d: %v", ErrNotIndex, d.InputOffset(), err)
 	}
 	if api == "" {
