@@ -24,11 +24,11 @@
 // failure is an *Error naming the repository URL, the HTTP status when one
 // came, and what to check.
 //
-// Credentials (WithCredentials) go to the repository's own host only, as
-// HTTP basic auth: never after a redirect to another host, and never over
-// http after https (such a redirect is refused). They never appear in an
-// error, nor do credentials written in a repository URL, which are not
-// used.
+// Credentials go to the repository's own host only, as HTTP basic auth:
+// those written in the repository URL (https://USER:PASSWORD@host/path),
+// else the config's for its host (WithCredentials); never after a
+// redirect to another host, and never over http after https (such a
+// redirect is refused). They never appear in a Chart or an error.
 //
 // The package never decides which version is newer than another (that is
 // internal/policy), never downloads a chart archive and never writes to a

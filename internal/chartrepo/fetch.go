@@ -25,8 +25,9 @@ var errTimedOut = errors.New("timed out")
 
 // load reads the index of the repository at u: from the cache while it is
 // fresh, else from the repository, conditionally when the cache holds it.
+// u's credentials, if any, go only into the request's basic auth.
 func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*index, error) {
-	repo := u.String()
+	repo := redact(u)
 	ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
 	defer cancel()
 	select {
@@ -36,6 +37,7 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 		return nil, c.fail(ctx, repo, 0, ctx.Err())
 	}
 	target := *u
+	target.User = nil
 	target.Path = path.Join(u.Path, "index.yaml")
 	indexURL := target.String()
 
@@ -163,9 +165,7 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 			return nil, err
 		}
 		req.Header.Set("User-Agent", "imagebot")
-		if cr, ok := c.o.credentials[repo.Host]; ok && u.Host == repo.Host && u.Scheme == repo.Scheme {
-			req.SetBasicAuth(cr.Username, cr.Password)
-		}
+		c.authorize(req, repo, u)
 		if doc != nil {
 			if doc.ETag != "" {
 				req.Header.Set("If-None-Match", doc.ETag)

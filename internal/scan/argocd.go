@@ -58,14 +58,15 @@ func (w *walker) argoChart(chart, repo, rev *kyaml.Node) {
 		return
 	}
 	if !isVariable(repo.Value) {
-		r, err := chartRepository(repo.Value, true)
+		r, cred, err := chartRepository(repo.Value, true)
 		if err != nil {
-			w.chartSkip(repo, KindArgoCD, c, repo.Value, SkipInvalid, err.Error())
+			shown, _ := stripUserinfo(repo.Value)
+			w.chartSkip(repo, KindArgoCD, c, shown, SkipInvalid, err.Error())
 			return
 		}
-		c.Repository = r
+		c.Repository, c.Credentials = r, cred
 	} else {
-		c.Repository = repo.Value // a placeholder: chartVersion skips it as a variable
+		c.Repository = scrub(repo.Value) // a placeholder: chartVersion skips it as a variable
 	}
 	w.chartVersion(KindArgoCD, c, rev, chart, "no targetRevision: Argo CD installs the newest")
 }
