@@ -18,7 +18,8 @@
 // charts Expect does not name, the fields and top-level keys imagebot does
 // not read (see parse.go). What is decoded at once, and what is kept, is
 // bounded whatever the index (maxWholeBytes, maxEntryBytes, maxVersions):
-// a parse peaks under 60 MiB of heap (BenchmarkIndexMemory,
+// a YAML index peaks under 60 MiB of heap, a JSON one (whose values Go's
+// decoder holds whole) under 120 MiB, one at a time (BenchmarkIndexMemory,
 // BenchmarkIndexHostile). A repository costs at most
 // WithTimeout (default 1 minute), retries and redirects included. Every
 // failure is an *Error naming the repository URL, the HTTP status when one

@@ -85,7 +85,11 @@ func (c *Client) read(resp *http.Response, only map[string]bool) (*index, error)
 	if n == 1 && head[0] == '<' {
 		return nil, errHTML
 	}
-	idx, err := parse(io.MultiReader(bytes.NewReader(head[:n]), body), only)
+	ctx := context.Background()
+	if resp.Request != nil {
+		ctx = resp.Request.Context() // the repository's time: a JSON index may wait for another's parse
+	}
+	idx, err := parseIn(ctx, io.MultiReader(bytes.NewReader(head[:n]), body), only)
 	if body.over {
 		return nil, c.tooLarge(-1)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 )
 
 // BenchmarkIndexMemory (issue 25 item 9) states what parsing an index
@@ -41,7 +43,19 @@ func BenchmarkIndexMemory(b *testing.B) {
 	}
 	for _, tc := range tests {
 		b.Run(tc.name, func(b *testing.B) {
-			benchParse(b, helmIndex(tc.charts, tc.versions, tc.extra), tc.only, true)
+			benchParse(b, func() []byte { return helmIndex(tc.charts, tc.versions, tc.extra) }, tc.only, true)
+		})
+	}
+	// The same as JSON (`helm repo index --json`), outside entries included.
+	for _, tc := range tests[:2] {
+		b.Run(tc.name+"/json", func(b *testing.B) {
+			benchParse(b, func() []byte {
+				doc, err := yaml.YAMLToJSON(helmIndex(tc.charts, tc.versions, tc.extra))
+				if err != nil {
+					b.Fatal(err)
+				}
+				return doc
+			}, tc.only, true)
 		})
 	}
 }
@@ -83,27 +97,43 @@ func BenchmarkIndexHostile(b *testing.B) {
 		buf.WriteString("]\n")
 		return buf.Bytes()
 	}
+	jsonEntry := func() []byte {
+		buf := bytes.NewBufferString(`{"apiVersion":"v1","entries":{"a":[{"version":"1.0.0","description":"`)
+		buf.WriteString(strings.Repeat("x", size-buf.Len()-10))
+		buf.WriteString(`"}]}}`)
+		return buf.Bytes()
+	}
+	jsonOutside := func() []byte {
+		buf := bytes.NewBufferString(`{"apiVersion":"v1","entries":{"a":[{"version":"1.0.0"}]},"x":[[["`)
+		buf.WriteString(strings.Repeat("x", size-buf.Len()-10))
+		buf.WriteString(`"]]]}`)
+		return buf.Bytes()
+	}
 	for _, tc := range []struct {
 		name string
 		doc  func() []byte
 		ok   bool
 	}{
+		{"json-one-entry", jsonEntry, true},
+		{"json-outside-entries", jsonOutside, true},
 		{"tiny-versions", tiny, false},
 		{"chart-names", names, true},
 		{"one-line", line, true},
 		{"flow-chart", flow, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			benchParse(b, tc.doc(), map[string]bool{"a": true}, tc.ok)
+			benchParse(b, tc.doc, map[string]bool{"a": true}, tc.ok)
 		})
 	}
 }
 
 // benchParse parses doc keeping only, and reports what it cost; ok says
-// whether doc is an index imagebot reads, or one it refuses. doc is read
+// whether doc is an index imagebot reads, or one it refuses. gen makes
+// doc, which is read
 // from a file, as a Client reads an answer: its bytes are not in the heap,
 // which would double the collector's goal and so the peak.
-func benchParse(b *testing.B, doc []byte, only map[string]bool, ok bool) {
+func benchParse(b *testing.B, gen func() []byte, only map[string]bool, ok bool) {
+	doc := gen()
 	mib := float64(len(doc)) / (1 << 20)
 	file := filepath.Join(b.TempDir(), "index.yaml")
 	if err := os.WriteFile(file, doc, 0o600); err != nil {

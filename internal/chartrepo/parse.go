@@ -3,6 +3,7 @@ package chartrepo
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,12 +70,24 @@ var ErrNotIndex = errors.New("not a Helm repository index")
 
 // parse reads an index from r.
 func parse(r io.Reader, only map[string]bool) (*index, error) {
+	return parseIn(context.Background(), r, only)
+}
+
+// parseIn is parse waiting at most for ctx to read a JSON index, one of
+// which is read at a time (jsonSlot).
+func parseIn(ctx context.Context, r io.Reader, only map[string]bool) (*index, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := firstByte(br)
 	if err != nil {
 		return nil, err
 	}
 	if first == '{' {
+		select {
+		case jsonSlot <- struct{}{}:
+			defer func() { <-jsonSlot }()
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
 		return parseJSON(br, only)
 	}
 	p := &yamlParser{idx: &index{charts: map[string][]Version{}, only: only}}
@@ -83,6 +96,12 @@ func parse(r io.Reader, only map[string]bool) (*index, error) {
 	}
 	return p.idx, nil
 }
+
+// jsonSlot lets one JSON index be parsed at a time in the process. Go's
+// JSON decoder holds a value whole while it reads it (up to the cap, some
+// 110 MiB of heap at worst, against under 60 MiB for any YAML index), and
+// indexes are seldom JSON: Helm writes YAML unless told otherwise.
+var jsonSlot = make(chan struct{}, 1)
 
 // firstByte peeks at the first byte that is not white space or a BOM.
 func firstByte(br *bufio.Reader) (byte, error) {
@@ -192,8 +211,7 @@ func parseJSON(r io.Reader, only map[string]bool) (*index, error) {
 				x.list(name)
 				return walkArray(d, func() error {
 					if !x.keeps(name) {
-						var skip json.RawMessage // one entry at a time, never decoded
-						return d.Decode(&skip)
+						return skipJSON(d) // never decoded
 					}
 					var e *entry
 					if err := d.Decode(&e); err != nil {
@@ -203,8 +221,7 @@ func parseJSON(r io.Reader, only map[string]bool) (*index, error) {
 				})
 			})
 		}
-		var skip json.RawMessage
-		return d.Decode(&skip)
+		return skipJSON(d)
 	})
 	switch {
 	case errors.Is(err, ErrNotIndex):
@@ -219,6 +236,37 @@ func parseJSON(r io.Reader, only map[string]bool) (*index, error) {
 	x.sources = nil
 	return x, nil
 }
+
+// skipJSON consumes the value next in d without decoding it: an array
+// or object element by element (each read, checked and dropped: never
+// the whole value at once), anything else as it is.
+func skipJSON(d *json.Decoder) error {
+	t, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if t != json.Delim('[') && t != json.Delim('{') {
+		return nil
+	}
+	for d.More() {
+		if t == json.Delim('{') {
+			if _, err := d.Token(); err != nil { // the key
+				return err
+			}
+		}
+		if err := d.Decode(&discard{}); err != nil {
+			return err
+		}
+	}
+	_, err = d.Token()
+	return err
+}
+
+// discard is a JSON value read and checked, then dropped: json.Decoder
+// hands it the value's bytes without copying them.
+type discard struct{}
+
+func (*discard) UnmarshalJSON([]byte) error { return nil }
 
 // walkObject calls f for each key of the JSON object (or null) that is
 // next in d; f must consume the key's value.

@@ -66,6 +66,25 @@ generated: [broken
 	}
 }
 
+// TestParseSkipsJSON: a JSON index skips the same, and still reads a
+// chart named after one that is not.
+func TestParseSkipsJSON(t *testing.T) {
+	doc := `{"serverInfo":{"a":[1,{"b":null}]},"entries":{"odd":[{"version":[1]},"not an entry"],"nginx":[{"version":"1.0.0","maintainers":[{"version":"9.9.9"}]},{"version":"1.2.0","appVersion":"1.25"}]},"apiVersion":"v1"}`
+	x, err := parse(strings.NewReader(doc), map[string]bool{"nginx": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"nginx": "1.2.0 1.0.0 app=1.25"}, summary(x)); diff != "" || x.listed != 2 {
+		t.Errorf("charts (-want +got):\n%s\n%d listed, want 2", diff, x.listed)
+	}
+	if _, err := parse(strings.NewReader(doc), nil); err == nil {
+		t.Error("every chart: no error, want odd's entries refused")
+	}
+	if _, err := parse(strings.NewReader(strings.Replace(doc, `"not an entry"]`, `"not an entry"`, 1)), map[string]bool{"nginx": true}); err == nil {
+		t.Error("broken JSON in a chart not named: no error, want the syntax refused")
+	}
+}
+
 // TestParseBounds: what is decoded at once is bounded whatever the
 // index's size: a chart in flow style and an entry's fields by a cap
 // saying so, a top-level key the index does not need not at all.
