@@ -132,7 +132,8 @@ func peek(br *bufio.Reader, n int) []byte {
 // maxVersions bounds the versions an index keeps, of the charts asked
 // for: some 400 bytes each, whatever few bytes the index spends on one.
 // The largest public repositories list some tens of thousands in all.
-const maxVersions = 100_000
+// (A variable for tests, which lower it.)
+var maxVersions = 100_000
 
 // list notes a chart the index lists, kept or not.
 func (x *index) list(name string) {
@@ -157,7 +158,11 @@ func (x *index) add(name string, e *entry) error {
 		return nil
 	}
 	if x.kept++; x.kept > maxVersions {
-		return fmt.Errorf("%w: it lists over %d versions of the charts asked for, more than imagebot keeps", ErrNotIndex, maxVersions)
+		of := "the charts asked for"
+		if x.only == nil {
+			of = "its charts (every chart was asked for)"
+		}
+		return fmt.Errorf("%w: it lists over %d versions of %s, more than imagebot keeps", ErrNotIndex, maxVersions, of)
 	}
 	created, _ := time.Parse(time.RFC3339Nano, e.Created)
 	x.list(name)

@@ -2,6 +2,7 @@ package chartrepo
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,7 +91,15 @@ func TestParseSkipsJSON(t *testing.T) {
 // saying so, a top-level key the index does not need not at all.
 func TestParseBounds(t *testing.T) {
 	big := strings.Repeat("x", maxWholeBytes)
+	defer func(n int) { maxVersions = n }(maxVersions)
+	maxVersions = 1000
+	var many strings.Builder
+	many.WriteString("apiVersion: v1\nentries:\n  a:\n")
+	for i := range maxVersions + 1 {
+		fmt.Fprintf(&many, "  - version: 0.%d.%d\n", i/1000, i%1000)
+	}
 	tests := []struct{ name, doc, want string }{
+		{"versions kept", many.String(), "over 1000 versions of the charts asked for"},
 		{"flow chart", "apiVersion: v1\nentries:\n  a: [{version: 1.0.0, home: " + big + "}]\n", "the chart at line 3 is over 2 MiB"},
 		{"one entry", "apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\n  - version: 1.1.0\n    home: " + big[:maxEntryBytes] + "\n", "the entry of chart \"a\" at line 5 holds over 256 KiB"},
 		{"flow entries", "apiVersion: v1\nentries: {a: [{version: 1.0.0, home: " + big + "}]}\n", "the top-level value from line 2 is over 2 MiB"},
