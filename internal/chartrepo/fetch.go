@@ -41,7 +41,14 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 	target.Path = path.Join(u.Path, "index.yaml")
 	indexURL := target.String()
 
-	st := c.cached(indexURL, only)
+	// An index read with the credentials a URL was written with is for
+	// that URL alone: the cache, which answers whoever asks for the index
+	// without a request, never holds it.
+	private := u.User != nil
+	var st *held
+	if !private {
+		st = c.cached(indexURL, only)
+	}
 	var doc *cache.Document
 	if st != nil {
 		if c.o.cache.FreshDocument(st.doc) {
@@ -66,7 +73,9 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 	if err != nil {
 		return nil, c.fail(ctx, repo, resp.StatusCode, err)
 	}
-	c.remember(indexURL, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), idx)
+	if !private {
+		c.remember(indexURL, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), idx)
+	}
 	return idx, nil
 }
 

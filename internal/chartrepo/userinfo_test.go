@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/chartrepo"
+	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/testing/helmrepotest"
 )
 
 // TestURLCredentials (issue 25 item 3): the credentials written in a
 // repository URL (http://USER:PASSWORD@host/charts) authenticate the
 // index request to that host, and go nowhere else: not into the Chart,
-// not into an error, not to a host a redirect leads to.
+// not into an error, not to a host a redirect leads to, and what they
+// read is not kept in the cache for a request without them.
 func TestURLCredentials(t *testing.T) {
 	repo := helmrepotest.New(t, charts(), helmrepotest.WithBasicAuth("bot", secret))
 	host := strings.TrimPrefix(repo.URL, "http://")
@@ -32,6 +34,19 @@ func TestURLCredentials(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "401") {
 			t.Errorf("%s: err = %v, want a 401 that does not quote the password", strings.ReplaceAll(u, secret, "SECRET"), err)
 		}
+	}
+
+	// The cache never answers for an index read with a URL's credentials:
+	// another run asking without them is asked for them.
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chartrepo.New(chartrepo.WithCache(store)).Versions(t.Context(), "http://bot:"+secret+"@"+host, "nginx"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chartrepo.New(chartrepo.WithCache(store)).Versions(t.Context(), repo.URL, "nginx"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("without credentials after a run with them: err = %v, want a 401, not the cached index", err)
 	}
 
 	var sawAuth bool
