@@ -20,14 +20,15 @@ import (
 
 // Scripts about Helm charts start their chart repositories on demand:
 //
-//	charts                          an HTTP Helm repository serving a real index.yaml and
+//	charts [auth USER PASSWORD]     an HTTP Helm repository serving a real index.yaml and
 //	                                chart archives (helmrepotest), with the charts web and
 //	                                redis; sets HELM_REPO (http://127.0.0.1:PORT) and HELM_HOST
 //	                                (127.0.0.1:PORT), HELM_SLUG (127.0.0.1-PORT, as in branch
 //	                                names). It also pushes the OCI charts podinfo and
 //	                                cache, as `helm push` does (Helm's media types, '+' as '_'),
 //	                                under ghcr.io/acme/charts in the script's registry
-//	                                (GHCR_MIRROR serves them)
+//	                                (GHCR_MIRROR serves them). With auth, the HTTP repository
+//	                                wants those credentials (basic auth)
 //	badcharts                       chart repositories that fail as real ones do: BAD_HUGE
 //	                                (an index.yaml of 100 MiB, over the cap), BAD_LOGIN (an HTML
 //	                                login page answered 200); their hosts in BAD_HUGE_HOST,
@@ -70,8 +71,12 @@ var (
 )
 
 func cmdCharts(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: charts")
+	var opts []helmrepotest.Option
+	switch {
+	case !neg && len(args) == 3 && args[0] == "auth":
+		opts = append(opts, helmrepotest.WithBasicAuth(args[1], args[2]))
+	case neg || len(args) != 0:
+		ts.Fatalf("usage: charts [auth USER PASSWORD]")
 	}
 	c, _ := ts.Value(chartsKey{}).(*scriptCharts)
 	if c.http != nil {
@@ -82,7 +87,7 @@ func cmdCharts(ts *testscript.TestScript, neg bool, args []string) {
 		ch.Created = chartDay.AddDate(0, 0, i)
 		cs = append(cs, ch)
 	}
-	c.http = helmrepotest.Start(cs)
+	c.http = helmrepotest.Start(cs, opts...)
 	ts.Defer(c.http.Close)
 	ts.Setenv("HELM_REPO", c.http.URL)
 	ts.Setenv("HELM_HOST", strings.TrimPrefix(c.http.URL, "http://"))

@@ -20,6 +20,7 @@ const mediaType = "application/vnd.imagebot.chart-index.v2+json"
 // when not all were (Client.Expect).
 type stored struct {
 	Only   []string                   `json:"only,omitempty"`
+	Listed int                        `json:"listed,omitempty"` // the charts the index lists
 	Charts map[string][]storedVersion `json:"charts"`
 }
 
@@ -56,7 +57,7 @@ func (c *Client) cached(indexURL string, only map[string]bool) *held {
 	if json.Unmarshal(o.Data, &st) != nil {
 		return nil
 	}
-	x := &index{charts: make(map[string][]Version, len(st.Charts)), only: only}
+	x := &index{charts: make(map[string][]Version, len(st.Charts)), only: only, listed: max(st.Listed, len(st.Charts))}
 	if st.Only != nil {
 		kept := map[string]bool{}
 		for _, ch := range st.Only {
@@ -104,7 +105,7 @@ func (c *Client) remember(indexURL, etag, lastModified string, x *index) {
 	if c.o.cache == nil {
 		return
 	}
-	st := stored{Charts: make(map[string][]storedVersion, len(x.charts))}
+	st := stored{Charts: make(map[string][]storedVersion, len(x.charts)), Listed: x.listed}
 	if x.only != nil {
 		st.Only = slices.Sorted(maps.Keys(x.only))
 	}

@@ -40,8 +40,10 @@ type Version struct {
 
 // index is what a Client keeps of one repository's index.yaml.
 type index struct {
-	charts  map[string][]Version
-	sources map[string][]string // while parsing: see shared
+	charts  map[string][]Version // the charts kept (only), each once listed
+	listed  int                  // the charts the index lists, kept or not
+	kept    int                  // versions kept, up to maxVersions
+	sources map[string][]string  // while parsing: see shared
 	// only, when set, are the charts kept (Client.Expect): a chart the
 	// index lists but only does not name is not known to be missing.
 	only map[string]bool

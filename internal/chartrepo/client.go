@@ -144,26 +144,32 @@ var ErrNoChart = errors.New("no such chart in the repository's index")
 
 // Versions returns what the index of the repository at repoURL
 // ("https://charts.example.com/stable") says of chart. The index is fetched
-// at most once per Client, whichever chart is asked for.
+// at most once per Client, whichever chart is asked for. Credentials
+// written in repoURL (https://USER:PASSWORD@host/path) are sent to the
+// repository's own host alone, before those of WithCredentials; neither
+// the Chart nor any error holds them.
 func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, error) {
-	u, err := parseRepoURL(repoURL)
+	u, user, err := parseRepoURL(repoURL)
 	if err != nil {
 		return Chart{}, err
 	}
 	shown := u.String()
 	only := c.expects(shown)
-	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.load(ctx, u, only) })
+	key := shown + userKey(user) // a repository asked for with and without credentials answers each
+	withUser := *u
+	withUser.User = user
+	idx, err := c.indexes.Get(ctx, key, func(ctx context.Context) (*index, error) { return c.load(ctx, &withUser, only) })
 	if err == nil && !idx.keeps(chart) {
 		// Not expected: the whole index, once more (a caller that
 		// expects what it asks for never comes here).
-		idx, err = c.indexes.Get(ctx, shown+"\x00*", func(ctx context.Context) (*index, error) { return c.load(ctx, u, nil) })
+		idx, err = c.indexes.Get(ctx, key+"\x00*", func(ctx context.Context) (*index, error) { return c.load(ctx, &withUser, nil) })
 	}
 	if err != nil {
 		return Chart{}, err
 	}
 	vs, ok := idx.charts[chart]
 	if !ok {
-		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q: %w (it lists %d charts): check the chart's name", chart, ErrNoChart, len(idx.charts))}
+		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q: %w (it lists %d charts): check the chart's name", chart, ErrNoChart, idx.listed)}
 	}
 	if len(vs) == 0 {
 		return Chart{}, &Error{Repository: shown, Err: fmt.Errorf("chart %q has no version that is semver in the index", chart)}
@@ -177,7 +183,7 @@ func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, er
 // uses. Call it before the first Versions of the repository; a chart
 // asked for without being expected costs a second fetch.
 func (c *Client) Expect(repoURL string, charts ...string) {
-	u, err := parseRepoURL(repoURL)
+	u, _, err := parseRepoURL(repoURL)
 	if err != nil {
 		return // Versions says why
 	}
@@ -204,22 +210,24 @@ func (c *Client) expects(repo string) map[string]bool {
 }
 
 // parseRepoURL checks a repository URL and drops what must not travel
-// further: credentials written in it, a trailing slash, a fragment.
-func parseRepoURL(s string) (*url.URL, error) {
+// further: credentials written in it (returned apart, for the request), a
+// trailing slash, a fragment.
+func parseRepoURL(s string) (*url.URL, *url.Userinfo, error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, &Error{Repository: redactString(s), Err: errors.New("not a URL")}
+		return nil, nil, &Error{Repository: redactString(s), Err: errors.New("not a URL")}
 	}
+	user := u.User
 	u.User, u.Fragment = nil, ""
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	switch {
 	case u.Scheme == "oci":
-		return nil, &Error{Repository: u.String(), Err: errors.New("an OCI registry, not an HTTP chart repository: its versions are its tags")}
+		return nil, nil, &Error{Repository: u.String(), Err: errors.New("an OCI registry, not an HTTP chart repository: its versions are its tags")}
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-		return nil, &Error{Repository: u.String(), Err: errors.New("not an http:// or https:// URL")}
+		return nil, nil, &Error{Repository: u.String(), Err: errors.New("not an http:// or https:// URL")}
 	}
-	return u, nil
+	return u, user, nil
 }
 
 // redactString drops what looks like credentials from an unparsable URL.

@@ -25,8 +25,9 @@ var errTimedOut = errors.New("timed out")
 
 // load reads the index of the repository at u: from the cache while it is
 // fresh, else from the repository, conditionally when the cache holds it.
+// u's credentials, if any, go only into the request's basic auth.
 func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*index, error) {
-	repo := u.String()
+	repo := redact(u)
 	ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
 	defer cancel()
 	select {
@@ -36,10 +37,18 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 		return nil, c.fail(ctx, repo, 0, ctx.Err())
 	}
 	target := *u
+	target.User = nil
 	target.Path = path.Join(u.Path, "index.yaml")
 	indexURL := target.String()
 
-	st := c.cached(indexURL, only)
+	// An index read with the credentials a URL was written with is for
+	// that URL alone: the cache, which answers whoever asks for the index
+	// without a request, never holds it.
+	private := u.User != nil
+	var st *held
+	if !private {
+		st = c.cached(indexURL, only)
+	}
 	var doc *cache.Document
 	if st != nil {
 		if c.o.cache.FreshDocument(st.doc) {
@@ -64,7 +73,9 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 	if err != nil {
 		return nil, c.fail(ctx, repo, resp.StatusCode, err)
 	}
-	c.remember(indexURL, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), idx)
+	if !private {
+		c.remember(indexURL, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), idx)
+	}
 	return idx, nil
 }
 
@@ -83,7 +94,11 @@ func (c *Client) read(resp *http.Response, only map[string]bool) (*index, error)
 	if n == 1 && head[0] == '<' {
 		return nil, errHTML
 	}
-	idx, err := parse(io.MultiReader(bytes.NewReader(head[:n]), body), only)
+	ctx := context.Background()
+	if resp.Request != nil {
+		ctx = resp.Request.Context() // the repository's time: a JSON index may wait for another's parse
+	}
+	idx, err := parseIn(ctx, io.MultiReader(bytes.NewReader(head[:n]), body), only)
 	if body.over {
 		return nil, c.tooLarge(-1)
 	}
@@ -163,9 +178,7 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 			return nil, err
 		}
 		req.Header.Set("User-Agent", "imagebot")
-		if cr, ok := c.o.credentials[repo.Host]; ok && u.Host == repo.Host && u.Scheme == repo.Scheme {
-			req.SetBasicAuth(cr.Username, cr.Password)
-		}
+		c.authorize(req, repo, u)
 		if doc != nil {
 			if doc.ETag != "" {
 				req.Header.Set("If-None-Match", doc.ETag)

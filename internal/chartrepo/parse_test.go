@@ -65,6 +65,14 @@ generated: "2024-01-02T03:04:05Z"
 			if diff := cmp.Diff(want, summary(x)); diff != "" {
 				t.Errorf("charts (-want +got):\n%s", diff)
 			}
+			// Kept alone, a chart reads the same.
+			x, err = parse(strings.NewReader(tc.doc), map[string]bool{"nginx": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(x); got["nginx"] != want["nginx"] || len(got) != 1 || x.listed != 2 {
+				t.Errorf("nginx alone: %q, want %q and no versions of redis", got, want["nginx"])
+			}
 		})
 	}
 }
@@ -76,7 +84,7 @@ func TestParseBad(t *testing.T) {
 		{"plain text", "Not Found\n", "cannot unmarshal"},
 		{"no apiVersion", "entries:\n  a:\n  - version: 1.0.0\n", "no apiVersion"},
 		{"broken item", "apiVersion: v1\nentries:\n  a:\n  - version: [1.0.0\n", "chart \"a\" from line 4"},
-		{"broken rest", "apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\ngenerated: [\n", "line 5"},
+		{"broken apiVersion", "entries:\n  a:\n  - version: 1.0.0\ngenerated: x\napiVersion: [v1\n", "line 5"},
 		{"bad indentation", "apiVersion: v1\nentries:\n    a:\n    - version: 1.0.0\n  b:\n", "line 5"},
 		{"broken JSON", `{"apiVersion":"v1","entries":{"a":[{"version":1}]}}`, "JSON at byte"},
 	}

@@ -11,31 +11,67 @@ import (
 )
 
 // yamlParser cuts a block-style index into items as it reads it (see
-// parse.go). Lines that are not entries go to rest, which keeps a blank
-// line for every line it does not hold, so that YAML's errors in it name
-// the document's own lines.
+// parse.go), and drops undecoded what the plan does not need: top-level
+// keys other than apiVersion and entries, the charts the index keeps not
+// (index.only), and an entry's fields that entry does not hold. A YAML
+// error in what is dropped is therefore none of imagebot's business.
 type yamlParser struct {
 	idx     *index
 	line    int
 	started bool // a line of content was seen (a later "---" ends the document)
-	rest    bytes.Buffer
 
-	inEntries bool // within a block-style "entries:" mapping
-	ci        int  // indentation of the chart names, -1 until known
+	section    section
+	rest       bytes.Buffer // a top-level key decoded whole (secWhole)
+	restLine   int
+	apiVersion string
+
+	ci        int // indentation of the chart names, -1 until known
 	chart     string
+	skip      bool   // the chart is not kept: its lines are dropped
 	keyLine   []byte // the chart's name line, for a chart decoded whole
 	si        int    // indentation of the chart's items, -1 until known
 	whole     bool   // the chart's block is decoded whole, not item by item
 	chunk     bytes.Buffer
 	chunkLine int
+
+	kc        int  // column of the current item's keys: -1 until known, -2 for an item kept whole
+	drop      bool // the lines of the item's current key are dropped
+	itemStart int  // where the current item starts in chunk
+	itemLine  int
 }
+
+// section is what the lines of the current top-level key are for.
+type section int
+
+const (
+	secNone    section = iota // before any key
+	secSkip                   // a key the index does not need: dropped
+	secWhole                  // apiVersion, entries in flow style, or what no key was located in: decoded whole
+	secEntries                // entries in block style: chart by chart
+)
+
+// Bounds on what is decoded at once, whatever the index's size. YAML's
+// tree of a document takes some ten to twenty times the document's
+// bytes, so an index written as Helm writes it costs batchBytes at a
+// time; other layouts are decoded whole up to maxWholeBytes (Helm never
+// writes them: a chart or entries in flow style, an indented document);
+// one entry, of the fields kept, up to maxEntryBytes.
+const (
+	batchBytes    = 64 << 10
+	maxWholeBytes = 2 << 20
+	maxEntryBytes = 256 << 10
+)
 
 func (p *yamlParser) run(br *bufio.Reader) error {
 	var long []byte
 	for {
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, b...)
+			// A line longer than what is ever decoded at once is only
+			// ever dropped or refused: its start says which.
+			if len(long) < maxWholeBytes {
+				long = append(long, b...)
+			}
 			continue
 		}
 		if long != nil {
@@ -73,187 +109,76 @@ func (p *yamlParser) handle(line []byte) (done bool, err error) {
 		if p.started || content[0] == '.' {
 			return true, nil // a second document is not the index's
 		}
-		p.rest.WriteByte('\n')
 		return false, nil
 	}
 	if ind == 0 && !blank && !comment {
 		p.started = true
-		if err := p.endEntries(); err != nil {
+		if err := p.endSection(); err != nil {
 			return false, err
 		}
-		if isEntriesKey(content) {
-			p.inEntries, p.ci = true, -1
-			p.rest.WriteByte('\n')
+		key, value, ok := keyName(content)
+		switch {
+		case ok && key == "entries" && noValue(value):
+			p.section, p.ci = secEntries, -1
+			return false, nil
+		case ok && key != "entries" && key != "apiVersion":
+			p.section = secSkip
 			return false, nil
 		}
+		p.section, p.restLine = secWhole, p.line
 	}
-	if !p.inEntries {
+	if p.section == secNone && !blank && !comment {
+		p.started = true
+		p.section, p.restLine = secWhole, p.line // an indented document
+	}
+	switch p.section {
+	case secWhole:
+		if p.rest.Len()+len(line) >= maxWholeBytes {
+			return false, fmt.Errorf("%w: the top-level value from line %d is over %d MiB, more than imagebot decodes at once (Helm writes an index's entries in block style, which is read entry by entry)",
+				ErrNotIndex, p.restLine, maxWholeBytes>>20)
+		}
 		p.rest.Write(line)
 		p.rest.WriteByte('\n')
-		return false, nil
+	case secEntries:
+		return false, p.entryLine(line, ind, blank, comment)
 	}
-	p.rest.WriteByte('\n')
-	return false, p.entryLine(line, ind, blank, comment)
+	return false, nil
 }
 
-// entryLine takes a line within a block-style entries mapping.
-func (p *yamlParser) entryLine(line []byte, ind int, blank, comment bool) error {
-	switch {
-	case p.whole:
-		if blank || ind > p.ci || comment {
-			p.chunk.Write(dedent(line, p.ci))
-			p.chunk.WriteByte('\n')
-			return nil
+// endSection decodes the top-level key that ends.
+func (p *yamlParser) endSection() error {
+	s := p.section
+	p.section = secNone
+	switch s {
+	case secEntries:
+		return p.endChart()
+	case secWhole:
+		defer p.rest.Reset()
+		var r rest
+		if err := yaml.Unmarshal(p.rest.Bytes(), &r); err != nil {
+			return fmt.Errorf("%w: the top-level value from line %d: %v", ErrNotIndex, p.restLine, err)
 		}
-	case blank:
-		if p.chunk.Len() > 0 {
-			p.chunk.WriteByte('\n')
+		if r.APIVersion != "" {
+			p.apiVersion = r.APIVersion
 		}
-		return nil
-	case comment && (p.chunk.Len() == 0 || ind <= p.si):
-		return nil // a comment between items; deeper ones may be in a block scalar
-	}
-	if p.ci < 0 {
-		p.ci = ind
-	}
-	dash := isDash(line[ind:])
-	switch {
-	case ind < p.ci:
-		return p.errorf("bad indentation of a chart in entries")
-	case ind == p.ci && !dash:
-		return p.startChart(line)
-	case p.chart == "":
-		return p.errorf("an entry before its chart's name")
-	case p.si < 0 && !dash:
-		// Not a list of items, yet deeper than the chart's name: decode
-		// the chart's block whole.
-		p.whole = true
-		p.chunk.Write(dedent(p.keyLine, p.ci))
-		p.chunk.WriteByte('\n')
-		p.chunk.Write(dedent(line, p.ci))
-		p.chunk.WriteByte('\n')
-		return nil
-	case p.si < 0:
-		p.si = ind
-	}
-	switch {
-	case ind == p.si && dash:
-		// Items are decoded in batches of about batchBytes: a parser per
-		// item would cost more in set-up than in parsing.
-		if p.chunk.Len() >= batchBytes {
-			if err := p.endItem(); err != nil {
-				return err
+		for name, es := range r.Entries {
+			p.idx.list(name)
+			for _, e := range es {
+				if err := p.idx.add(name, e); err != nil {
+					return err
+				}
 			}
 		}
-		if p.chunk.Len() == 0 {
-			p.chunkLine = p.line
-		}
-	case ind <= p.si || p.chunk.Len() == 0:
-		return p.errorf("bad indentation of an entry of chart %q", p.chart)
-	}
-	p.chunk.Write(dedent(line, p.si))
-	p.chunk.WriteByte('\n')
-	return nil
-}
-
-// startChart takes a chart's name line: "  nginx:" opens its list of
-// items; "  nginx: []" has none; any other value is decoded whole.
-func (p *yamlParser) startChart(line []byte) error {
-	if err := p.endChart(); err != nil {
-		return err
-	}
-	var kv map[string]yaml.Node
-	if err := yaml.Unmarshal(bytes.TrimSpace(line), &kv); err != nil || len(kv) != 1 {
-		// A value in flow style over several lines: the chart's block is
-		// decoded whole, and says what is wrong with it if anything is.
-		p.chart, p.whole, p.chunkLine = string(bytes.TrimSpace(line)), true, p.line
-		p.chunk.Write(dedent(line, p.ci))
-		p.chunk.WriteByte('\n')
-		return nil
-	}
-	for name, v := range kv {
-		p.chart = name
-		p.keyLine = append(p.keyLine[:0], line...)
-		p.si, p.whole = -1, false
-		if _, ok := p.idx.charts[name]; !ok {
-			p.idx.charts[name] = nil
-		}
-		switch {
-		case v.Kind == 0 || v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-		case v.Kind == yaml.SequenceNode && len(v.Content) == 0:
-		default:
-			p.whole = true
-			p.chunkLine = p.line
-			p.chunk.Write(dedent(line, p.ci))
-			p.chunk.WriteByte('\n')
-		}
 	}
 	return nil
 }
 
-// batchBytes is about how much of a chart's items is decoded at once: the
-// YAML tree of 64 KiB is some hundreds of KiB, whatever the index's size.
-const batchBytes = 64 << 10
-
-// endItem decodes the items in chunk.
-func (p *yamlParser) endItem() error {
-	if p.chunk.Len() == 0 {
-		return nil
-	}
-	defer p.chunk.Reset()
-	var items []*entry
-	if err := yaml.Unmarshal(p.chunk.Bytes(), &items); err != nil {
-		return fmt.Errorf("%w: the entries of chart %q from line %d: %v", ErrNotIndex, p.chart, p.chunkLine, err)
-	}
-	for _, e := range items {
-		p.idx.add(p.chart, e)
-	}
-	return nil
-}
-
-func (p *yamlParser) endChart() error {
-	if !p.whole {
-		err := p.endItem()
-		p.chart = ""
-		return err
-	}
-	defer p.chunk.Reset()
-	p.whole, p.chart = false, ""
-	var m map[string][]*entry
-	if err := yaml.Unmarshal(p.chunk.Bytes(), &m); err != nil {
-		return fmt.Errorf("%w: the chart at line %d: %v", ErrNotIndex, p.chunkLine, err)
-	}
-	for name, es := range m {
-		for _, e := range es {
-			p.idx.add(name, e)
-		}
-	}
-	return nil
-}
-
-func (p *yamlParser) endEntries() error {
-	if !p.inEntries {
-		return nil
-	}
-	p.inEntries = false
-	return p.endChart()
-}
-
-// finish decodes rest: apiVersion, and entries not in block style.
+// finish ends the document.
 func (p *yamlParser) finish() error {
-	if err := p.endEntries(); err != nil {
+	if err := p.endSection(); err != nil {
 		return err
 	}
-	var r rest
-	if err := yaml.Unmarshal(p.rest.Bytes(), &r); err != nil {
-		return fmt.Errorf("%w: %v", ErrNotIndex, err)
-	}
-	for name, es := range r.Entries {
-		for _, e := range es {
-			p.idx.add(name, e)
-		}
-	}
-	if r.APIVersion == "" {
+	if p.apiVersion == "" {
 		return fmt.Errorf("%w: it has no apiVersion", ErrNotIndex)
 	}
 	p.idx.sort()
@@ -287,16 +212,4 @@ func isDash(content []byte) bool {
 func marker(content []byte, m string) bool {
 	rest, ok := bytes.CutPrefix(content, []byte(m))
 	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t')
-}
-
-// isEntriesKey tells the line that opens a block-style entries mapping:
-// the key alone, perhaps quoted, perhaps with a comment.
-func isEntriesKey(content []byte) bool {
-	for _, k := range []string{"entries:", `"entries":`, "'entries':"} {
-		if rest, ok := bytes.CutPrefix(content, []byte(k)); ok {
-			rest = bytes.TrimSpace(rest)
-			return len(rest) == 0 || rest[0] == '#'
-		}
-	}
-	return false
 }

@@ -259,6 +259,10 @@ func skippedNotice(s scan.Skipped) Notice {
 		// A valid name without a tag: the notice names the image, as
 		// for an untagged `image:` value.
 		return Notice{File: s.File, Line: s.Line, Image: s.Image, Reason: ReasonNoTag, Detail: s.Detail}
+	case scan.SkipFolded:
+		// A valid reference that cannot be written: named as it is.
+		tag, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.Value, s.Image), ":"), "@")
+		return Notice{File: s.File, Line: s.Line, Image: s.Image, Tag: tag, Reason: ReasonFolded, Detail: s.Detail}
 	}
 	if s.Detail != "" {
 		n.Detail += ": " + s.Detail

@@ -127,6 +127,13 @@ func chartOptions(opts Options, refs []scan.Ref) (Options, *httpChart) {
 		}
 	case formHTTP:
 		h := &httpChart{repos: opts.Charts, chart: *refs[0].Chart}
+		for _, r := range refs {
+			// The credentials written in any of the chart's URLs, the
+			// same chart whoever wrote them.
+			if h.chart.Credentials.IsZero() && r.Chart != nil {
+				h.chart.Credentials = r.Chart.Credentials
+			}
+		}
 		if h.repos == nil {
 			h.repos = noChartRepo{}
 		}
@@ -190,7 +197,10 @@ var (
 
 func (h *httpChart) load(ctx context.Context) (ChartIndex, error) {
 	return h.got.Get(ctx, "", func(ctx context.Context) (ChartIndex, error) {
-		return h.repos.Versions(ctx, h.chart.Repository, h.chart.Name)
+		// The credentials the URL was written with go to the
+		// repository's host alone (chartrepo); errors name the URL
+		// without them.
+		return h.repos.Versions(ctx, h.chart.RequestURL(), h.chart.Name)
 	})
 }
 
@@ -284,7 +294,7 @@ func (h *httpChart) deprecated(ctx context.Context) bool {
 type noChartRepo struct{}
 
 func (noChartRepo) Versions(_ context.Context, repoURL, _ string) (ChartIndex, error) {
-	return ChartIndex{}, fmt.Errorf("chart repository %s: no client for HTTP chart repositories", repoURL)
+	return ChartIndex{}, fmt.Errorf("chart repository %s: no client for HTTP chart repositories", scan.WithoutUserinfo(repoURL))
 }
 
 // withChart completes dec, a decision on the chart versions refs: each

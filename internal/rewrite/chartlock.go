@@ -113,7 +113,7 @@ func lockVersions(before, after helmChart, l scan.Lock) ([]Edit, error) {
 		if e.Name != b.Name || e.Repository != b.Repository || e.Version != b.Version || !e.Field.OK {
 			//lint:ignore ST1005 it starts with the file's name
 			return nil, fmt.Errorf("Chart.lock entry %d is %s %s %s, not Chart.yaml's %s %s %s: %w",
-				i+1, e.Name, e.Repository, e.Version, b.Name, b.Repository, b.Version, ErrLockOutOfSync)
+				i+1, e.Name, scan.WithoutUserinfo(e.Repository), e.Version, b.Name, scan.WithoutUserinfo(b.Repository), b.Version, ErrLockOutOfSync)
 		}
 		ed, err := fieldEdit(e.Field, e.Version, a.Version)
 		if err != nil {

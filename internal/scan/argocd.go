@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"fmt"
 	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -58,14 +59,15 @@ func (w *walker) argoChart(chart, repo, rev *kyaml.Node) {
 		return
 	}
 	if !isVariable(repo.Value) {
-		r, err := chartRepository(repo.Value, true)
+		r, cred, err := chartRepository(repo.Value, true)
 		if err != nil {
-			w.chartSkip(repo, KindArgoCD, c, repo.Value, SkipInvalid, err.Error())
+			shown, _ := stripUserinfo(repo.Value)
+			w.chartSkip(repo, KindArgoCD, c, shown, SkipInvalid, err.Error())
 			return
 		}
-		c.Repository = r
+		c.Repository, c.Credentials = r, cred
 	} else {
-		c.Repository = repo.Value // a placeholder: chartVersion skips it as a variable
+		c.Repository = scrub(repo.Value) // a placeholder: chartVersion skips it as a variable
 	}
 	w.chartVersion(KindArgoCD, c, rev, chart, "no targetRevision: Argo CD installs the newest")
 }
@@ -141,11 +143,16 @@ func (w *walker) helmParameters(ps *kyaml.Node) {
 // blockValues takes Helm values written as a YAML document inside a
 // string (`values: |`): the inner document is scanned as a values file,
 // and what it finds is placed back at the bytes of the outer file. Only a
-// literal block scalar (|, |-, |+) is read: its lines are the inner
+// literal block scalar (|, |-, |+) is written: its lines are the inner
 // document's lines, shifted right by the block's indentation. A folded or
-// quoted string, whose bytes are not its lines, is left alone.
+// quoted string, whose bytes are not its lines, is read and its images
+// noticed (stringValues).
 func (w *walker) blockValues(v *kyaml.Node) {
-	if v.Style&kyaml.LiteralStyle == 0 || !strings.Contains(v.Value, "image") {
+	if !strings.Contains(v.Value, "image") {
+		return
+	}
+	if v.Style&kyaml.LiteralStyle == 0 {
+		w.stringValues(v)
 		return
 	}
 	b, ok := w.block(v)
@@ -173,6 +180,45 @@ func (w *walker) blockValues(v *kyaml.Node) {
 	}
 	for _, p := range inner.problems {
 		p.Location = b.location(p.Location)
+		w.problems = append(w.problems, p)
+	}
+}
+
+// stringValues takes Helm values written as a folded (>, >-) or quoted
+// string: its value is the document Argo CD hands Helm, scanned as a
+// values file, but its bytes are not that document's lines (folding joins
+// them, quotes escape them), so nothing in it can be written back. Each
+// image found is a notice at the string, naming it, so that none goes
+// unaccounted for; what the scan of the document notices or finds wrong
+// is said at the string too.
+func (w *walker) stringValues(v *kyaml.Node) {
+	docs, _, err := parse([]byte(v.Value))
+	if err != nil {
+		w.problem(v, "the values string is not valid YAML, images in it are left untouched: %v", err)
+		return
+	}
+	inner := &walker{file: w.file, lines: newLines([]byte(v.Value)), seen: map[*kyaml.Node]bool{}}
+	for _, d := range docs {
+		inner.walk(d)
+	}
+	at := w.at(v)
+	style := "a quoted string"
+	if v.Style&kyaml.FoldedStyle != 0 {
+		style = "a folded string (>)"
+	}
+	for _, r := range inner.refs {
+		w.skipped = append(w.skipped, Skipped{
+			Location: at, Kind: r.Kind, Value: clip(r.String()), Image: r.Name, Reason: SkipFolded,
+			Detail: fmt.Sprintf("helm.values is %s, whose bytes are not its lines, so imagebot cannot write %s there; "+
+				"write the values as a literal block (values: |) or as helm.valuesObject to have it updated", style, quote(clip(r.String()))),
+		})
+	}
+	for _, s := range inner.skipped {
+		s.Location = at
+		w.skipped = append(w.skipped, s)
+	}
+	for _, p := range inner.problems {
+		p.Location = at
 		w.problems = append(w.problems, p)
 	}
 }

@@ -25,6 +25,9 @@ type Chart struct {
 	// Source is the Flux source a HelmRelease's chart comes from,
 	// "HelmRepository/NAMESPACE/NAME"; "" for the other kinds.
 	Source string
+	// Credentials are those the repository's URL was written with: taken
+	// out of Repository, for RequestURL alone.
+	Credentials Credentials
 }
 
 // String is the chart as policies match it and imagebot prints it:
@@ -61,9 +64,16 @@ const (
 	SkipLocal = "local"
 )
 
-// chartRepository normalizes a chart repository URL. bareOCI says that a
-// URL without a scheme is an OCI registry (Argo CD's spelling).
-func chartRepository(u string, bareOCI bool) (string, error) {
+// chartRepository normalizes a chart repository URL, without the
+// credentials written in it (returned apart). bareOCI says that a URL
+// without a scheme is an OCI registry (Argo CD's spelling).
+func chartRepository(u string, bareOCI bool) (string, Credentials, error) {
+	u, cred := stripUserinfo(u)
+	r, err := normalRepository(u, bareOCI)
+	return r, cred, err
+}
+
+func normalRepository(u string, bareOCI bool) (string, error) {
 	r := strings.TrimRight(u, "/")
 	switch {
 	case strings.HasPrefix(r, "oci://"), strings.HasPrefix(r, "https://"), strings.HasPrefix(r, "http://"):

@@ -56,11 +56,12 @@ func (w *walker) chartEntry(kind Kind, d *kyaml.Node, repoKey, missing string) {
 		w.skip(w.at(at), kind, repo, "")
 		return
 	}
-	r, err := chartRepository(repo, false)
+	r, cred, err := chartRepository(repo, false)
 	if err != nil {
-		w.chartSkip(at, kind, c, repo+"/"+name.Value, SkipInvalid, err.Error())
+		shown, _ := stripUserinfo(repo)
+		w.chartSkip(at, kind, c, shown+"/"+name.Value, SkipInvalid, err.Error())
 		return
 	}
-	c.Repository = r
+	c.Repository, c.Credentials = r, cred
 	w.chartVersion(kind, c, version, name, missing)
 }

@@ -137,6 +137,7 @@ func scanFiles(ctx context.Context, fsys fs.FS, files []string, o options) (Resu
 	sort.SliceStable(res.Refs, func(i, j int) bool { return less(res.Refs[i].Location, res.Refs[j].Location) })
 	sort.SliceStable(res.Skipped, func(i, j int) bool { return less(res.Skipped[i].Location, res.Skipped[j].Location) })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return less(res.Problems[i].Location, res.Problems[j].Location) })
+	scrubResult(&res)
 	return res, nil
 }
 

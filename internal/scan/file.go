@@ -23,7 +23,11 @@ var ErrSyntax = errors.New("not valid YAML, left untouched")
 // does not parse (ErrSyntax, at the line to fix) yields one Problem and no
 // references. Time is linear in the size of src; File does not cap the
 // size, FS does.
-func File(file string, src []byte) Result { return scanFile(file, src).Result }
+func File(file string, src []byte) Result {
+	res := scanFile(file, src).Result
+	scrubResult(&res)
+	return res
+}
 
 func scanFile(file string, src []byte) fileResult {
 	var res fileResult

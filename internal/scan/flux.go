@@ -13,6 +13,7 @@ import (
 type fluxSource struct {
 	kind, namespace, name string
 	repository            string // normalized; "" when its URL is not usable
+	credentials           Credentials
 	problem               string // why repository is "", for the notice
 }
 
@@ -49,7 +50,7 @@ func (w *walker) helmRepository(obj *kyaml.Node) {
 	spec := child(obj, "spec")
 	s := fluxSource{kind: "HelmRepository", namespace: namespaceOf(obj), name: str(child(obj, "metadata"), "name")}
 	u := str(spec, "url")
-	repo, err := chartRepository(u, false)
+	repo, cred, err := chartRepository(u, false)
 	switch {
 	case isVariable(u):
 		s.problem = fmt.Sprintf("its spec.url %s is a placeholder filled in by another tool", quote(u))
@@ -58,7 +59,7 @@ func (w *walker) helmRepository(obj *kyaml.Node) {
 	case str(spec, "type") == "oci" && !strings.HasPrefix(repo, "oci://"):
 		s.problem = fmt.Sprintf("type: oci with spec.url %s, which is not oci://", quote(u))
 	default:
-		s.repository = repo
+		s.repository, s.credentials = repo, cred
 	}
 	w.sources = append(w.sources, s)
 }
@@ -75,8 +76,9 @@ func (w *walker) ociRepository(obj *kyaml.Node) {
 	}
 	ref := child(spec, "ref")
 	at := url
-	c := Chart{Repository: path.Dir(url.Value), Name: path.Base(url.Value)}
-	if !strings.HasPrefix(url.Value, "oci://") || path.Dir(url.Value) == "oci:" {
+	u, _ := stripUserinfo(url.Value) // the registry's credentials are the config's
+	c := Chart{Repository: path.Dir(u), Name: path.Base(u)}
+	if !strings.HasPrefix(u, "oci://") || path.Dir(u) == "oci:" {
 		w.chartSkip(at, KindOCIRepository, Chart{}, url.Value, SkipInvalid, fmt.Sprintf("spec.url %s is not oci://HOST/PATH", quote(url.Value)))
 		return
 	}
@@ -191,7 +193,7 @@ func resolveSources(charts []Ref, refs []chartRef, sources []fluxSource, final b
 		s, why := findSource(sources, r.Chart.Source)
 		if s != nil {
 			c := *r.Chart
-			c.Repository = s.repository
+			c.Repository, c.Credentials = s.repository, s.credentials
 			if err := setChart(&r, c); err != nil {
 				why = err.Error()
 			} else {

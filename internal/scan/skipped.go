@@ -15,7 +15,8 @@ type Skipped struct {
 	// its parts joined as name:tag@digest), cut to about 100 characters, so
 	// that it can go into a message as it is.
 	Value string
-	// Reason is SkipVariable, SkipInvalid or SkipNoTag; Detail says why,
+	// Reason is SkipVariable, SkipInvalid, SkipNoTag, SkipRenamed or
+	// SkipFolded (or, for a chart version, a chart's reason); Detail says why,
 	// for a person ("tag is 10000 characters long, more than 128").
 	Reason string
 	Detail string
@@ -42,6 +43,11 @@ const (
 	// rewrites with its `images:` (kubebuilder's `controller:latest`):
 	// the entry is the reference, the name as written is never pulled.
 	SkipRenamed = "renamed"
+	// SkipFolded: an image in Argo CD helm.values written as a folded
+	// (>, >-) or quoted string, whose bytes are not the values' lines:
+	// found and named, never written (Value is the reference, Image its
+	// name as written).
+	SkipFolded = "folded"
 )
 
 // variableRE finds the placeholder syntaxes of the tools that render
