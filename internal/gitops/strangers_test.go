@@ -120,10 +120,12 @@ func TestStrangersPullRequestsOnBotBranchesAreLeftAlone(t *testing.T) {
 
 // TestStrangersPullRequestBlockingTheBotsBranchIsReported: after the bot's
 // PR was closed (declining 1.1.0), jane opens her own PR from the bot's
-// left-over branch, with a marker claiming 1.2.0. When 1.2.0 comes, the
-// bot does not take her PR for its own (before: retitled and rewritten
-// as the bot's): the host keeps one open PR per branch, so the bot reports
-// that hers blocks it, run after run, and touches nothing of hers.
+// left-over branch, with a marker proposing 1.1.0 again. The decline
+// stands (before: her PR, taken for the bot's, hid the closed one, and
+// 1.1.0 was proposed again on it). When 1.2.0 comes, the bot does not take
+// her PR for its own either (before: retitled and rewritten as the bot's):
+// the host keeps one open PR per branch, so the bot reports that hers
+// blocks it, run after run, and touches nothing of hers.
 func TestStrangersPullRequestBlockingTheBotsBranchIsReported(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
@@ -141,11 +143,18 @@ func TestStrangersPullRequestBlockingTheBotsBranchIsReported(t *testing.T) {
 		if err := w.host.close(botsOpen(t, w)[branch].Number); err != nil {
 			t.Fatal(err)
 		}
-		body := "Mine now.\n\n" + strings.ReplaceAll(forgedMarker(reg.Host()+"/acme/app", branch), `"to":"1.1.0"`, `"to":"1.2.0"`) + "\n"
+		body := "Mine now.\n\n" + forgedMarker(reg.Host()+"/acme/app", branch) + "\n"
 		if _, err := w.host.openAs(jane, branch, "", "Jane's own", body, false); err != nil {
 			t.Fatal(err)
 		}
 		hers := strangersOf(w, jane)
+		before := w.counters()
+		res := w.runClean(t)
+		if !slices.Equal(res.Declined, []string{branch}) || w.counters() != before {
+			t.Errorf("declined %v, writes %+v -> %+v: want 1.1.0 declined still, and nothing written", res.Declined, before, w.counters())
+		}
+		unchanged(t, w, hers)
+
 		push("1.2.0")
 
 		for run := range 2 {
