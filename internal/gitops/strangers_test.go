@@ -218,3 +218,38 @@ func TestStrangersCannotUndoTheOnboardingClose(t *testing.T) {
 		unchanged(t, w, theirs)
 	})
 }
+
+// TestAppTokenAsGitHubTokenKnowsItsPullRequests: an App's installation
+// token passed as GITHUB_TOKEN cannot ask who it is, so the run takes any
+// App's bot for itself: the PRs the App opened stay its own (a rerun with
+// nothing to do changes nothing and costs no identity request), while a
+// writer's PR on a bot-named branch stays hers.
+func TestAppTokenAsGitHubTokenKnowsItsPullRequests(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, withRepo(fleet(t, 3)))
+	w.installApp(t, true)
+	if res := w.runAs(t, w.appOptions(t, appKey(), appID, 0)); len(res.Opened) != 3 || len(res.Failed) > 0 {
+		t.Fatalf("the App's first run: opened %v, failed %v", res.Opened, res.Failed)
+	}
+	w.humanPushNew(t, "imagebot/hand-made")
+	if _, err := w.host.openAs(jane, "imagebot/hand-made", "", "Update svc-000", forgedMarker("x/acme/svc-000", "imagebot/hand-made")+"\n", false); err != nil {
+		t.Fatal(err)
+	}
+	hers := strangersOf(w, jane)
+	o := w.options(t)
+	o.Token = w.gh.InstallationTokens()[0]
+	before, requests := w.counters(), w.host.requests()
+	res := w.runAs(t, o)
+	if len(res.Unchanged) != 3 || len(res.Opened)+len(res.Updated)+len(res.Closed)+len(res.Failed) != 0 || w.counters() != before {
+		t.Errorf("rerun with the App's token as GITHUB_TOKEN: %+v; writes %+v -> %+v", res, before, w.counters())
+	}
+	if got := w.host.requests() - requests; got != noOpRequests {
+		t.Errorf("%d API requests, want %d", got, noOpRequests)
+	}
+	for _, pr := range w.host.changes() {
+		if pr.Author != jane && pr.Author != appSlug+"[bot]" {
+			t.Errorf("#%d by %s", pr.Number, pr.Author)
+		}
+	}
+	unchanged(t, w, hers)
+}
