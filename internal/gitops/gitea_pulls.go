@@ -84,11 +84,12 @@ func (q Query) keepsTea(pr *gitea.PullRequest) bool {
 	return q.keeps(c)
 }
 
-// pulls lists the pull requests q keeps, every page, oldest first, and
-// calls each with them; the others, and their bodies, go with their page.
+// pulls lists the pull requests q keeps, oldest first, and calls each
+// with them until it returns false, else to the last page; the others,
+// and their bodies, go with their page.
 // Gitea filters by state, and by author (poster, Gitea 1.23 and later;
 // an earlier one ignores it); the rest is read here.
-func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest)) error {
+func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest) bool) error {
 	state := q.State
 	if state == "" {
 		state = "all"
@@ -109,8 +110,8 @@ func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest))
 			return fmt.Errorf("list %s pull requests: %w", state, g.teaErr(resp, err))
 		}
 		for _, pr := range prs {
-			if q.keepsTea(pr) {
-				each(pr)
+			if q.keepsTea(pr) && !each(pr) {
+				return nil
 			}
 		}
 		if resp.NextPage == 0 {
@@ -145,7 +146,10 @@ func (t withQuery) RoundTrip(req *http.Request) (*http.Response, error) {
 // filters by neither head nor base: they are read page by page.
 func (g *tea) Changes(ctx context.Context, q Query) ([]*Change, error) {
 	var out []*Change
-	err := g.pulls(ctx, q, func(pr *gitea.PullRequest) { out = append(out, g.fromTeaPull(pr)) })
+	err := g.pulls(ctx, q, func(pr *gitea.PullRequest) bool {
+		out = append(out, g.fromTeaPull(pr))
+		return true
+	})
 	return out, err
 }
 
@@ -163,10 +167,11 @@ func (g *tea) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 	for _, b := range branches {
 		want[b] = true
 	}
-	err := g.pulls(ctx, Query{State: "closed", Base: by.Base, Author: by.Author}, func(pr *gitea.PullRequest) {
+	err := g.pulls(ctx, Query{State: "closed", Base: by.Base, Author: by.Author}, func(pr *gitea.PullRequest) bool {
 		if c := g.fromTeaPull(pr); want[c.Head] {
 			out[c.Head] = append(out[c.Head], c)
 		}
+		return true
 	})
 	return out, err
 }
@@ -188,8 +193,14 @@ func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	err = g.teaErr(resp, err)
 	if teaStatus(err) == http.StatusConflict {
 		// Whoever opened it: the lifecycle tells the bot's from others'.
-		if open, lerr := g.Changes(ctx, Query{State: "open", Head: c.Head, Base: c.Base}); lerr == nil && len(open) > 0 {
-			return open[0], false, nil
+		// Gitea lists by no branch: the listing stops at the first.
+		var open *Change
+		lerr := g.pulls(ctx, Query{State: "open", Head: c.Head, Base: c.Base}, func(pr *gitea.PullRequest) bool {
+			open = g.fromTeaPull(pr)
+			return false
+		})
+		if lerr == nil && open != nil {
+			return open, false, nil
 		}
 	}
 	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, err)
