@@ -65,7 +65,8 @@ func unchanged(t *testing.T, w *world, before map[int]hostPR) {
 // own bot-named branch, each with a marker that claims an update (jane's
 // claims the other image, on another bot-named branch). Neither is
 // adopted: the bot opens its own two PRs, edits, closes and comments on
-// nothing of theirs, and a rerun costs what it costs without them.
+// nothing of theirs; nor is a PR jane opens next whose marker claims the
+// bot's open update, and a rerun costs what it costs without them.
 func TestStrangersPullRequestsOnBotBranchesAreLeftAlone(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
@@ -99,8 +100,20 @@ func TestStrangersPullRequestsOnBotBranchesAreLeftAlone(t *testing.T) {
 			t.Errorf("the bot's open PRs: %v", keys(got))
 		}
 		unchanged(t, w, theirs)
-		if strings.Contains(w.logs.String(), "closed pull request") {
-			t.Errorf("a run closed something:\n%s", w.logs.String())
+		if len(res.Closed)+len(res.Foreign)+len(res.Declined) != 0 {
+			t.Errorf("closed %v, foreign %v, declined %v: want none", res.Closed, res.Foreign, res.Declined)
+		}
+
+		// jane opens another, whose marker says it carries app's update
+		// (before: app's update moved onto her branch, and the bot's
+		// real PR was closed and its branch deleted as no longer needed).
+		carrier := "imagebot/hand-made-2"
+		w.humanPushNew(t, carrier)
+		if _, err := w.host.openAs(jane, carrier, "", "Update app", forgedMarker(host+"/acme/app", carrier)+"\n", false); err != nil {
+			t.Fatal(err)
+		}
+		for n, pr := range strangersOf(w, jane) {
+			theirs[n] = pr
 		}
 
 		// A rerun: nothing to do, at the cost it has without them (the
@@ -108,7 +121,7 @@ func TestStrangersPullRequestsOnBotBranchesAreLeftAlone(t *testing.T) {
 		// can, and is one page where it cannot).
 		before, requests := w.counters(), w.host.requests()
 		res = w.runClean(t)
-		if len(res.Unchanged) != 2 || w.counters() != before {
+		if len(res.Unchanged) != 2 || len(res.Closed)+len(res.Foreign) != 0 || w.counters() != before {
 			t.Errorf("rerun: %+v; writes %+v -> %+v", res, before, w.counters())
 		}
 		if got, want := w.host.requests()-requests, w.host.noOpRequests(2); got != want {
