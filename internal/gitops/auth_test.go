@@ -247,8 +247,9 @@ func TestAppErrors(t *testing.T) {
 
 // TestAppNoOpRerunCost: as a GitHub App, a rerun with nothing to do costs
 // what it costs with GITHUB_TOKEN plus the App's own two requests (find
-// the installation, get a token), and two more with SignedCommits (the
-// App's bot, to know its commits); none of them writes.
+// the installation, get a token) and who it is (GET /app, which
+// GITHUB_TOKEN's ghs_ prefix spares), and one more with SignedCommits
+// (the App's bot user, to know its commits); none of them writes.
 func TestAppNoOpRerunCost(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -257,8 +258,8 @@ func TestAppNoOpRerunCost(t *testing.T) {
 		inst  bool
 		extra int
 	}{
-		{"pushed", func(*gitops.RunOptions) {}, false, 2},
-		{"installation given", func(*gitops.RunOptions) {}, true, 1},
+		{"pushed", func(*gitops.RunOptions) {}, false, 3},
+		{"installation given", func(*gitops.RunOptions) {}, true, 2},
 		{"signed commits", signed, false, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

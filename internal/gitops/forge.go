@@ -38,14 +38,17 @@ type Forge interface {
 	// pages, "" when Repository has not said where they are.
 	BlobURL(commit, file string, line int) string
 
-	// Changes lists the change requests in state ("open", "closed",
-	// "all"), every page; head "" lists all, else only those from the
-	// repository's (not a fork's) branch head.
-	Changes(ctx context.Context, state, head string) ([]*Change, error)
-	// ClosedChanges is the closed change requests of branches, by
-	// branch, from the repository's own branches only, at the lower cost
-	// of one listing per branch or one listing of every closed one.
-	ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error)
+	// Changes lists the change requests q keeps, every page. The host
+	// is asked to filter where its API can; the rest is dropped page by
+	// page, before anything of it is kept, so that other people's
+	// change requests (thousands, from forks, with long bodies) cost
+	// the run neither memory nor more than their pages.
+	Changes(ctx context.Context, q Query) ([]*Change, error)
+	// ClosedChanges is the closed change requests of branches that by
+	// keeps (its Base and Author; its State, Head and Prefix are not
+	// read), by branch, at the lower cost of one listing per branch or
+	// one listing of every closed one.
+	ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error)
 	// CreateChange opens a change request. One already open for the
 	// branch (a race with another run) is returned with created false.
 	CreateChange(ctx context.Context, c NewChange) (_ *Change, created bool, err error)
@@ -189,12 +192,43 @@ type Change struct {
 	Body   string
 	Author string // its author's login
 	// Head is its source branch; OwnBranch says it is in the repository
-	// itself, not in a fork: only writers can push there.
+	// itself, not in a fork: only writers can push there. Base is the
+	// branch it merges into.
 	Head      string
 	OwnBranch bool
+	Base      string
 	State     string // "open" or "closed" (a merged one is closed too)
 	Merged    bool
 	Labels    []string
+}
+
+// Query says which change requests a listing keeps: always those from
+// the repository's own branches (only writers can push there), never a
+// fork's.
+type Query struct {
+	State  string // "open", "closed" or "all"
+	Head   string // the head branch, exactly; "" for any
+	Prefix string // the head branch's prefix, when Head is ""
+	Base   string // the branch it would merge into; "" for any
+	// Author is the login that opened it; "" for anyone. The host's
+	// filter is case-insensitive, as logins are.
+	Author string
+}
+
+// keeps reports whether q keeps c: what a host could not filter by is
+// checked here, page by page.
+func (q Query) keeps(c *Change) bool {
+	switch {
+	case !c.OwnBranch,
+		q.State == "open" && c.State != "open",
+		q.State == "closed" && c.State != "closed",
+		q.Head != "" && c.Head != q.Head,
+		q.Head == "" && !strings.HasPrefix(c.Head, q.Prefix),
+		q.Base != "" && c.Base != q.Base,
+		q.Author != "" && !strings.EqualFold(c.Author, q.Author):
+		return false
+	}
+	return true
 }
 
 // NewChange is a change request to open.

@@ -114,7 +114,7 @@ func TestGiteaRateLimit(t *testing.T) {
 	for range 4 {
 		w.g.FailNext(http.MethodGet, "/pulls", http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}})
 	}
-	_, err := w.forge(t, teaToken, "acme/app").Changes(context.Background(), "open", "")
+	_, err := w.forge(t, teaToken, "acme/app").Changes(context.Background(), Query{State: "open"})
 	var rl *RateLimitError
 	if !errors.As(err, &rl) || !isRateLimit(err) {
 		t.Fatalf("a 429 beyond the wait: %v (%T), want a *RateLimitError", err, err)

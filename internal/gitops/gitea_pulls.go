@@ -45,11 +45,7 @@ func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
 	if pr.Poster != nil {
 		c.Author = pr.Poster.UserName
 	}
-	if pr.Head != nil {
-		c.Head = pr.Head.Ref
-		// A fork's head has its own repository; a deleted fork none.
-		c.OwnBranch = pr.Base != nil && pr.Head.RepoID != 0 && pr.Head.RepoID == pr.Base.RepoID
-	}
+	c.Head, c.Base, c.OwnBranch = teaBranches(pr)
 	for _, l := range pr.Labels {
 		c.Labels = append(c.Labels, l.Name)
 	}
@@ -64,9 +60,47 @@ func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
 	return c
 }
 
-// pulls lists the pull requests in state, every page, oldest first.
-func (g *tea) pulls(ctx context.Context, state string, each func(*gitea.PullRequest)) error {
+// teaBranches are a pull request's head and base branches, and whether
+// the head is the repository's own: a fork's head has a repository of its
+// own, a deleted fork's none.
+func teaBranches(pr *gitea.PullRequest) (head, base string, own bool) {
+	if pr.Base != nil {
+		base = pr.Base.Ref
+	}
+	if pr.Head != nil {
+		head = pr.Head.Ref
+		own = pr.Base != nil && pr.Head.RepoID != 0 && pr.Head.RepoID == pr.Base.RepoID
+	}
+	return head, base, own
+}
+
+// keepsTea reports whether q keeps pr, read without its body.
+func (q Query) keepsTea(pr *gitea.PullRequest) bool {
+	c := &Change{State: string(pr.State)}
+	c.Head, c.Base, c.OwnBranch = teaBranches(pr)
+	if pr.Poster != nil {
+		c.Author = pr.Poster.UserName
+	}
+	return q.keeps(c)
+}
+
+// pulls lists the pull requests q keeps, oldest first, and calls each
+// with them until it returns false, else to the last page; the others,
+// and their bodies, go with their page.
+// Gitea filters by state, and by author (poster, Gitea 1.23 and later;
+// an earlier one ignores it); the rest is read here.
+func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest) bool) error {
+	state := q.State
+	if state == "" {
+		state = "all"
+	}
 	c := g.client(ctx)
+	if q.Author != "" {
+		// The SDK has no poster option: the query is added on the way.
+		hc := *g.http
+		hc.Transport = withQuery{base: hc.Transport, key: "poster", value: q.Author}
+		c.SetHTTPClient(&hc)
+	}
 	opts := gitea.ListPullRequestsOptions{State: gitea.StateType(state), Sort: "oldest",
 		ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
 	for page := 1; ; {
@@ -76,7 +110,9 @@ func (g *tea) pulls(ctx context.Context, state string, each func(*gitea.PullRequ
 			return fmt.Errorf("list %s pull requests: %w", state, g.teaErr(resp, err))
 		}
 		for _, pr := range prs {
-			each(pr)
+			if q.keepsTea(pr) && !each(pr) {
+				return nil
+			}
 		}
 		if resp.NextPage == 0 {
 			return nil
@@ -88,25 +124,41 @@ func (g *tea) pulls(ctx context.Context, state string, each func(*gitea.PullRequ
 	}
 }
 
-// Changes lists pull requests, every page. Gitea's listing has no head
-// filter: head keeps those of the repository's own branch head.
-func (g *tea) Changes(ctx context.Context, state, head string) ([]*Change, error) {
+// withQuery adds a query parameter to every request it sends.
+type withQuery struct {
+	base       http.RoundTripper
+	key, value string
+}
+
+func (t withQuery) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	r := req.Clone(req.Context())
+	q := r.URL.Query()
+	q.Set(t.key, t.value)
+	r.URL.RawQuery = q.Encode()
+	return base.RoundTrip(r)
+}
+
+// Changes lists the pull requests q keeps, every page. Gitea's listing
+// filters by neither head nor base: they are read page by page.
+func (g *tea) Changes(ctx context.Context, q Query) ([]*Change, error) {
 	var out []*Change
-	err := g.pulls(ctx, state, func(pr *gitea.PullRequest) {
-		c := g.fromTeaPull(pr)
-		if head == "" || (c.Head == head && c.OwnBranch) {
-			out = append(out, c)
-		}
+	err := g.pulls(ctx, q, func(pr *gitea.PullRequest) bool {
+		out = append(out, g.fromTeaPull(pr))
+		return true
 	})
 	return out, err
 }
 
-// ClosedChanges is the closed pull requests of branches from the
-// repository's own branches: one listing of the closed ones, a page per
-// 50. Gitea's listing filters by neither head nor (before 1.23, and in no
-// SDK) author, and its by-branch lookup returns one pull request of any
-// state, so the listing is the one exact way.
-func (g *tea) ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error) {
+// ClosedChanges is the closed pull requests of branches that by keeps:
+// one listing of the closed ones, a page per 50 (by the bot's author
+// alone, where Gitea filters so). Gitea's listing filters by no head, and
+// its by-branch lookup returns one pull request of any state, so the
+// listing is the one exact way.
+func (g *tea) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
 	out := map[string][]*Change{}
 	if len(branches) == 0 {
 		return out, nil
@@ -115,10 +167,11 @@ func (g *tea) ClosedChanges(ctx context.Context, branches []string) (map[string]
 	for _, b := range branches {
 		want[b] = true
 	}
-	err := g.pulls(ctx, "closed", func(pr *gitea.PullRequest) {
-		if c := g.fromTeaPull(pr); want[c.Head] && c.OwnBranch {
+	err := g.pulls(ctx, Query{State: "closed", Base: by.Base, Author: by.Author}, func(pr *gitea.PullRequest) bool {
+		if c := g.fromTeaPull(pr); want[c.Head] {
 			out[c.Head] = append(out[c.Head], c)
 		}
+		return true
 	})
 	return out, err
 }
@@ -139,8 +192,15 @@ func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	}
 	err = g.teaErr(resp, err)
 	if teaStatus(err) == http.StatusConflict {
-		if open, lerr := g.Changes(ctx, "open", c.Head); lerr == nil && len(open) > 0 {
-			return open[0], false, nil
+		// Whoever opened it: the lifecycle tells the bot's from others'.
+		// Gitea lists by no branch: the listing stops at the first.
+		var open *Change
+		lerr := g.pulls(ctx, Query{State: "open", Head: c.Head, Base: c.Base}, func(pr *gitea.PullRequest) bool {
+			open = g.fromTeaPull(pr)
+			return false
+		})
+		if lerr == nil && open != nil {
+			return open, false, nil
 		}
 	}
 	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, err)

@@ -55,18 +55,20 @@ func ghErr(err error) error {
 	return err
 }
 
-// WhoAmI is the bot's login, asked once per run and only by a run that
-// must tell the bot's PRs and comments from others' (a closed PR to read,
-// a comment to look for): a rerun with nothing to do never asks. An App
-// is "<slug>[bot]" (one request, with its JWT); a person's token is its
-// user (GET /user); an installation token, which GET /user refuses, is
-// taken for GITHUB_TOKEN's github-actions[bot].
+// WhoAmI is the bot's login, asked once per run. An App is "<slug>[bot]"
+// (one request, with its JWT); a person's token is its user (GET /user);
+// an installation token, which GET /user refuses, is taken for
+// GITHUB_TOKEN's github-actions[bot], Assumed. An installation token is
+// known by its "ghs_" prefix, which GitHub documents, and is not asked
+// at all: GET /user would only refuse it, a request per run for nothing.
 func (h *hub) WhoAmI(ctx context.Context) (Identity, error) {
 	if h.self != nil {
 		return *h.self, nil
 	}
 	var id Identity
-	if app, ok := h.creds.(*appCredentials); ok {
+	if t, ok := h.creds.(staticToken); ok && strings.HasPrefix(string(t), installationTokenPrefix) {
+		id = Identity{Login: actionsBot, Assumed: true}
+	} else if app, ok := h.creds.(*appCredentials); ok {
 		a, _, err := app.asApp().Apps.Get(ctx, "")
 		if err != nil {
 			return Identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", ghErr(err))
@@ -87,6 +89,11 @@ func (h *hub) WhoAmI(ctx context.Context) (Identity, error) {
 	return id, nil
 }
 
+// installationTokenPrefix starts every GitHub App installation token,
+// GITHUB_TOKEN's included (GitHub's token formats: ghp_ a person's, ghs_
+// an installation's).
+const installationTokenPrefix = "ghs_"
+
 // ownBranch reports whether pr's head branch is in the repository itself,
 // not in a fork: only writers can push there.
 func ownBranch(pr *github.PullRequest) bool {
@@ -99,7 +106,7 @@ func fromPull(pr *github.PullRequest) *Change {
 	c := &Change{
 		Number: pr.GetNumber(), ID: pr.GetNodeID(), URL: pr.GetHTMLURL(),
 		Title: pr.GetTitle(), Body: pr.GetBody(), Author: pr.GetUser().GetLogin(),
-		Head: pr.GetHead().GetRef(), OwnBranch: ownBranch(pr),
+		Head: pr.GetHead().GetRef(), OwnBranch: ownBranch(pr), Base: pr.GetBase().GetRef(),
 		State: pr.GetState(), Merged: pr.MergedAt != nil,
 	}
 	for _, l := range pr.Labels {
@@ -200,9 +207,10 @@ func (h *hub) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity &&
 		strings.Contains(strings.ToLower(er.Error()), "already exists") {
-		open, lerr := h.pulls(ctx, "open", c.Head)
+		// Whoever opened it: the lifecycle tells the bot's from others'.
+		open, lerr := h.Changes(ctx, Query{State: "open", Head: c.Head, Base: c.Base})
 		if lerr == nil && len(open) > 0 {
-			return fromPull(open[0]), false, nil
+			return open[0], false, nil
 		}
 	}
 	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, ghErr(err))

@@ -21,17 +21,22 @@ const (
 // or the person a personal token belongs to, as GitHub's noreply address.
 func (h *hub) APIAuthor(ctx context.Context) (name, email string, personal bool, err error) {
 	login, id := "", int64(0)
-	if app, ok := h.creds.(*appCredentials); ok {
-		a, _, err := app.asApp().Apps.Get(ctx, "")
+	if _, ok := h.creds.(*appCredentials); ok {
+		// The App's bot, as WhoAmI knows it once a run.
+		self, err := h.WhoAmI(ctx)
 		if err != nil {
-			return "", "", false, fmt.Errorf("get the GitHub App, to know its commits: %w", ghErr(err))
+			return "", "", false, err
 		}
-		login = a.GetSlug() + "[bot]"
+		login = self.Login
 		u, _, err := h.gh.Users.Get(ctx, login)
 		if err != nil {
 			return "", "", false, fmt.Errorf("get the GitHub App's bot user %s: %w", login, ghErr(err))
 		}
 		id = u.GetID()
+	} else if self, err := h.WhoAmI(ctx); err == nil && self.Assumed {
+		// An installation token (WhoAmI): GITHUB_TOKEN's is
+		// github-actions[bot]'s.
+		login, id = actionsBot, actionsBotID
 	} else {
 		u, _, err := h.gh.Users.Get(ctx, "")
 		switch {

@@ -30,41 +30,32 @@ func (h *hub) listPages(ctx context.Context, opts *github.PullRequestListOptions
 	}
 }
 
-// pulls lists pull requests, every page. head filters by branch.
-func (h *hub) pulls(ctx context.Context, state, head string) ([]*github.PullRequest, error) {
-	opts := &github.PullRequestListOptions{State: state}
-	if head != "" {
-		// GitHub ignores a head filter without the owner.
-		opts.Head = h.owner + ":" + head
+// Changes lists the pull requests q keeps, every page. GitHub filters by
+// state, base and an exact head; author and prefix are read page by page
+// and the rest dropped before it is kept.
+func (h *hub) Changes(ctx context.Context, q Query) ([]*Change, error) {
+	opts := &github.PullRequestListOptions{State: q.State, Base: q.Base}
+	if opts.State == "" {
+		opts.State = "all"
 	}
-	var all []*github.PullRequest
+	if q.Head != "" {
+		// GitHub ignores a head filter without the owner.
+		opts.Head = h.owner + ":" + q.Head
+	}
+	var out []*Change
 	err := h.listPages(ctx, opts, func(prs []*github.PullRequest, _ *github.Response) bool {
-		all = append(all, prs...)
+		out = appendKept(out, prs, q)
 		return true
 	})
-	return all, err
+	return out, err
 }
 
-// Changes lists pull requests, every page; head filters by branch.
-func (h *hub) Changes(ctx context.Context, state, head string) ([]*Change, error) {
-	prs, err := h.pulls(ctx, state, head)
-	return changes(prs), err
-}
-
-func changes(prs []*github.PullRequest) []*Change {
-	var out []*Change
+// appendKept appends the pull requests q keeps; the others, and their
+// bodies, go with their page.
+func appendKept(out []*Change, prs []*github.PullRequest, q Query) []*Change {
 	for _, pr := range prs {
-		out = append(out, fromPull(pr))
-	}
-	return out
-}
-
-// ownChanges keeps the PRs whose head branch is in the repository itself.
-func ownChanges(prs []*github.PullRequest) []*Change {
-	var out []*Change
-	for _, pr := range prs {
-		if ownBranch(pr) {
-			out = append(out, fromPull(pr))
+		if c := fromPull(pr); q.keeps(c) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -77,7 +68,7 @@ func ownChanges(prs []*github.PullRequest) []*Change {
 // it takes fewer pages than there are branches to ask about; the first
 // page's Link says how many there are. A fork's PR from a branch of the
 // same name is no PR of that branch.
-func (h *hub) ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error) {
+func (h *hub) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
 	out := map[string][]*Change{}
 	if len(branches) == 0 {
 		return out, nil
@@ -88,7 +79,8 @@ func (h *hub) ClosedChanges(ctx context.Context, branches []string) (map[string]
 			want[b] = true
 		}
 		whole, first := false, true
-		err := h.listPages(ctx, &github.PullRequestListOptions{State: "closed"}, func(prs []*github.PullRequest, resp *github.Response) bool {
+		q := Query{State: "closed", Base: by.Base, Author: by.Author}
+		err := h.listPages(ctx, &github.PullRequestListOptions{State: "closed", Base: by.Base}, func(prs []*github.PullRequest, resp *github.Response) bool {
 			if first {
 				whole = resp.NextPage == 0 || resp.LastPage-1 <= len(branches)
 				first = false
@@ -97,8 +89,8 @@ func (h *hub) ClosedChanges(ctx context.Context, branches []string) (map[string]
 				return false
 			}
 			for _, pr := range prs {
-				if b := pr.GetHead().GetRef(); want[b] && ownBranch(pr) {
-					out[b] = append(out[b], fromPull(pr))
+				if c := fromPull(pr); want[c.Head] && q.keeps(c) {
+					out[c.Head] = append(out[c.Head], c)
 				}
 			}
 			return true
@@ -108,11 +100,11 @@ func (h *hub) ClosedChanges(ctx context.Context, branches []string) (map[string]
 		}
 	}
 	for _, b := range branches {
-		prs, err := h.pulls(ctx, "closed", b)
+		cs, err := h.Changes(ctx, Query{State: "closed", Head: b, Base: by.Base, Author: by.Author})
 		if err != nil {
 			return nil, err
 		}
-		out[b] = ownChanges(prs)
+		out[b] = cs
 	}
 	return out, nil
 }

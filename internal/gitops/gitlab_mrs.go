@@ -24,7 +24,7 @@ const (
 func (l *lab) fromMR(mr *gitlab.BasicMergeRequest) *Change {
 	c := &Change{
 		Number: int(mr.IID), URL: mr.WebURL, Title: mr.Title, Body: mr.Description,
-		Head: mr.SourceBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID,
+		Head: mr.SourceBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, Base: mr.TargetBranch,
 		State: "closed", Merged: mr.State == mrMerged, Labels: mr.Labels,
 	}
 	if mr.Author != nil {
@@ -73,50 +73,78 @@ func (l *lab) mrPages(ctx context.Context, opts *gitlab.ListProjectMergeRequests
 	}
 }
 
-// Changes lists merge requests, every page: "open" is GitLab's "opened";
-// "closed" is its closed and merged ones, read from "all" in one listing
-// rather than two. head filters by source branch.
-func (l *lab) Changes(ctx context.Context, state, head string) ([]*Change, error) {
-	opts := &gitlab.ListProjectMergeRequestsOptions{State: gitlab.Ptr(mrAll)}
-	if state == "open" {
-		opts.State = gitlab.Ptr(mrOpened)
-	}
-	if head != "" {
-		opts.SourceBranch = gitlab.Ptr(head)
-	}
+// Changes lists the merge requests q keeps, every page: "open" is
+// GitLab's "opened"; "closed" is its closed and merged ones, read from
+// "all" in one listing rather than two. GitLab filters by source and
+// target branch and by author (author_username); a prefix and a fork's
+// merge requests are dropped page by page.
+func (l *lab) Changes(ctx context.Context, q Query) ([]*Change, error) {
 	var out []*Change
-	err := l.mrPages(ctx, opts, func(mrs []*gitlab.BasicMergeRequest, _ *gitlab.Response) bool {
-		for _, mr := range mrs {
-			if c := l.fromMR(mr); state != "closed" || c.State == "closed" {
-				out = append(out, c)
-			}
-		}
+	err := l.mrPages(ctx, l.listing(q), func(mrs []*gitlab.BasicMergeRequest, _ *gitlab.Response) bool {
+		out = l.appendKept(out, mrs, q, nil)
 		return true
 	})
 	return out, err
 }
 
-// ClosedChanges is the closed and merged merge requests of branches from
-// the project's own branches, at the lower of two costs, as on GitHub: one
-// filtered listing per branch, or one listing of every merge request when
-// its pages (X-Total-Pages) are fewer than the branches.
-func (l *lab) ClosedChanges(ctx context.Context, branches []string) (map[string][]*Change, error) {
+// listing is the listing's options that GitLab filters q by.
+func (l *lab) listing(q Query) *gitlab.ListProjectMergeRequestsOptions {
+	opts := &gitlab.ListProjectMergeRequestsOptions{State: gitlab.Ptr(mrAll)}
+	if q.State == "open" {
+		opts.State = gitlab.Ptr(mrOpened)
+	}
+	if q.Head != "" {
+		opts.SourceBranch = gitlab.Ptr(q.Head)
+	}
+	if q.Base != "" {
+		opts.TargetBranch = gitlab.Ptr(q.Base)
+	}
+	if q.Author != "" {
+		opts.AuthorUsername = gitlab.Ptr(q.Author)
+	}
+	return opts
+}
+
+// appendKept appends the merge requests q keeps whose source branch want
+// holds (nil: any); the others, and their descriptions, go with their
+// page. A draft's prefix is remembered only for those kept.
+func (l *lab) appendKept(out []*Change, mrs []*gitlab.BasicMergeRequest, q Query, want map[string]bool) []*Change {
+	for _, mr := range mrs {
+		if want != nil && !want[mr.SourceBranch] {
+			continue
+		}
+		c := &Change{Head: mr.SourceBranch, Base: mr.TargetBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, State: "closed"}
+		if mr.Author != nil {
+			c.Author = mr.Author.Username
+		}
+		if mr.State == mrOpened || mr.State == mrLocked {
+			c.State = "open"
+		}
+		if q.keeps(c) {
+			out = append(out, l.fromMR(mr))
+		}
+	}
+	return out
+}
+
+// ClosedChanges is the closed and merged merge requests of branches that
+// by keeps, at the lower of two costs, as on GitHub: one filtered listing
+// per branch, or one listing of every merge request when its pages
+// (X-Total-Pages) are fewer than the branches.
+func (l *lab) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
 	out := map[string][]*Change{}
 	if len(branches) == 0 {
 		return out, nil
 	}
-	keep := func(b string, c *Change) {
-		if c.State == "closed" && c.OwnBranch && c.Head == b {
-			out[b] = append(out[b], c)
-		}
-	}
+	q := Query{State: "closed", Base: by.Base, Author: by.Author}
 	if len(branches) > 1 {
 		want := map[string]bool{}
 		for _, b := range branches {
 			want[b] = true
 		}
 		whole, first := false, true
-		err := l.mrPages(ctx, &gitlab.ListProjectMergeRequestsOptions{State: gitlab.Ptr(mrAll)}, func(mrs []*gitlab.BasicMergeRequest, resp *gitlab.Response) bool {
+		var kept []*Change
+		err := l.mrPages(ctx, l.listing(Query{Base: q.Base, Author: q.Author}), func(mrs []*gitlab.BasicMergeRequest, resp *gitlab.Response) bool {
 			if first {
 				whole = resp.NextPage == 0 || (resp.TotalPages > 0 && int(resp.TotalPages)-1 <= len(branches))
 				first = false
@@ -124,26 +152,23 @@ func (l *lab) ClosedChanges(ctx context.Context, branches []string) (map[string]
 			if !whole {
 				return false
 			}
-			for _, mr := range mrs {
-				if want[mr.SourceBranch] {
-					keep(mr.SourceBranch, l.fromMR(mr))
-				}
-			}
+			kept = l.appendKept(kept, mrs, q, want)
 			return true
 		})
+		for _, c := range kept {
+			out[c.Head] = append(out[c.Head], c)
+		}
 		if err != nil || whole {
 			return out, err
 		}
 	}
 	for _, b := range branches {
-		cs, err := l.Changes(ctx, "closed", b)
+		q.Head = b
+		cs, err := l.Changes(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		out[b] = nil
-		for _, c := range cs {
-			keep(b, c)
-		}
+		out[b] = cs
 	}
 	return out, nil
 }
@@ -164,11 +189,10 @@ func (l *lab) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 		return ch, true, nil
 	}
 	if glStatus(err) == http.StatusConflict {
-		open, lerr := l.Changes(ctx, "open", c.Head)
-		for _, o := range open {
-			if o.OwnBranch {
-				return o, false, nil
-			}
+		// Whoever opened it: the lifecycle tells the bot's from others'.
+		open, lerr := l.Changes(ctx, Query{State: "open", Head: c.Head, Base: c.Base})
+		if len(open) > 0 {
+			return open[0], false, nil
 		}
 		if lerr != nil {
 			err = fmt.Errorf("%w (and then: %v)", err, lerr)

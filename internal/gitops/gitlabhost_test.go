@@ -59,6 +59,13 @@ func (h gitlabHost) changes() []hostPR {
 	return out
 }
 
+func (h gitlabHost) openAs(login, head, base, title, body string, fork bool) (int, error) {
+	if base == "" {
+		base = main_
+	}
+	return h.OpenMR(project, login, head, base, title, body, fork)
+}
+
 func (h gitlabHost) close(n int) error { return h.CloseMR(project, n) }
 func (h gitlabHost) merge(n int) error { return h.MergeMR(project, n) }
 
@@ -111,6 +118,8 @@ func (h gitlabHost) post(sha, context, state string) error {
 	return err
 }
 
-// noOpRequests: the project and a page of up to 100 open merge requests
-// (GitLab's largest page), as on GitHub.
-func (h gitlabHost) noOpRequests(open int) int { return 1 + max((open+99)/100, 1) }
+// noOpRequests: the project, who the bot is (GET /user: the listing is
+// by its author), and a page of up to 100 of its open merge requests
+// (GitLab's largest page).
+func (h gitlabHost) noOpRequests(open int) int { return 2 + max((open+99)/100, 1) }
+func (h gitlabHost) whoAmI() int               { return 1 }

@@ -38,6 +38,10 @@ type host interface {
 	// ("success", "failure"): GitHub's check run, a pipeline's job on
 	// GitLab.
 	postCheck(sha, name, conclusion string) error
+	// openAs opens a PR or MR as login from head into base ("" the
+	// default branch), as a person does: from the repository's own
+	// branch, or, fromFork, from login's fork's branch of that name.
+	openAs(login, head, base, title, body string, fromFork bool) (int, error)
 	// issues are the repository's issues; openIssue opens one as login,
 	// editIssue changes its title ("" leaves it) or body, as a person
 	// ticking a dashboard box does.
@@ -49,8 +53,13 @@ type host interface {
 	requests() int
 	writes() int
 	// noOpRequests is what a rerun with nothing to do costs with open
-	// PRs open: the repository and the pages of its open PRs.
+	// PRs open: the repository, who the bot is where that costs a
+	// request (whoAmI), and the pages of its open PRs.
 	noOpRequests(open int) int
+	// whoAmI is what asking who the bot is costs, once a run: 1 where the
+	// host is asked (GET /user), 0 where the token says (GitHub's
+	// installation tokens, the world's).
+	whoAmI() int
 }
 
 // hostPR is a PR or MR as the scenarios check it.
@@ -132,8 +141,10 @@ func (h githubHost) bot() string       { return "github-actions[bot]" }
 func (h githubHost) requests() int     { return h.Requests() }
 func (h githubHost) writes() int       { return h.Writes() }
 
-// noOpRequests: GitHub's pages hold 100 PRs, as many as the scenarios open.
+// noOpRequests: GitHub's pages hold 100 PRs, as many as the scenarios
+// open; the world's token is an installation token, which says who it is.
 func (h githubHost) noOpRequests(int) int { return noOpRequests }
+func (h githubHost) whoAmI() int          { return 0 }
 
 func (h githubHost) changes() []hostPR {
 	var out []hostPR
@@ -141,6 +152,10 @@ func (h githubHost) changes() []hostPR {
 		out = append(out, hostPR(pr))
 	}
 	return out
+}
+
+func (h githubHost) openAs(login, head, base, title, body string, fork bool) (int, error) {
+	return h.OpenPR(owner, name, login, head, base, title, body, fork)
 }
 
 func (h githubHost) close(n int) error { return h.ClosePR(owner, name, n) }
@@ -209,8 +224,10 @@ func (h giteaHost) bot() string       { return giteatest.BotLogin }
 func (h giteaHost) requests() int     { return h.Requests() }
 func (h giteaHost) writes() int       { return h.Writes() }
 
-// noOpRequests: the repository, and the open PRs in pages of 50.
-func (h giteaHost) noOpRequests(open int) int { return 1 + max((open+49)/50, 1) }
+// noOpRequests: the repository, who the bot is (GET /user: the listing
+// is by its author), and its open PRs in pages of 50.
+func (h giteaHost) noOpRequests(open int) int { return 2 + max((open+49)/50, 1) }
+func (h giteaHost) whoAmI() int               { return 1 }
 
 func (h giteaHost) changes() []hostPR {
 	var out []hostPR
@@ -218,6 +235,10 @@ func (h giteaHost) changes() []hostPR {
 		out = append(out, hostPR(pr))
 	}
 	return out
+}
+
+func (h giteaHost) openAs(login, head, base, title, body string, fork bool) (int, error) {
+	return h.OpenPR(owner, name, login, head, base, title, body, fork)
 }
 
 func (h giteaHost) close(n int) error { return h.ClosePR(owner, name, n) }

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,37 +25,38 @@ const onboardTitle = "Configure imagebot"
 // onboardMark tells the onboarding PR's body from others'.
 const onboardMark = "<!-- imagebot:onboarding -->"
 
-// onboard keeps the onboarding PR, and does nothing else. It costs one
-// listing of the branch's PRs, open and closed, and who the bot is when
-// one is closed.
+// onboard keeps the onboarding PR, and does nothing else. It costs who
+// the bot is (once a run) and one listing of the branch's PRs, open and
+// closed, into the default branch. Only the bot's own count (mine): a PR
+// anyone else opens from the branch, whatever it says, neither continues
+// onboarding nor undoes a maintainer's close, which stands until a
+// config is committed (or the maintainer reopens the bot's PR).
 func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 	ob := r.o.Onboarding
 	branch := r.o.BranchPrefix + "configure"
-	prs, err := r.h.Changes(ctx, "all", branch)
+	if err := r.identify(ctx); err != nil {
+		return nil, err
+	}
+	prs, err := r.h.Changes(ctx, r.query(Query{State: "all", Head: branch}))
 	if err != nil {
 		return nil, err
 	}
-	var open *Change
+	var open, closed *Change
 	for _, pr := range prs {
-		if !pr.OwnBranch || !strings.Contains(pr.Body, onboardMark) {
+		switch {
+		case !r.mine(pr) || !strings.Contains(pr.Body, onboardMark):
 			continue
-		}
-		if pr.State == "open" {
+		case pr.State == "open":
 			open = pr
-			continue
+		case !pr.Merged:
+			closed = pr
 		}
-		if pr.Merged {
-			continue // merged, and its config deleted since: offer it again
-		}
-		id, err := r.h.WhoAmI(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if r.byBot(id)(pr.Author) && open == nil {
-			r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", pr.Number, ob.Path)
-			r.log.Info(r.res.Stopped)
-			return r.res, nil
-		}
+		// A merged one whose config was deleted since: offered again.
+	}
+	if closed != nil && open == nil {
+		r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", closed.Number, ob.Path)
+		r.log.Info(r.res.Stopped)
+		return r.res, nil
 	}
 	if err := r.rm.fetchBranches(ctx, branch); err != nil {
 		return nil, err
@@ -89,16 +91,27 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 			return nil, err
 		}
 	}
-	return r.res, r.onboardPR(ctx, branch, open, body)
+	if err := r.onboardPR(ctx, branch, open, body); errors.As(err, new(*blockedError)) {
+		r.res.Failed = append(r.res.Failed, fmt.Errorf("%s: %w", branch, err))
+	} else if err != nil {
+		return nil, err
+	}
+	return r.res, nil
 }
 
 // onboardPR opens the onboarding PR, or brings its body up to date.
 func (r *runner) onboardPR(ctx context.Context, branch string, pr *Change, body string) error {
 	t := onboardTitle
 	if pr == nil {
-		created, _, err := r.h.CreateChange(ctx, NewChange{Title: t, Body: body, Head: branch, Base: r.base})
+		created, isNew, err := r.h.CreateChange(ctx, NewChange{Title: t, Body: body, Head: branch, Base: r.base})
 		if err != nil {
 			return err
+		}
+		if !isNew && !r.mine(created) {
+			return r.blocked(branch, created)
+		}
+		if !isNew {
+			return r.onboardPR(ctx, branch, created, body)
 		}
 		r.record(branch, created, t)
 		r.res.Opened = append(r.res.Opened, branch)

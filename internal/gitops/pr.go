@@ -102,6 +102,9 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *Change, pushed bo
 		if err != nil {
 			return err
 		}
+		if !isNew && !r.mine(created) {
+			return r.blocked(g.Branch, created)
+		}
 		if !isNew {
 			return r.pullRequest(ctx, g, created, pushed)
 		}
@@ -190,6 +193,27 @@ func (r *runner) foreign(ctx context.Context, g group, pr *Change, tip *object.C
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
 			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
 			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark))
+}
+
+// blockedError is a branch of the bot's whose PR the host will not open
+// because someone else's PR from it into the default branch is open (the
+// host allows one): that PR is left alone, and the run reports it.
+type blockedError struct {
+	number int
+	author string
+}
+
+func (e *blockedError) Error() string {
+	return fmt.Sprintf("pull request #%d from this branch was opened by %q, not by imagebot: imagebot leaves it alone, "+
+		"and opens its own once it is closed", e.number, e.author)
+}
+
+// blocked records pr, someone else's, as what keeps branch's PR from
+// opening.
+func (r *runner) blocked(branch string, pr *Change) error {
+	r.log.Warn("someone else's pull request from the bot's branch keeps it from opening its own; leaving it alone",
+		"branch", branch, "number", pr.Number, "author", pr.Author)
+	return &blockedError{number: pr.Number, author: pr.Author}
 }
 
 // closeObsolete closes imagebot's open PRs that the plan no longer needs:

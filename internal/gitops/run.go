@@ -27,6 +27,8 @@ type runner struct {
 	open    map[string]*Change   // imagebot's open PRs by branch
 	closed  map[string][]*Change // closed PRs by branch, where asked: the bot's own only (loadClosed)
 	limited bool                 // the host said stop writing
+	me      Identity             // who the bot is (identify)
+	by      func(login string) bool
 	res     *Result
 	// apiAuthor is who GitHub makes the author of the commits the run
 	// creates through the API (RunOptions.SignedCommits); see gitdata.go.
@@ -76,13 +78,18 @@ func (r *runner) group(ctx context.Context, g group) error {
 	return r.pullRequest(ctx, g, pr, push)
 }
 
-// openFor looks up the open PR of one branch, or nil.
+// openFor looks up the bot's open PR of one branch, or nil.
 func (r *runner) openFor(ctx context.Context, branch string) (*Change, error) {
-	prs, err := r.h.Changes(ctx, "open", branch)
-	if err != nil || len(prs) == 0 {
+	prs, err := r.h.Changes(ctx, r.query(Query{State: "open", Head: branch}))
+	if err != nil {
 		return nil, err
 	}
-	return prs[0], nil
+	for _, pr := range prs {
+		if r.mine(pr) {
+			return pr, nil
+		}
+	}
+	return nil, nil
 }
 
 // withoutDeclined drops the updates a human declined by closing their PR
@@ -210,22 +217,49 @@ func (r *runner) tree(files map[string][]byte) (plumbing.Hash, error) {
 }
 
 // byBot reports whether login is the bot's: the identity the run acts as
-// or, when that had to be assumed, the author of one of the bot's open PRs
-// (an App's token passed as GITHUB_TOKEN is not github-actions[bot]).
+// or, when that had to be assumed (an installation token cannot ask who it
+// is, and an App's token passed as GITHUB_TOKEN is not
+// github-actions[bot]), any App's bot user ("<slug>[bot]"). Only an App
+// that a repository's admin installed can open a PR there as one; no
+// person can.
 func (r *runner) byBot(id Identity) func(login string) bool {
 	return func(login string) bool {
-		if strings.EqualFold(login, id.Login) {
-			return true
-		}
-		if id.Assumed {
-			for _, pr := range r.open {
-				if _, ok := prMarker(pr); ok && strings.EqualFold(pr.Author, login) {
-					return true
-				}
-			}
-		}
-		return false
+		return strings.EqualFold(login, id.Login) ||
+			(id.Assumed && strings.HasSuffix(strings.ToLower(login), "[bot]"))
 	}
+}
+
+// identify asks who the bot is, once a run (the host keeps the answer):
+// the author of its change requests.
+func (r *runner) identify(ctx context.Context) error {
+	if r.by != nil {
+		return nil
+	}
+	id, err := r.h.WhoAmI(ctx)
+	if err != nil {
+		return err
+	}
+	r.me, r.by = id, r.byBot(id)
+	return nil
+}
+
+// query is q of the bot's change requests into the default branch: by its
+// login where the host can filter by it, unless that had to be assumed.
+func (r *runner) query(q Query) Query {
+	q.Base = r.base
+	if !r.me.Assumed {
+		q.Author = r.me.Login
+	}
+	return q
+}
+
+// mine reports whether c is the bot's own: opened by the bot's identity,
+// from the repository's own branch (not a fork), into the default branch.
+// Anything else on a branch named like the bot's is someone else's,
+// whatever its body says: never adopted, edited, closed or counted as a
+// decline.
+func (r *runner) mine(c *Change) bool {
+	return c.OwnBranch && c.Base == r.base && r.by != nil && r.by(c.Author)
 }
 
 // ours reports whether imagebot made the branch's tip: one commit, authored

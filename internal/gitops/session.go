@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -117,7 +116,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 			return nil, errNoSignedCommits(s.h)
 		}
 	}
-	open, err := openChanges(ctx, s.h, o.BranchPrefix)
+	open, err := r.openChanges(ctx)
 	if isRateLimit(err) {
 		r.limit(err)
 		for _, g := range groups(p, o.BranchPrefix) {
@@ -210,41 +209,32 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 			}
 		}
 	}
-	closed, err := r.h.ClosedChanges(ctx, ask)
+	closed, err := r.h.ClosedChanges(ctx, r.query(Query{}), ask)
 	if err != nil {
 		return asked, err
 	}
-	r.closed, err = r.bots(ctx, closed)
-	return asked, err
+	r.closed = r.bots(closed)
+	return asked, nil
 }
 
-// bots keeps the closed PRs that the bot opened: anyone can open a PR on a
-// branch of the bot's name (from a fork, or as a writer) with a marker in
-// it and close it, and that must not decline a version. Who the bot is is
-// asked only when there is a marked PR to judge.
-func (r *runner) bots(ctx context.Context, closed map[string][]*Change) (map[string][]*Change, error) {
-	var by func(string) bool
+// bots keeps the closed PRs that the bot opened (mine): anyone can open a
+// PR on a branch of the bot's name (from a fork, or as a writer) with a
+// marker in it and close it, and that must not decline a version.
+func (r *runner) bots(closed map[string][]*Change) map[string][]*Change {
 	out := map[string][]*Change{}
 	for b, prs := range closed {
 		for _, pr := range prs {
-			if _, ok := prMarker(pr); !ok || !pr.OwnBranch {
+			if _, ok := prMarker(pr); !ok {
 				continue
 			}
-			if by == nil {
-				id, err := r.h.WhoAmI(ctx)
-				if err != nil {
-					return nil, err
-				}
-				by = r.byBot(id)
-			}
-			if by(pr.Author) {
+			if r.mine(pr) {
 				out[b] = append(out[b], pr)
 			} else {
 				r.log.Debug("ignoring a closed pull request the bot did not open", "branch", b, "number", pr.Number, "author", pr.Author)
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // proposesAll reports whether pr's marker proposes every update of g.
@@ -270,19 +260,25 @@ func (r *runner) limit(err error) {
 	r.limited = true
 }
 
-// openChanges is imagebot's open change requests by branch: one listing of
-// the repository's open ones, whatever the number of updates, kept when
-// their head branch has the prefix and is the repository's own. It is the
-// one listing a run with nothing to do makes.
-func openChanges(ctx context.Context, h Forge, prefix string) (map[string]*Change, error) {
-	cs, err := h.Changes(ctx, "open", "")
+// openChanges is imagebot's open change requests by branch (mine): one
+// listing of the repository's open ones, whatever the number of updates,
+// of the bot's own where the host filters by author, kept when their head
+// branch has the prefix. It is the one listing a run with nothing to do
+// makes; who the bot is comes first (identify).
+func (r *runner) openChanges(ctx context.Context) (map[string]*Change, error) {
+	if err := r.identify(ctx); err != nil {
+		return nil, err
+	}
+	cs, err := r.h.Changes(ctx, r.query(Query{State: "open", Prefix: r.o.BranchPrefix}))
 	if err != nil {
 		return nil, err
 	}
 	open := map[string]*Change{}
 	for _, c := range cs {
-		if strings.HasPrefix(c.Head, prefix) && c.OwnBranch {
+		if r.mine(c) {
 			open[c.Head] = c
+		} else {
+			r.log.Debug("leaving alone a pull request the bot did not open", "branch", c.Head, "number", c.Number, "author", c.Author)
 		}
 	}
 	return open, nil

@@ -51,6 +51,11 @@ func (s *Server) apiPull(r *repo, is *issue) *gitea.PullRequest {
 		Base:    &gitea.PRBranchInfo{Name: p.base, Ref: p.base, RepoID: r.id, Repository: repo},
 		Head:    &gitea.PRBranchInfo{Name: p.head, Ref: p.head, Sha: p.headSHA, RepoID: r.id, Repository: repo},
 		Created: &is.created, Updated: &is.updated, RequestedReviewers: []*gitea.User{}}
+	if p.fork != "" {
+		// A fork's head is in the fork, a repository of its own.
+		fork := &gitea.Repository{ID: r.id + forkIDs, Owner: s.user(p.fork), Name: r.name, FullName: p.fork + "/" + r.name}
+		pr.Head.RepoID, pr.Head.Repository = fork.ID, fork
+	}
 	if sha, ok := r.git.BranchSHA(r.owner, r.name, p.base); ok {
 		pr.Base.Sha = sha
 	}
@@ -78,16 +83,29 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 	if st == "" {
 		st = "open"
 	}
-	var list []*gitea.PullRequest
+	// poster filters by author's login, from Gitea 1.23 on; an earlier
+	// Gitea ignores it.
+	poster := r.URL.Query().Get("poster")
+	if s.versionBefore("1.23") {
+		poster = ""
+	}
+	var list []*issue
 	for _, is := range rp.issues {
-		if is.pull != nil && (st == "all" || st == state(is)) {
-			list = append(list, s.apiPull(rp, is))
+		if is.pull != nil && (st == "all" || st == state(is)) && (poster == "" || strings.EqualFold(poster, is.author)) {
+			list = append(list, is)
 		}
 	}
 	if r.URL.Query().Get("sort") != "oldest" {
 		slices.Reverse(list) // Gitea's default: newest first
 	}
-	writePage(s, w, r, list)
+	// Only the page asked for is made: thousands of pull requests with
+	// long bodies cost a page's work, as on Gitea.
+	lo, hi := pageBounds(s, w, r, len(list))
+	out := []*gitea.PullRequest{}
+	for _, is := range list[lo:hi] {
+		out = append(out, s.apiPull(rp, is))
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +141,7 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, is := range rp.issues {
-		if p := is.pull; p != nil && !is.closed && p.head == form.Head && p.base == form.Base {
+		if p := is.pull; p != nil && !is.closed && p.fork == "" && p.head == form.Head && p.base == form.Base {
 			writeError(w, http.StatusConflict, fmt.Sprintf("pull request already exists for these targets [id: %d, issue_id: %d, head_repo_id: %d, base_repo_id: %d, head_branch: %s, base_branch: %s]",
 				is.index+10000, is.index, rp.id, rp.id, p.head, p.base))
 			return

@@ -308,8 +308,18 @@ func (s *Server) paging(r *http.Request) (page, limit int) {
 
 // writePage writes one page of items with Gitea's Link and X-Total-Count.
 func writePage[T any](s *Server, w http.ResponseWriter, r *http.Request, items []T) {
+	lo, hi := pageBounds(s, w, r, len(items))
+	out := items[lo:hi]
+	if out == nil {
+		out = []T{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// pageBounds writes the Link and X-Total-Count of the page asked for of
+// total items, and returns its bounds.
+func pageBounds(s *Server, w http.ResponseWriter, r *http.Request, total int) (lo, hi int) {
 	page, limit := s.paging(r)
-	total := len(items)
 	last := max((total+limit-1)/limit, 1)
 	link := func(p int, rel string) string {
 		u := *r.URL
@@ -331,12 +341,24 @@ func writePage[T any](s *Server, w http.ResponseWriter, r *http.Request, items [
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, Link")
-	lo, hi := min((page-1)*limit, total), min(page*limit, total)
-	out := items[lo:hi]
-	if out == nil {
-		out = []T{}
+	return min((page-1)*limit, total), min(page*limit, total)
+}
+
+// versionBefore reports whether the server's version is before v
+// ("1.23"), compared by its numbers.
+func (s *Server) versionBefore(v string) bool {
+	have, want := strings.Split(s.version, "."), strings.Split(v, ".")
+	for i := range want {
+		var h, w int
+		if i < len(have) {
+			h, _ = strconv.Atoi(have[i])
+		}
+		w, _ = strconv.Atoi(want[i])
+		if h != w {
+			return h < w
+		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return false
 }
 
 func (s *Server) user(login string) *gitea.User {

@@ -40,8 +40,12 @@ type issue struct {
 	pull             *pull
 }
 
+// forkIDs is added to a repository's ID to make its forks'.
+const forkIDs = 100000
+
 type pull struct {
 	head, base     string
+	fork           string // the owner of the fork the head is in; "" for the repository's own
 	headSHA        string // frozen once closed
 	merged         bool
 	mergedAt       time.Time
@@ -80,7 +84,7 @@ type PR struct {
 	Number                   int
 	Author                   string
 	Title, Body, Head, Base  string
-	HeadRepo                 string // always "": forks are not modelled
+	HeadRepo                 string // a fork's "owner/name"; "" for the repository's own
 	State                    string // "open" or "closed"
 	Merged, Draft, AutoMerge bool
 	Labels, Reviewers        []string
@@ -114,6 +118,9 @@ func (s *Server) PRs(owner, name string) []PR {
 		pr := PR{Number: int(is.index), Author: is.author, Title: is.title, Body: is.body, Head: p.head, Base: p.base,
 			State: state(is), Merged: p.merged, Draft: isDraft(is.title), AutoMerge: p.autoMerge != "",
 			Labels: r.labelNames(is.labels), Reviewers: slices.Clone(p.reviewers), TeamReviewers: slices.Clone(p.teams), HeadSHA: p.headSHA}
+		if p.fork != "" {
+			pr.HeadRepo = p.fork + "/" + r.name
+		}
 		for _, c := range is.comments {
 			pr.Comments = append(pr.Comments, c.Body)
 		}
@@ -170,21 +177,33 @@ func (s *Server) EditIssue(owner, name string, n int, title string, body *string
 	return nil
 }
 
-// OpenPR opens a pull request as login from the repository's branch
-// head, as a writer does.
-func (s *Server) OpenPR(owner, name, login, head, title, body string) (int, error) {
+// OpenPR opens a pull request as login from head into base (""
+// the default branch), as a person does: from the repository's own
+// branch, or, fromFork, from the branch of that name in login's fork,
+// which is listed with the fork as its head's repository, as Gitea lists
+// it.
+func (s *Server) OpenPR(owner, name, login, head, base, title, body string, fromFork bool) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.repos[key(owner, name)]
 	if r == nil {
 		return 0, fmt.Errorf("no repository %s/%s", owner, name)
 	}
-	sha, ok := r.git.BranchSHA(r.owner, r.name, head)
-	if !ok {
-		return 0, fmt.Errorf("no branch %s", head)
+	if base == "" {
+		base = r.defaultBranch
+	}
+	p := &pull{head: head, base: base}
+	if fromFork {
+		p.fork = login
+	} else {
+		sha, ok := r.git.BranchSHA(r.owner, r.name, head)
+		if !ok {
+			return 0, fmt.Errorf("no branch %s", head)
+		}
+		p.headSHA = sha
 	}
 	is := s.newIssue(r, login, title, body)
-	is.pull = &pull{head: head, base: r.defaultBranch, headSHA: sha}
+	is.pull = p
 	return int(is.index), nil
 }
 
@@ -244,7 +263,7 @@ func (s *Server) newIssue(r *repo, login, title, body string) *issue {
 // sync reads an open pull request's head from git; a closed one keeps
 // the commit it was closed at.
 func (s *Server) sync(r *repo, is *issue) {
-	if is.closed || is.pull == nil {
+	if is.closed || is.pull == nil || is.pull.fork != "" {
 		return
 	}
 	if sha, ok := r.git.BranchSHA(r.owner, r.name, is.pull.head); ok {

@@ -143,6 +143,50 @@ func (s *Server) PRs(owner, name string) []PR {
 	return out
 }
 
+// OpenPR opens a pull request as login from head into base ("" the
+// default branch), as a person does through the web: from the
+// repository's own branch, or, fromFork, from the branch of that name in
+// login's fork of it (made on first use, with no branches of its own, so
+// that its head stays as opened), whose head.repo is the fork, as GitHub
+// lists it. Nothing is checked: it is how tests put thousands there.
+func (s *Server) OpenPR(owner, name, login, head, base, title, body string, fromFork bool) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repoKey(owner, name)]
+	if r == nil {
+		return 0, fmt.Errorf("no repository %s/%s", owner, name)
+	}
+	if base == "" {
+		base = r.defaultBranch
+	}
+	t := s.now()
+	p := &pull{id: s.id(), number: r.nextNumber(), author: login, title: title, body: body,
+		head: head, base: base, state: "open", created: t, updated: t}
+	if fromFork {
+		if p.headRepo = s.forkOf(r, login); p.headRepo == nil {
+			p.headRepo = &repo{id: s.id(), owner: login, name: r.name, defaultBranch: r.defaultBranch, git: noBranches{},
+				cloneURL: "https://github.com/" + login + "/" + r.name + ".git", labels: map[string]int64{}, parent: repoKey(owner, name)}
+			s.repos[repoKey(login, r.name)] = p.headRepo
+		}
+	} else if sha, ok := r.git.BranchSHA(r.owner, r.name, head); ok {
+		p.headSHA = sha
+	} else {
+		return 0, fmt.Errorf("no branch %s", head)
+	}
+	r.pulls = append(r.pulls, p)
+	return int(p.number), nil
+}
+
+// noBranches is the git of a fork that has none.
+type noBranches struct{}
+
+func (noBranches) BranchSHA(string, string, string) (string, bool) { return "", false }
+func (noBranches) Compare(string, string, string, string) (Comparison, error) {
+	return Comparison{}, ErrNoBranch
+}
+func (noBranches) Merge(string, string, MergeRequest) (string, error) { return "", ErrNoBranch }
+func (noBranches) DeleteBranch(string, string, string) error          { return ErrNoBranch }
+
 // ClosePR closes a pull request without merging it, as a human who rejects
 // the update would.
 func (s *Server) ClosePR(owner, name string, number int) error {

@@ -107,20 +107,35 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
+// listMRs filters as GitLab does, by state, source_branch,
+// target_branch and author (author_username, case-insensitive as GitLab
+// matches usernames; author_id), newest first unless sort=asc, and pages.
+// Merge requests from forks are listed too, each with its own
+// source_project_id, as GitLab lists them.
 func (s *Server) listMRs(c *ctx) {
 	q := c.r.URL.Query()
-	state, source := q.Get("state"), q.Get("source_branch")
-	out := []map[string]any{}
+	state, source, target := q.Get("state"), q.Get("source_branch"), q.Get("target_branch")
+	author, authorID := q.Get("author_username"), q.Get("author_id")
 	list := slices.Clone(c.p.mrs)
 	if q.Get("sort") != "asc" { // GitLab's default: newest first
 		slices.Reverse(list)
 	}
+	var kept []*mr
 	for _, m := range list {
-		if (state == "" || state == "all" || state == m.state) && (source == "" || source == m.source) {
-			out = append(out, s.mrJSON(c.p, m))
+		if (state == "" || state == "all" || state == m.state) && (source == "" || source == m.source) &&
+			(target == "" || target == m.target) && (author == "" || strings.EqualFold(author, m.author.username)) &&
+			(authorID == "" || authorID == strconv.FormatInt(m.author.id, 10)) {
+			kept = append(kept, m)
 		}
 	}
-	page(c, out)
+	// Only the page asked for is encoded: thousands of merge requests
+	// with long descriptions cost a page's work, as on GitLab.
+	lo, hi := pageBounds(c, len(kept))
+	out := []map[string]any{}
+	for _, m := range kept[lo:hi] {
+		out = append(out, s.mrJSON(c.p, m))
+	}
+	c.json(http.StatusOK, out)
 }
 
 // mrOf is the route's merge request, or a 404 answered.
@@ -182,7 +197,9 @@ func (s *Server) createMR(c *ctx) {
 		return
 	}
 	for _, m := range c.p.mrs {
-		if m.state == "opened" && m.source == *in.SourceBranch && !m.fromOtherProj {
+		// GitLab allows one open merge request per source and target
+		// branch of the same projects.
+		if m.state == "opened" && m.source == *in.SourceBranch && m.target == *in.TargetBranch && !m.fromOtherProj {
 			c.message(http.StatusConflict, []string{fmt.Sprintf("Another open merge request already exists for this source branch: !%d", m.iid)})
 			return
 		}

@@ -352,6 +352,13 @@ func (c *ctx) decode(v any) bool {
 
 // page answers one page of items with GitLab's pagination headers.
 func page[T any](c *ctx, items []T) {
+	lo, hi := pageBounds(c, len(items))
+	c.json(http.StatusOK, items[lo:hi])
+}
+
+// pageBounds sets the paging headers of the page asked for of total
+// items, and returns its bounds.
+func pageBounds(c *ctx, total int) (lo, hi int) {
 	q := c.r.URL.Query()
 	per, _ := strconv.Atoi(q.Get("per_page"))
 	if per <= 0 {
@@ -363,9 +370,8 @@ func page[T any](c *ctx, items []T) {
 	}
 	n, _ := strconv.Atoi(q.Get("page"))
 	n = max(n, 1)
-	total := len(items)
 	pages := max((total+per-1)/per, 1)
-	lo, hi := min((n-1)*per, total), min(n*per, total)
+	lo, hi = min((n-1)*per, total), min(n*per, total)
 	h := c.w.Header()
 	h.Set("X-Total", strconv.Itoa(total))
 	h.Set("X-Total-Pages", strconv.Itoa(pages))
@@ -392,7 +398,7 @@ func page[T any](c *ctx, items []T) {
 	}
 	links = append(links, link(1, "first"), link(pages, "last"))
 	h.Set("Link", strings.Join(links, ", "))
-	c.json(http.StatusOK, items[lo:hi])
+	return lo, hi
 }
 
 // splitPath is a project path as BareRepos names it: the namespace, and
