@@ -1,8 +1,10 @@
 package adopt
 
 import (
+	"errors"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -134,12 +136,21 @@ func (c *renovate) actions(where string, r *jnode, globs []string, e *ruleEntry)
 			}
 		case "minimumReleaseAge", "stabilityDays":
 			s := v.str
+			d, err := renovateDuration(s)
 			if k == "stabilityDays" {
 				s += " days"
+				d, err = stabilityDays(v)
 			}
-			d, ok := renovateDuration(s)
-			if !ok {
-				c.note(v, "%s: %s %q: want minutes, hours, days or weeks; not converted", where, k, s)
+			switch {
+			case errors.Is(err, errAgeTooLong):
+				// Renovate would wait longer than any minAge: nothing is
+				// proposed for these images, which skip says exactly.
+				c.note(v, "%s: %s %q is %v: its images are skipped instead (no update is proposed), never given a shorter age", where, k, s, err)
+				e.p.Skip = ptr(true)
+				e.why["skip"] = k + " " + strconv.Quote(s)
+				continue
+			case err != nil:
+				c.note(v, "%s: %s %q: %v; not converted", where, k, s, err)
 				continue
 			}
 			e.p.MinAge = &d
