@@ -120,6 +120,10 @@ type PullRequests struct {
 	// PerRun caps the pull requests one run opens (Renovate's
 	// prHourlyLimit, counted per scheduled run); 0 is no cap.
 	PerRun int `yaml:"perRun"`
+	// PerHour caps the new pull requests in any hour, counted from the
+	// creation times of the bot's own pull requests (Renovate's
+	// prHourlyLimit); 0 is no cap.
+	PerHour int `yaml:"perHour"`
 }
 
 // DefaultPaths are scanned when the file gives no paths.
