@@ -36,10 +36,8 @@ type draft struct {
 	dashboardTitle        string
 	approval              []string
 	maxOpen, perRun       int
-	// author and commitMessage are the git settings converted from the
-	// old tool; zero when it said none.
-	author        config.Author
-	authorWhy     string
+	// commitMessage is converted from the old tool; "" when it said
+	// none. Its commit author never is: see fluxAutomationSettings.
 	commitMessage string
 	// mirrors are init's --mirror flags, by registry host.
 	mirrors map[string]string
@@ -122,21 +120,8 @@ func (d *draft) render() ([]byte, error) {
 		}
 		root.Content = append(root.Content, str("pullRequests"), pr)
 	}
-	if d.author.Email != "" || d.commitMessage != "" {
-		git := &yaml.Node{Kind: yaml.MappingNode}
-		if d.author.Email != "" {
-			a := &yaml.Node{Kind: yaml.MappingNode}
-			if d.author.Name != "" {
-				a.Content = append(a.Content, str("name"), str(d.author.Name))
-			}
-			a.Content = append(a.Content, str("email"), str(d.author.Email))
-			k := str("author")
-			k.LineComment = d.authorWhy
-			git.Content = append(git.Content, k, a)
-		}
-		if d.commitMessage != "" {
-			git.Content = append(git.Content, str("commitMessage"), str(d.commitMessage))
-		}
+	if d.commitMessage != "" {
+		git := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("commitMessage"), str(d.commitMessage)}}
 		root.Content = append(root.Content, str("git"), git)
 	}
 	if d.dashboard != nil {
