@@ -292,23 +292,6 @@ func (c *renovate) versioning(where string, v *jnode, spec *policy.Spec, e *rule
 	return true
 }
 
-// group adds the rule's images to the group groupName names; rules that
-// share a group name share the group.
-func (c *renovate) group(g *jnode, globs, types []string) {
-	name := slug(g.str)
-	for i := range c.d.groups {
-		if c.d.groups[i].Name == name {
-			c.d.groups[i].Match = append(c.d.groups[i].Match, globs...)
-			return
-		}
-	}
-	c.d.groups = append(c.d.groups, config.Group{Name: name, Match: globs})
-	if c.d.groupNotes == nil {
-		c.d.groupNotes = map[string][]string{}
-	}
-	c.d.groupNotes[name] = []string{"groupName " + `"` + g.str + `"` + "."}
-}
-
 var nonSlug = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // slug makes a group name safe in a branch name: "All non-major" -> all-non-major.

@@ -30,7 +30,7 @@ func FromRenovate(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
-	c := &renovate{file: file, refs: res.Refs, d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
+	c := &renovate{file: file, refs: res.Refs, all: append(slices.Clone(res.Refs), res.Charts...), d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
 	c.global(root)
 	if rules := root.get("packageRules"); rules != nil {
 		for i, r := range rules.vals {
@@ -47,8 +47,11 @@ func rules(root *jnode) *jnode { return root.get("packageRules") }
 
 // renovate is one conversion in progress.
 type renovate struct {
-	file       string
-	refs       []scan.Ref
+	file string
+	refs []scan.Ref // the images of the repository
+	// all are its images and charts: what a converted name is checked
+	// against.
+	all        []scan.Ref
 	d          *draft
 	ns         notes
 	cron       string // the schedule for the workflow, when it is cron

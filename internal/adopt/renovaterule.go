@@ -139,23 +139,19 @@ func (c *renovate) paths(where string, r *jnode) ([]string, bool) {
 
 // names turns the rule's name matchers into globs over normalized names.
 func (c *renovate) names(r *jnode) (globs []string, ok bool) {
+	defer func() { globs = unique(globs) }()
 	for _, key := range []string{"matchPackageNames", "matchDepNames"} {
 		n := r.get(key)
 		list, _ := n.list()
 		for _, name := range list {
-			if strings.HasPrefix(name, "/") {
-				g, err := regexPrefixGlob(name)
-				if err != nil {
-					c.note(n, "%s %q: %v; rule not converted", key, name, err)
-					return nil, false
-				}
-				name = g
-			}
-			g, ok := c.glob(n, name)
+			gs, ok := c.nameMatcher(n, key, name)
 			if !ok {
 				return nil, false
 			}
-			globs = append(globs, g)
+			globs = append(globs, gs...)
+			if !strings.ContainsAny(name, "/*?[{") {
+				globs = append(globs, c.chartGlobs(name)...)
+			}
 		}
 	}
 	prefixes, _ := r.get("matchPackagePrefixes").list()
@@ -164,17 +160,13 @@ func (c *renovate) names(r *jnode) (globs []string, ok bool) {
 			globs = append(globs, g)
 		}
 	}
-	defer func() { globs = unique(globs) }()
 	patterns, _ := r.get("matchPackagePatterns").list()
 	for _, p := range patterns {
-		g, err := regexPrefixGlob("/" + p + "/")
-		if err != nil {
-			c.note(r.get("matchPackagePatterns"), "matchPackagePatterns %q: %v; rule not converted", p, err)
+		gs, ok := c.nameMatcher(r.get("matchPackagePatterns"), "matchPackagePatterns", "/"+p+"/")
+		if !ok {
 			return nil, false
 		}
-		if g, ok := c.glob(r.get("matchPackagePatterns"), g); ok {
-			globs = append(globs, g)
-		}
+		globs = append(globs, gs...)
 	}
 	return globs, true
 }
@@ -256,7 +248,7 @@ func (c *renovate) convertRule(where string, r *jnode, globs, paths, types []str
 	}
 	e.p.Paths = paths
 	if g := r.get("groupName"); g != nil && g.kind == '"' {
-		c.group(g, globs, types)
+		c.group(where, g, globs, paths)
 	}
 	if isEmpty(e.p) {
 		if r.get("groupName") == nil && len(c.ns) == c.rulesNotes {
