@@ -59,11 +59,12 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 		}
 	}
 	scope(d, res.Refs, converted, entries)
+	d.excludes(fsys, res.Refs, true)
 	r, err := finish(d, ns, o, "")
 	if err != nil {
 		return nil, err
 	}
-	r.Markers = markers
+	r.Markers, r.From, r.Handover = markers, "Flux image automation", fluxHandover(autos)
 	return r, nil
 }
 

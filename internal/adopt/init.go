@@ -59,6 +59,14 @@ type Result struct {
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
 	Markers []Marker
+	// Limits are the pull request limits the config sets.
+	Limits Limits
+	// From names what was converted ("renovate.json5", "Flux image
+	// automation"); "" for a config read from the repository as it is.
+	From string
+	// Handover says, in Markdown, what to turn off in the tool converted
+	// from so that the two never propose the same update; "" for none.
+	Handover string
 }
 
 // Init writes a configuration for the repository in fsys as it is: the
@@ -72,6 +80,7 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
 	d := &draft{origin: "init", hosts: hostsOf(res.Refs)}
+	d.excludes(fsys, res.Refs, true)
 	var ns notes
 	if o.Registry != nil {
 		if err := suggest(ctx, d, res.Refs, o, &ns); err != nil {
@@ -94,7 +103,7 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes}
+		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes, Limits: d.limits()}
 		if note != "" {
 			res.Notes = append(res.Notes, Note{File: GitLabCIPath, Msg: note})
 		}
@@ -104,7 +113,7 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Config: cfg, Workflow: wf, WorkflowPath: workflowPath(o.Runner), Notes: d.notes}, nil
+	return &Result{Config: cfg, Workflow: wf, WorkflowPath: workflowPath(o.Runner), Notes: d.notes, Limits: d.limits()}, nil
 }
 
 // image is one image of the repository and the tags it is used at.

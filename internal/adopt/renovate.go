@@ -70,8 +70,8 @@ func (n *jnode) isFalse() bool { return n != nil && n.kind == 'f' }
 func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 	for _, name := range renovateFiles {
 		root, err := readRenovate(fsys, name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		if errors.Is(err, fs.ErrNotExist) || (err != nil && name == "package.json") {
+			continue // a package.json that does not parse holds no config Renovate reads either
 		}
 		if err != nil {
 			return name, nil, err

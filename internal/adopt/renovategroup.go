@@ -37,11 +37,16 @@ func (c *renovate) group(where string, g *jnode, globs, paths []string) {
 	c.d.groupNotes[name] = []string{"groupName " + `"` + g.str + `"` + "."}
 }
 
-// members are the globs of a group: those that fit a reference of the
-// repository, or with paths, the names of the images in those files.
+// members are the globs of a group: with paths, the names of the images
+// in those files; in a rule for docker images, its globs; else those that
+// fit an image or chart of the repository, since a rule that names no
+// datasource may well be about npm packages or Helm charts.
 func (c *renovate) members(where string, g *jnode, globs, paths []string) []string {
 	var out, absent, elsewhere []string
-	if paths == nil {
+	switch {
+	case paths == nil && c.forImages:
+		out = globs
+	case paths == nil:
 		for _, gl := range globs {
 			if slices.ContainsFunc(c.all, func(r scan.Ref) bool { return r.Image != "" && fits([]string{gl}, r.Image) }) {
 				out = append(out, gl)
@@ -49,7 +54,7 @@ func (c *renovate) members(where string, g *jnode, globs, paths []string) []stri
 				absent = append(absent, gl)
 			}
 		}
-	} else {
+	default:
 		for _, r := range c.all {
 			if r.Image == "" || !fits(globs, r.Image) || !fits(paths, r.File) || slices.Contains(out, r.Image) || slices.Contains(elsewhere, r.Image) {
 				continue

@@ -44,10 +44,12 @@ var matchers = map[string]bool{
 func (c *renovate) rule(i int, r *jnode) {
 	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
 	c.rulesNotes = len(c.ns)
-	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "docker") {
+	ds, ok := r.get("matchDatasources").list()
+	if ok && !slices.Contains(ds, "docker") {
 		c.otherRules++
 		return
 	}
+	c.forImages = ok
 	if mg, ok := r.get("matchManagers").list(); ok && !c.managersConvert(where, r.get("matchManagers"), mg) {
 		return
 	}

@@ -51,6 +51,10 @@ type Config struct {
 	Approval []string `yaml:"approval"`
 	// Onboarding is nil when the file leaves it out: on. See OnboardingOn.
 	Onboarding *bool `yaml:"onboarding"`
+	// SeparateMajorMinor is nil when the file leaves it out: on, as in
+	// Renovate (the newest update within the current major and the
+	// newest major are two pull requests).
+	SeparateMajorMinor *bool `yaml:"separateMajorMinor"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`

@@ -17,6 +17,9 @@ type Onboarding struct {
 	Path   string // ".imagebot.yaml"
 	Config []byte
 	Notes  []string // what init could not do, in its words
+	// Lead heads the body (Markdown from adopt): what the config was
+	// converted from, what to turn off in the other tool, the limits.
+	Lead string
 }
 
 const onboardTitle = "Configure imagebot"
@@ -124,6 +127,7 @@ func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
 	fmt.Fprintf(&b, "Welcome to imagebot. This pull request adds `%s`, the configuration `imagebot init` suggests for this repository. "+
 		"Nothing else is proposed until it is merged; edit it on this branch first if you like. "+
 		"Closing it without merging stops imagebot here until a config file is committed.\n\n", ob.Path)
+	b.WriteString(ob.Lead)
 	gs := groups(p, prefix)
 	fmt.Fprintf(&b, "### What happens once this is merged\n\n")
 	if len(gs) == 0 {

@@ -37,11 +37,11 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
 		return nil
 	}
-	res, err := adopt.Init(ctx, e.fsys, adopt.Options{Registry: e.reg})
+	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg})
 	if err != nil {
 		return err
 	}
-	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config}
+	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead()}
 	for _, n := range res.Notes {
 		ob.Notes = append(ob.Notes, n.String())
 	}
