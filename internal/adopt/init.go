@@ -46,6 +46,9 @@ type Options struct {
 	// imagebot release the job installs ("1.2.3"; "" a placeholder).
 	GitLab, HasGitLabCI bool
 	Release             string
+	// Repository is the repository's owner/name on its forge ("" when
+	// unknown): a Renovate preset kept in it is followed.
+	Repository string
 }
 
 // Result is what init writes, and what it could not do.

@@ -28,6 +28,25 @@ type jnode struct {
 	keys []string
 	vals []*jnode // object member values, or array elements
 	line int
+	// file is the file the value was read from when it is a preset's,
+	// "" for the config's own.
+	file string
+}
+
+// fileOr is the file n was read from, or def for the config's own.
+func (n *jnode) fileOr(def string) string {
+	if n.file != "" {
+		return n.file
+	}
+	return def
+}
+
+// setFile marks every value of a preset's tree with its file.
+func (n *jnode) setFile(file string) {
+	n.file = file
+	for _, v := range n.vals {
+		v.setFile(file)
+	}
 }
 
 func (n *jnode) get(key string) *jnode {

@@ -29,6 +29,8 @@ func FromRenovate(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
 	c := &renovate{file: file, refs: slices.Clone(res.Refs), all: append(slices.Clone(res.Refs), res.Charts...), d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
+	pr := &presetReader{fsys: fsys, repo: o.Repository, ns: &c.ns, file: file}
+	root = pr.expand(root, 0, []string{file})
 	c.global(root)
 	c.d.excludes(fsys, res.Refs, root.get("ignorePaths") == nil)
 	// Rules read the tags of the images the config leaves in scope.
@@ -77,11 +79,11 @@ type renovate struct {
 }
 
 func (c *renovate) note(n *jnode, format string, args ...any) {
-	line := 0
+	file, line := c.file, 0
 	if n != nil {
-		line = n.line
+		file, line = n.fileOr(c.file), n.line
 	}
-	c.ns.add(c.file, line, format, args...)
+	c.ns.add(file, line, format, args...)
 }
 
 // handledGlobal are the top-level keys converted (or deliberately
@@ -263,6 +265,9 @@ func (c *renovate) extends(n *jnode) {
 			c.pinned = c.pinned || pol.Pin != nil
 			c.d.add(entry{comment: []string{"extends " + p}, p: pol})
 			continue
+		}
+		if repoPreset.MatchString(p) {
+			continue // named when it was not followed
 		}
 		if m := labelPreset.FindStringSubmatch(p); m != nil {
 			for _, l := range strings.Split(m[1], ",") {

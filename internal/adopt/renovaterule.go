@@ -42,7 +42,7 @@ var matchers = map[string]bool{
 // rule converts packageRules[i], or says why not. A rule for other
 // datasources or managers is left out, never widened to every image.
 func (c *renovate) rule(i int, r *jnode) {
-	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
+	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, r.fileOr(c.file), r.line)
 	c.rulesNotes = len(c.ns)
 	ds, ok := r.get("matchDatasources").list()
 	if ok && !slices.Contains(ds, "docker") {
