@@ -97,3 +97,30 @@ func TestRenovateSizeBounded(t *testing.T) {
 		t.Errorf("a config under the cap allocated %d MiB", spent>>20)
 	}
 }
+
+// TestRenovateTypedAgeStricter: an age for major updates only applies to
+// every update of the images (imagebot checks the age before it knows the
+// type): stricter than Renovate, never dropped.
+func TestRenovateTypedAgeStricter(t *testing.T) {
+	src := `{"packageRules": [
+  {"matchPackageNames": ["ghcr.io/acme/web"], "matchUpdateTypes": ["major"], "minimumReleaseAge": "14 days", "automerge": false},
+  {"matchPackageNames": ["ghcr.io/acme/api"], "matchUpdateTypes": ["major"], "minimumReleaseAge": "20000 weeks"}
+]}`
+	res, err := FromRenovate(t.Context(), fstest.MapFS{"renovate.json": {Data: []byte(src)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Check(".imagebot.yaml", res.Config)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Config)
+	}
+	if r := c.For("ghcr.io/acme/web", "a.yaml"); r.MinAge.Hours() != 14*24 {
+		t.Errorf("web minAge %v, want 14 days on every update\n%s", r.MinAge, res.Config)
+	}
+	if r := c.For("ghcr.io/acme/api", "a.yaml"); !r.Skip {
+		t.Errorf("api: an age beyond any minAge must skip, got %+v", r)
+	}
+	if !strings.Contains(fmt.Sprint(res.Notes), "the age applies to every update of these images") {
+		t.Errorf("notes: %v", res.Notes)
+	}
+}

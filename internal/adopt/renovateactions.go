@@ -69,6 +69,8 @@ func (c *renovate) typed(where string, r *jnode, globs, paths, types []string, e
 			}
 		case k == "groupName":
 			c.note(v, "%s: a group for %s updates only: imagebot groups whole images, so the group takes every update of them", where, strings.Join(types, ", "))
+		case k == "minimumReleaseAge" || k == "stabilityDays":
+			c.typedAge(where, r, k, v, globs, paths, types)
 		case ruleActions[k]:
 			c.note(v, "%s: %s with matchUpdateTypes: imagebot chooses the tag before it knows the update type, so only automerge, labels, reviewers and dependencyDashboardApproval convert; not converted", where, k)
 		}
@@ -304,4 +306,23 @@ func slug(s string) string {
 		s = "group"
 	}
 	return s
+}
+
+// typedAge converts a release age for some update types only. imagebot
+// checks the age before it knows the type, so the age applies to every
+// update of the rule's images: stricter than Renovate, never looser.
+func (c *renovate) typedAge(where string, r *jnode, k string, v *jnode, globs, paths, types []string) {
+	sub := &jnode{kind: '{', line: r.line, file: r.file, keys: []string{k}, vals: []*jnode{v}}
+	e := ruleEntry{entry: entry{why: map[string]string{}}}
+	if !c.actions(where, sub, globs, &e) || (e.p.MinAge == nil && e.p.Skip == nil) {
+		return
+	}
+	c.note(v, "%s: %s for %s updates only: imagebot checks a release's age before it knows the update type, so the age applies to every update of these images (stricter than Renovate, never looser)", where, k, strings.Join(types, ", "))
+	for i, g := range globs {
+		out := entry{why: e.why, p: config.Policy{Match: g, Paths: paths, MinAge: e.p.MinAge, Skip: e.p.Skip}}
+		if i == 0 {
+			out.comment = []string{"From " + where + " (" + k + " for " + strings.Join(types, ", ") + ")."}
+		}
+		c.d.add(out)
+	}
 }
