@@ -19,21 +19,35 @@ func Onboard(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	file, _, err := renovateConfig(fsys)
 	switch {
 	case err == nil:
-		return FromRenovate(ctx, fsys, o)
-	case file != "" && !errors.Is(err, ErrNothingToConvert):
-		res, ierr := Init(ctx, fsys, o)
-		if ierr != nil {
-			return nil, ierr
+		res, cerr := FromRenovate(ctx, fsys, o)
+		if cerr == nil || ctx.Err() != nil {
+			return res, cerr
 		}
-		res.Notes = append([]Note{{File: file, Msg: fmt.Sprintf("Renovate's config was not converted: %v", err)}}, res.Notes...)
-		res.From, res.Handover = "", renovateHandover(file)
-		return res, nil
+		err = cerr
+		fallthrough
+	case file != "" && !errors.Is(err, ErrNothingToConvert):
+		return initInstead(ctx, fsys, o, Note{File: file, Msg: fmt.Sprintf("Renovate's config was not converted: %v", err)}, renovateHandover(file))
 	}
 	res, err := FromFlux(ctx, fsys, o)
-	if errors.Is(err, ErrNothingToConvert) {
+	switch {
+	case errors.Is(err, ErrNothingToConvert):
 		return Init(ctx, fsys, o)
+	case err != nil && ctx.Err() == nil:
+		return initInstead(ctx, fsys, o, Note{Msg: fmt.Sprintf("Flux's image automation was not converted: %v", err)}, "Suspend Flux's ImageUpdateAutomation objects once this is merged, or both update the same lines.")
 	}
 	return res, err
+}
+
+// initInstead is Init when the conversion failed: the repository as it
+// is, the reason first among the notes, and still the handover.
+func initInstead(ctx context.Context, fsys fs.FS, o Options, why Note, handover string) (*Result, error) {
+	res, err := Init(ctx, fsys, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append([]Note{why}, res.Notes...)
+	res.Handover = handover
+	return res, nil
 }
 
 // Lead is the top of the onboarding pull request's body, in Markdown:
@@ -50,7 +64,7 @@ func (r *Result) Lead() string {
 		}
 		b.WriteString(".\n\n")
 	case r.Handover != "":
-		b.WriteString("**Renovate's config was found but could not be converted**: the config below reads the repository as it is (see \"What `init` could not do\" below).\n\n")
+		b.WriteString("**The other tool's config was found but could not be converted**: the config below reads the repository as it is (see \"What `init` could not do\" below).\n\n")
 	}
 	if r.Handover != "" {
 		b.WriteString("### Turn off the same updates in the other tool\n\n" + r.Handover + "\n\n")

@@ -102,6 +102,21 @@ spec:
 			t.Errorf("lead:\n%s", res.Lead())
 		}
 	})
+
+	t.Run("renovate conversion too large to write", func(t *testing.T) {
+		var rules []string
+		for i := range 8_000 {
+			rules = append(rules, fmt.Sprintf(`{"matchPackageNames": ["ghcr.io/acme/service-number-%d"], "allowedVersions": "<2.0.0"}`, i))
+		}
+		src := `{"packageRules": [` + strings.Join(rules, ",\n") + `]}`
+		res, err := Onboard(t.Context(), fstest.MapFS{"renovate.json": {Data: []byte(src)}, "apps/web.yaml": {Data: []byte(webManifest)}}, Options{})
+		if err != nil {
+			t.Fatalf("onboarding failed instead of proposing init's config: %v", err)
+		}
+		if !strings.Contains(res.Notes[0].String(), "renovate.json: Renovate's config was not converted: too large for init") || res.Handover == "" {
+			t.Errorf("notes %v, handover %q", res.Notes, res.Handover)
+		}
+	})
 }
 
 // TestInitCalmAndExcludes: the config plain init writes sets the limits
