@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
+	"unicode"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -71,7 +73,7 @@ func keptExcludes(fsys fs.FS) []excluded {
 		if len(at) > 1 {
 			where += fmt.Sprintf(" and %d more", len(at)-1)
 		}
-		out = append(out, excluded{glob: "**/" + k.name + "/**", why: k.why + " (" + where + ")"})
+		out = append(out, excluded{glob: "**/" + k.name + "/**", why: oneLine(k.why + " (" + where + ")")})
 	}
 	return out
 }
@@ -104,11 +106,11 @@ func archiveExcludes(refs []scan.Ref, skip []excluded) []excluded {
 	var out []excluded
 	for _, k := range order {
 		n := len(tags[k])
-		g := k.dir + "/**"
+		g := globQuote(k.dir) + "/**"
 		if n < archiveVersions || slices.ContainsFunc(out, func(e excluded) bool { return e.glob == g }) {
 			continue
 		}
-		out = append(out, excluded{glob: g, why: fmt.Sprintf("its files pin %d different versions of %s: a release archive, not deployments", n, k.image)})
+		out = append(out, excluded{glob: g, why: oneLine(fmt.Sprintf("its files pin %d different versions of %s: a release archive, not deployments", n, k.image))})
 	}
 	return out
 }
@@ -147,4 +149,28 @@ func (d *draft) excludes(fsys fs.FS, refs []scan.Ref, kept bool) {
 		}
 	}
 	d.exclude = append(d.exclude, archiveExcludes(refs, d.exclude)...)
+}
+
+// globQuote escapes what doublestar reads as pattern syntax in a path
+// taken from the repository, so that it matches that path only.
+func globQuote(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[]{}\\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// oneLine keeps a comment made of repository names on its line: a line
+// break in a directory's name must not start a key of the config.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

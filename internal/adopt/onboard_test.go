@@ -211,3 +211,26 @@ func TestRenovateGlobalKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveOddNames: a release archive whose directory name holds glob
+// syntax and a line break is excluded by exactly that directory, and the
+// config still loads (the name neither breaks the glob nor adds a key).
+func TestArchiveOddNames(t *testing.T) {
+	dir := "rel[eases\nonboarding: false {x}"
+	fsys := fstest.MapFS{"relxeases/web.yaml": {Data: []byte(webManifest)}}
+	for i := range 5 {
+		fsys[fmt.Sprintf("%s/web-1.%d.0.yaml", dir, i)] = &fstest.MapFile{Data: fmt.Appendf(nil, "image: ghcr.io/acme/web:1.%d.0\n", i)}
+	}
+	res, err := Init(t.Context(), fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Check(".imagebot.yaml", res.Config)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Config)
+	}
+	if c.Included(dir+"/web-1.0.0.yaml") || !c.Included("relxeases/web.yaml") || !c.OnboardingOn() {
+		t.Errorf("exclude %q: archive included %v, neighbour included %v, onboarding %v",
+			c.Exclude, c.Included(dir+"/web-1.0.0.yaml"), c.Included("relxeases/web.yaml"), c.OnboardingOn())
+	}
+}
