@@ -56,7 +56,7 @@ func (c *renovate) members(where string, g *jnode, globs, paths []string) []stri
 		}
 	default:
 		for _, r := range c.all {
-			if r.Image == "" || !fits(globs, r.Image) || !fits(paths, r.File) || slices.Contains(out, r.Image) || slices.Contains(elsewhere, r.Image) {
+			if r.Image == "" || !fits(globs, r.Image) || !fits(paths, r.File) || slices.Contains(out, globQuote(r.Image)) || slices.Contains(elsewhere, r.Image) {
 				continue
 			}
 			if i := slices.IndexFunc(c.all, func(o scan.Ref) bool { return o.Image == r.Image && !fits(paths, o.File) }); i >= 0 {
@@ -64,7 +64,7 @@ func (c *renovate) members(where string, g *jnode, globs, paths []string) []stri
 				c.note(g, "%s: group %q: %s is also used in %s, outside the rule's files, and imagebot groups whole images; left out of the group", where, g.str, r.Image, c.all[i].File)
 				continue
 			}
-			out = append(out, r.Image)
+			out = append(out, globQuote(r.Image))
 		}
 	}
 	if len(absent) > 0 {

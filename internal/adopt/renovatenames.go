@@ -119,8 +119,8 @@ func fits(globs []string, name string) bool {
 func (c *renovate) chartGlobs(name string) []string {
 	var out []string
 	for _, r := range c.all {
-		if r.Chart != nil && r.Chart.Name == name && r.Image != "" && !slices.Contains(out, r.Image) {
-			out = append(out, r.Image)
+		if g := globQuote(r.Image); r.Chart != nil && r.Chart.Name == name && r.Image != "" && !slices.Contains(out, g) {
+			out = append(out, g) // a repository URL may hold glob syntax
 		}
 	}
 	return out
