@@ -33,7 +33,7 @@ func renovateHandover(file string) string {
 // Flux commits the updates imagebot proposes as pull requests.
 func fluxHandover(autos []fluxAutomation) string {
 	if len(autos) == 0 {
-		return "No ImageUpdateAutomation was found: Flux only reflects image tags here, and commits nothing imagebot proposes."
+		return "" // Flux only reflects tags here: it commits nothing imagebot proposes
 	}
 	var b strings.Builder
 	b.WriteString("Suspend Flux's image automation once this is merged, or both update the same lines:\n\n")
