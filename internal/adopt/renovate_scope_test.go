@@ -143,3 +143,28 @@ func TestRenovateContainsRefused(t *testing.T) {
 		t.Errorf("no note: %v", res.Notes)
 	}
 }
+
+// TestRenovateChartByName: a plain name that is a chart of the repository
+// stands for that chart, unless the rule is for images only (docker, or
+// a manager that finds no charts).
+func TestRenovateChartByName(t *testing.T) {
+	chart := "https://prometheus-community.example.com/helm-charts/kube-prometheus-stack"
+	for rule, want := range map[string]bool{
+		`{matchPackageNames: ['kube-prometheus-stack'], groupName: 'monitoring'}`:                                 true,
+		`{matchManagers: ['flux'], matchPackageNames: ['kube-prometheus-stack'], groupName: 'monitoring'}`:        true,
+		`{matchManagers: ['helm-values'], matchPackageNames: ['kube-prometheus-stack'], groupName: 'monitoring'}`: false,
+		`{matchDatasources: ['docker'], matchPackageNames: ['kube-prometheus-stack'], groupName: 'monitoring'}`:   false,
+	} {
+		res, err := FromRenovate(t.Context(), scopeRepo(`{packageRules: [`+rule+`]}`), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.Check(".imagebot.yaml", res.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.GroupFor(chart) != nil; got != want {
+			t.Errorf("%s: chart grouped %v, want %v\n%s", rule, got, want, res.Config)
+		}
+	}
+}

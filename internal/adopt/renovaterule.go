@@ -151,7 +151,7 @@ func (c *renovate) names(r *jnode) (globs []string, ok bool) {
 				return nil, false
 			}
 			globs = append(globs, gs...)
-			if !strings.ContainsAny(name, "/*?[{") {
+			if !strings.ContainsAny(name, "/*?[{") && forCharts(r) {
 				globs = append(globs, c.chartGlobs(name)...)
 			}
 		}
@@ -286,4 +286,18 @@ func isEmpty(p config.Policy) bool {
 	return p.Skip == nil && p.Allow == nil && p.Ignore == nil && p.Pattern == nil && p.Versioning == nil &&
 		p.Range == nil && p.Pin == nil && p.Labels == nil && p.Reviewers == nil && p.Automerge == nil && p.MinAge == nil &&
 		p.Approval == nil
+}
+
+// chartManagers are Renovate's managers that find the Helm charts
+// imagebot updates.
+var chartManagers = []string{"flux", "argocd", "helmv3", "helmfile", "kustomize"}
+
+// forCharts reports whether a rule may be about Helm charts: it names no
+// datasource or helm among them, and no manager or one that finds charts.
+func forCharts(r *jnode) bool {
+	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "helm") {
+		return false
+	}
+	mg, ok := r.get("matchManagers").list()
+	return !ok || slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(chartManagers, m) })
 }
