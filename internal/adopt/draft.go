@@ -67,7 +67,13 @@ func (d *draft) render() ([]byte, error) {
 
 	if len(d.mirrors) > 0 || len(d.aliases) > 0 {
 		k := str("registries")
-		k.HeadComment = "The mirrors init was given (--mirror), and Renovate's registryAliases."
+		k.HeadComment = "The mirrors init was given (--mirror)."
+		if len(d.aliases) > 0 {
+			k.HeadComment = "Renovate's registryAliases: the registry each alias stands for, as its mirror."
+			if len(d.mirrors) > 0 {
+				k.HeadComment = "The mirrors init was given (--mirror), and Renovate's registryAliases."
+			}
+		}
 		regs := &yaml.Node{Kind: yaml.MappingNode}
 		all := maps.Clone(d.aliases)
 		if all == nil {
