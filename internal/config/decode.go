@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -219,15 +221,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 	}
 }
 
-// decodeMisspelt decodes the value of a misspelt key (`polices:`) as
-// the key it is closest to, and drops the result: the errors inside it are reported now, not one
-// round of fixes later.
+// decodeMisspelt decodes the value of a misspelt key (`polices:`) as the
+// key it is closest to, and drops the result: the errors inside it are
+// reported now, not one round of fixes later.
 func (d *decoder) decodeMisspelt(v reflect.Value, kv pair, fields map[string]int) {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	meant := closest(kv.key.Value, keys)
+	meant := closest(kv.key.Value, slices.Sorted(maps.Keys(fields)))
 	i, ok := fields[meant]
 	if !ok {
 		return
