@@ -59,6 +59,7 @@ func TestRenovateNoWiderRule(t *testing.T) {
     {matchFileNames: ['apps/db/**'], groupName: 'database'},
     {matchPackageNames: ['*'], addLabels: ['deps']},
     {matchPackageNames: ['/.*/'], addLabels: ['all']},
+    {matchPackagePatterns: ['*'], addLabels: ['any']},
     {matchPackageNames: ['/kube-prometheus-stack/'], groupName: 'monitoring stack'},
     {matchDatasources: ['docker'], matchPackageNames: ['/rook-ceph/'], automerge: true},
     {matchPackageNames: ['/^ghcr\\.io\\/acme\\/.+-(api|web)$/'], automerge: true},
@@ -99,8 +100,8 @@ func TestRenovateNoWiderRule(t *testing.T) {
 			t.Errorf("group %q converted: %v", g.Name, g.Match)
 		}
 	}
-	if r := c.For("ghcr.io/acme/web", "apps/web/web.yaml"); strings.Join(r.Labels, ",") != "deps,all" {
-		t.Errorf("labels of every image: %v, want deps and all (from * and /.*/)", r.Labels)
+	if r := c.For("ghcr.io/acme/web", "apps/web/web.yaml"); strings.Join(r.Labels, ",") != "deps,all,any" {
+		t.Errorf("labels of every image: %v, want deps, all and any (from *, /.*/ and the pattern *)", r.Labels)
 	}
 	if r := c.For("quay.io/ceph/rook-ceph-operator", "apps/storage/ceph.yaml"); len(r.Automerge) == 0 {
 		t.Errorf("rook-ceph automerge not converted:\n%s", res.Config)

@@ -14,8 +14,9 @@ import (
 
 // everything are the spellings of "every package" in Renovate's name
 // matchers: `*` (which Renovate special-cases, where imagebot's `*` stays
-// within one segment of a name) and regexps that match any text.
-var everything = []string{"*", "**", "/.*/", "/.+/", "/^.*$/", "/^.+$/", "/^.*/", "/.*$/"}
+// within one segment of a name), regexps that match any text, and
+// matchPackagePatterns' "*", which Renovate reads as ".*".
+var everything = []string{"*", "**", "/.*/", "/.+/", "/^.*$/", "/^.+$/", "/^.*/", "/.*$/", "/*/"}
 
 // nameMatcher converts one entry of matchPackageNames (or matchDepNames,
 // or a matchPackagePatterns regexp written /like this/) into globs over
