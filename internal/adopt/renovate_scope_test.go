@@ -169,3 +169,28 @@ func TestRenovateChartByName(t *testing.T) {
 		}
 	}
 }
+
+// TestRenovateGlobsValidate: whatever a rule's names are, init writes
+// only matches that validate accepts: a glob in capitals matches as
+// Renovate's (which ignore case) do, and one that can never fit a name
+// (a tag in it) is a note, never a config that does not load.
+func TestRenovateGlobsValidate(t *testing.T) {
+	src := `{packageRules: [
+  {matchPackageNames: ['GHCR.io/Acme/*'], addLabels: ['acme']},
+  {matchPackageNames: ['ghcr.io/acme/*:1.2'], addLabels: ['tagged']},
+]}`
+	res, err := FromRenovate(t.Context(), scopeRepo(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Check(".imagebot.yaml", res.Config)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Config)
+	}
+	if r := c.For("ghcr.io/acme/web", "apps/web/web.yaml"); strings.Join(r.Labels, ",") != "acme" {
+		t.Errorf("labels %v, want acme", r.Labels)
+	}
+	if !strings.Contains(fmt.Sprint(res.Notes), `"ghcr.io/acme/*:1.2": match "ghcr.io/acme/*:1.2" never fits`) {
+		t.Errorf("notes: %v", res.Notes)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -69,8 +70,8 @@ func (c *renovate) containsGlobs(re string) ([]string, error) {
 	if anchored {
 		globs = []string{"**/*" + lit}
 	}
-	if !doublestar.ValidatePattern(globs[0]) {
-		return nil, fmt.Errorf("%q is not a glob imagebot reads", globs[0])
+	if err := config.CheckMatch(globs[0]); err != nil {
+		return nil, err
 	}
 	// The regexp as Renovate tests it, in Go's syntax (the same for text).
 	rx, err := regexp.Compile(jsRegexBody(re))

@@ -219,19 +219,30 @@ func (c *renovate) glob(at *jnode, name string) (string, bool) {
 		}
 		return n, true
 	}
+	g := wildGlob(strings.ToLower(name)) // Renovate matches globs without regard to case
+	if err := config.CheckMatch(g); err != nil {
+		c.note(at, "%q: %v; rule not converted", name, err)
+		return "", false
+	}
+	return g, true
+}
+
+// wildGlob normalizes the registry part of a Renovate glob as Docker
+// does: bitnami/** -> docker.io/bitnami/**.
+func wildGlob(name string) string {
 	first, rest, more := strings.Cut(name, "/")
 	switch {
 	case first == "**" || first == "*":
-		return name, true // any registry: already over normalized names
+		return name // any registry: already over normalized names
 	case !more:
-		return "docker.io/library/" + name, true
+		return "docker.io/library/" + name
 	case strings.ContainsAny(first, ".:") || first == "localhost":
 		if first == "index.docker.io" {
 			first = "docker.io"
 		}
-		return first + "/" + rest, true
+		return first + "/" + rest
 	}
-	return "docker.io/" + name, true
+	return "docker.io/" + name
 }
 
 // convertRule writes one policy per glob with the rule's settings, scoped

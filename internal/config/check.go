@@ -272,6 +272,16 @@ func mirrorProblem(s string) string {
 	return ""
 }
 
+// CheckMatch is nil when g is a match validate accepts (a glob that can
+// fit a normalized name), else the reason: for generators of configs,
+// which must not write what validate refuses.
+func CheckMatch(g string) error {
+	if msg := imageGlobProblem(g); msg != "" {
+		return fmt.Errorf("match %s", msg)
+	}
+	return nil
+}
+
 // imageGlobProblem says what is wrong with a glob over normalized image
 // names (a policy's match, a group's), or "".
 func imageGlobProblem(g string) string {
