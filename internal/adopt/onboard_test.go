@@ -183,7 +183,7 @@ func TestRenovateGlobalKeys(t *testing.T) {
   prHourlyLimit: 5,
   prConcurrentLimit: 0,
   separateMajorMinor: false,
-  registryAliases: {'registry.acme.internal': 'harbor.acme.example/proxy', '$CI_REGISTRY': 'registry.gitlab.com'},
+  registryAliases: {'registry.acme.internal': 'harbor.acme.example/proxy', '$CI_REGISTRY': 'registry.gitlab.com', 'odd.example': 'mirror.example/a b?c'},
 }`
 	res, err := FromRenovate(t.Context(), fstest.MapFS{"renovate.json5": {Data: []byte(src)}, "apps/web.yaml": {Data: []byte(webManifest)}}, Options{})
 	if err != nil {

@@ -45,6 +45,9 @@ func (c *renovate) ignorePaths(root *jnode) {
 // keys name one; "$CI_REGISTRY" and other template variables are not.
 var aliasHost = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$`)
 
+// aliasPath is the path a registry alias may add after the host.
+var aliasPath = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)*$`)
+
 // registryAliases converts Renovate's registryAliases whose key is a
 // registry host: imagebot asks the registry the alias stands for, as a
 // mirror of that host. Other keys are variables imagebot does not expand.
@@ -61,7 +64,7 @@ func (c *renovate) registryAliases(n *jnode) {
 		to := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(v.str, "https://"), "http://"), "/")
 		host, _, _ := strings.Cut(to, "/")
 		switch {
-		case v.kind != '"' || !aliasHost.MatchString(host):
+		case v.kind != '"' || !aliasHost.MatchString(host) || !aliasPath.MatchString(strings.TrimPrefix(to, host)):
 			c.note(v, "registryAliases %q: %q is not a registry host; not converted", alias, v.str)
 			continue
 		case !aliasHost.MatchString(alias) || (!strings.ContainsAny(alias, ".:") && alias != "localhost"):
