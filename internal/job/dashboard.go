@@ -44,6 +44,9 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 		return err
 	}
 	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead()}
+	if proposed, err := config.Check(ob.Path, res.Config); err == nil {
+		ob.Scanned = proposed.Included // the preview shows what follows the merge
+	}
 	for _, n := range res.Notes {
 		ob.Notes = append(ob.Notes, n.String())
 	}
