@@ -94,6 +94,11 @@ func runInit(ctx context.Context, o *initOptions) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
+	if res.Handover != "" {
+		// What to turn off in the tool converted from: the two must
+		// never propose the same update.
+		fmt.Fprintf(stderr, "then, in %s: %s\n", res.From, res.Handover)
+	}
 	if o.Stdout {
 		files := res.Files(o.Repo)
 		for _, name := range []string{".imagebot.yaml", ".imagebot.yml", cmp.Or(res.WorkflowPath, adopt.WorkflowPath)} {

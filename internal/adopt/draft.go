@@ -29,17 +29,19 @@ type draft struct {
 	reviewers   []string
 	schedule    string
 	scheduleWhy string
-	exclude     []string
+	exclude     []excluded
 	// The dashboard and the limits (Renovate's dependencyDashboard*,
-	// prConcurrentLimit, prHourlyLimit); nil or 0 when not said.
+	// prConcurrentLimit, prHourlyLimit, separateMajorMinor); nil when
+	// not said. The limits are always written: nil is the calm default.
 	dashboard, onboarding *bool
 	dashboardTitle        string
 	approval              []string
-	maxOpen, perRun       int
-	// author and commitMessage are the git settings converted from the
-	// old tool; zero when it said none.
-	author        config.Author
-	authorWhy     string
+	maxOpen, perHour      *int
+	separateMajorMinor    *bool
+	// aliases are mirrors from Renovate's registryAliases, by host.
+	aliases map[string]string
+	// commitMessage is converted from the old tool; "" when it said
+	// none. Its commit author never is: see fluxAutomationSettings.
 	commitMessage string
 	// mirrors are init's --mirror flags, by registry host.
 	mirrors map[string]string
@@ -63,20 +65,33 @@ func (d *draft) render() ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.header(false), Content: []*yaml.Node{root}}
 
-	if len(d.mirrors) > 0 {
+	if len(d.mirrors) > 0 || len(d.aliases) > 0 {
 		k := str("registries")
 		k.HeadComment = "The mirrors init was given (--mirror)."
+		if len(d.aliases) > 0 {
+			k.HeadComment = "Renovate's registryAliases: the registry each alias stands for, as its mirror."
+			if len(d.mirrors) > 0 {
+				k.HeadComment = "The mirrors init was given (--mirror), and Renovate's registryAliases."
+			}
+		}
 		regs := &yaml.Node{Kind: yaml.MappingNode}
-		for _, host := range slices.Sorted(maps.Keys(d.mirrors)) {
-			m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("mirror"), str(d.mirrors[host])}}
+		all := maps.Clone(d.aliases)
+		if all == nil {
+			all = map[string]string{}
+		}
+		maps.Copy(all, d.mirrors) // --mirror wins
+		for _, host := range slices.Sorted(maps.Keys(all)) {
+			v := str(all[host])
+			if _, ok := d.mirrors[host]; !ok {
+				v.LineComment = "registryAliases"
+			}
+			m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("mirror"), v}}
 			regs.Content = append(regs.Content, str(host), m)
 		}
 		root.Content = append(root.Content, k, regs)
 	}
 	if len(d.exclude) > 0 {
-		k := str("exclude")
-		k.HeadComment = "Files imagebot never scans."
-		root.Content = append(root.Content, k, strs(d.exclude))
+		root.Content = append(root.Content, d.excludeNode()...)
 	}
 	if d.schedule != "" {
 		k := str("schedule")
@@ -106,37 +121,12 @@ func (d *draft) render() ([]byte, error) {
 		}
 		root.Content = append(root.Content, gk, gs)
 	}
-	if len(d.labels) > 0 || len(d.reviewers) > 0 || d.maxOpen > 0 || d.perRun > 0 {
-		pr := &yaml.Node{Kind: yaml.MappingNode}
-		if len(d.labels) > 0 {
-			pr.Content = append(pr.Content, str("labels"), strs(d.labels))
-		}
-		if len(d.reviewers) > 0 {
-			pr.Content = append(pr.Content, str("reviewers"), strs(d.reviewers))
-		}
-		if d.maxOpen > 0 {
-			pr.Content = append(pr.Content, str("maxOpen"), d.commented("maxOpen", integer(d.maxOpen)))
-		}
-		if d.perRun > 0 {
-			pr.Content = append(pr.Content, str("perRun"), d.commented("perRun", integer(d.perRun)))
-		}
-		root.Content = append(root.Content, str("pullRequests"), pr)
+	root.Content = append(root.Content, d.pullRequests()...)
+	if d.separateMajorMinor != nil {
+		root.Content = append(root.Content, str("separateMajorMinor"), d.commented("separateMajorMinor", boolean(*d.separateMajorMinor)))
 	}
-	if d.author.Email != "" || d.commitMessage != "" {
-		git := &yaml.Node{Kind: yaml.MappingNode}
-		if d.author.Email != "" {
-			a := &yaml.Node{Kind: yaml.MappingNode}
-			if d.author.Name != "" {
-				a.Content = append(a.Content, str("name"), str(d.author.Name))
-			}
-			a.Content = append(a.Content, str("email"), str(d.author.Email))
-			k := str("author")
-			k.LineComment = d.authorWhy
-			git.Content = append(git.Content, k, a)
-		}
-		if d.commitMessage != "" {
-			git.Content = append(git.Content, str("commitMessage"), str(d.commitMessage))
-		}
+	if d.commitMessage != "" {
+		git := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("commitMessage"), str(d.commitMessage)}}
 		root.Content = append(root.Content, str("git"), git)
 	}
 	if d.dashboard != nil {

@@ -59,11 +59,12 @@ func FromFlux(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 		}
 	}
 	scope(d, res.Refs, converted, entries)
+	d.excludes(fsys, res.Refs, true)
 	r, err := finish(d, ns, o, "")
 	if err != nil {
 		return nil, err
 	}
-	r.Markers = markers
+	r.Markers, r.From, r.Handover = markers, "Flux image automation", fluxHandover(autos)
 	return r, nil
 }
 
@@ -289,9 +290,11 @@ func fluxAutomationSettings(d *draft, a fluxAutomation, ns *notes) {
 		ns.add(a.file, a.line, "ImageUpdateAutomation %s: commit author email %q is not a bare address; not converted", a.name, email)
 		email = ""
 	}
-	if email != "" && d.author.Email == "" {
-		d.author = config.Author{Name: name, Email: email}
-		d.authorWhy = "ImageUpdateAutomation " + a.name
+	if email != "" {
+		// imagebot tells its own commits (and so its branches) from
+		// others' by git.author: Flux's address there would make every
+		// commit Flux's automation ever made look like imagebot's.
+		ns.add(a.file, a.line, "ImageUpdateAutomation %s commits as %s <%s>: not copied into git.author, which is how imagebot recognises its own commits; imagebot commits under its own name", a.name, name, email)
 	}
 	if tmpl := scalar(git, "commit", "messageTemplate"); tmpl != "" {
 		line := lineAt(get(git, "commit"), a.spec, "messageTemplate")

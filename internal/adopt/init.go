@@ -46,6 +46,9 @@ type Options struct {
 	// imagebot release the job installs ("1.2.3"; "" a placeholder).
 	GitLab, HasGitLabCI bool
 	Release             string
+	// Repository is the repository's owner/name on its forge ("" when
+	// unknown): a Renovate preset kept in it is followed.
+	Repository string
 }
 
 // Result is what init writes, and what it could not do.
@@ -59,6 +62,14 @@ type Result struct {
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
 	Markers []Marker
+	// Limits are the pull request limits the config sets.
+	Limits Limits
+	// From names what was converted ("renovate.json5", "Flux image
+	// automation"); "" for a config read from the repository as it is.
+	From string
+	// Handover says, in Markdown, what to turn off in the tool converted
+	// from so that the two never propose the same update; "" for none.
+	Handover string
 }
 
 // Init writes a configuration for the repository in fsys as it is: the
@@ -72,6 +83,7 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
 	d := &draft{origin: "init", hosts: hostsOf(res.Refs)}
+	d.excludes(fsys, res.Refs, true)
 	var ns notes
 	if o.Registry != nil {
 		if err := suggest(ctx, d, res.Refs, o, &ns); err != nil {
@@ -94,7 +106,7 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes}
+		res := &Result{Config: cfg, Workflow: ci, WorkflowPath: path, Notes: d.notes, Limits: d.limits()}
 		if note != "" {
 			res.Notes = append(res.Notes, Note{File: GitLabCIPath, Msg: note})
 		}
@@ -104,7 +116,7 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Config: cfg, Workflow: wf, WorkflowPath: workflowPath(o.Runner), Notes: d.notes}, nil
+	return &Result{Config: cfg, Workflow: wf, WorkflowPath: workflowPath(o.Runner), Notes: d.notes, Limits: d.limits()}, nil
 }
 
 // image is one image of the repository and the tags it is used at.

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"errors"
 	"regexp"
 	"testing"
 
@@ -89,12 +90,21 @@ func TestHashScheme(t *testing.T) {
 	}
 }
 
+// TestRenovateDuration: an age too long for a duration is errAgeTooLong,
+// never wrapped around to a short (or zero) one.
 func TestRenovateDuration(t *testing.T) {
-	for in, want := range map[string]string{"3 days": "3d", "12 hours": "12h", "1 week": "7d", "30 minutes": "30m", "2 months": ""} {
-		d, ok := renovateDuration(in)
-		got := ""
-		if ok {
-			got = d.String()
+	for in, want := range map[string]string{
+		"3 days": "3d", "12 hours": "12h", "1 week": "7d", "30 minutes": "30m", "2 months": "error",
+		"5214 weeks": "36498d", "20000 weeks": "too long", "99999999999999999999 days": "too long",
+		"9223372036854775807 minutes": "too long", "18446744073709551616 hours": "too long",
+	} {
+		d, err := renovateDuration(in)
+		got := d.String()
+		switch {
+		case errors.Is(err, errAgeTooLong):
+			got = "too long"
+		case err != nil:
+			got = "error"
 		}
 		if got != want {
 			t.Errorf("renovateDuration(%q) = %q, want %q", in, got, want)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/safefs"
 )
 
 // renovateFiles are where Renovate looks for its config, in its order; the
@@ -25,6 +28,25 @@ type jnode struct {
 	keys []string
 	vals []*jnode // object member values, or array elements
 	line int
+	// file is the file the value was read from when it is a preset's,
+	// "" for the config's own.
+	file string
+}
+
+// fileOr is the file n was read from, or def for the config's own.
+func (n *jnode) fileOr(def string) string {
+	if n.file != "" {
+		return n.file
+	}
+	return def
+}
+
+// setFile marks every value of a preset's tree with its file.
+func (n *jnode) setFile(file string) {
+	n.file = file
+	for _, v := range n.vals {
+		v.setFile(file)
+	}
 }
 
 func (n *jnode) get(key string) *jnode {
@@ -66,19 +88,12 @@ func (n *jnode) isFalse() bool { return n != nil && n.kind == 'f' }
 // numbers), which plain JSON and JSONC are subsets of.
 func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 	for _, name := range renovateFiles {
-		src, err := readCapped(fsys, name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		root, err := readRenovate(fsys, name)
+		if errors.Is(err, fs.ErrNotExist) || (err != nil && name == "package.json") {
+			continue // a package.json that does not parse holds no config Renovate reads either
 		}
 		if err != nil {
-			return name, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if err := checkDepth(name, src); err != nil {
 			return name, nil, err
-		}
-		root, err := parseJSON5(src)
-		if err != nil {
-			return name, nil, fmt.Errorf("%s:%v", name, err)
 		}
 		if name == "package.json" {
 			if root = root.get("renovate"); root == nil {
@@ -91,4 +106,39 @@ func renovateConfig(fsys fs.FS) (string, *jnode, error) {
 		return name, root, nil
 	}
 	return "", nil, fmt.Errorf("%w: no Renovate config in the repository (looked for %s); run init without --from", ErrNothingToConvert, strings.Join(renovateFiles, ", "))
+}
+
+// maxRenovate is the largest Renovate config (or preset file) init reads:
+// the size of the largest .imagebot.yaml imagebot loads, since a
+// conversion writes at least as much as it reads. Real configs are a few
+// KB; parsing costs about 26 bytes of memory per byte of input, so this
+// bounds init's memory whatever the file holds.
+const maxRenovate = config.MaxSize
+
+// readRenovate reads and parses one JSON5 file of Renovate's. Its size is
+// checked before a byte is read, and its nesting before it is parsed.
+func readRenovate(fsys fs.FS, name string) (*jnode, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().IsRegular() && st.Size() > maxRenovate {
+		return nil, fmt.Errorf("%s: %w: %d bytes, above the %d bytes init reads in a Renovate config; nothing was converted", name, ErrTooLarge, st.Size(), maxRenovate)
+	}
+	src, err := safefs.ReadFS(fsys, name, maxRenovate)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("%s: %w: above the %d bytes init reads in a Renovate config; nothing was converted", name, ErrTooLarge, maxRenovate)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkDepth(name, src); err != nil {
+		return nil, err
+	}
+	root, err := parseJSON5(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%v", name, err)
+	}
+	return root, nil
 }

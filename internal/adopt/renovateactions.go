@@ -1,8 +1,10 @@
 package adopt
 
 import (
+	"errors"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -67,6 +69,8 @@ func (c *renovate) typed(where string, r *jnode, globs, paths, types []string, e
 			}
 		case k == "groupName":
 			c.note(v, "%s: a group for %s updates only: imagebot groups whole images, so the group takes every update of them", where, strings.Join(types, ", "))
+		case k == "minimumReleaseAge" || k == "stabilityDays":
+			c.typedAge(where, r, k, v, globs, paths, types)
 		case ruleActions[k]:
 			c.note(v, "%s: %s with matchUpdateTypes: imagebot chooses the tag before it knows the update type, so only automerge, labels, reviewers and dependencyDashboardApproval convert; not converted", where, k)
 		}
@@ -134,12 +138,21 @@ func (c *renovate) actions(where string, r *jnode, globs []string, e *ruleEntry)
 			}
 		case "minimumReleaseAge", "stabilityDays":
 			s := v.str
+			d, err := renovateDuration(s)
 			if k == "stabilityDays" {
 				s += " days"
+				d, err = stabilityDays(v)
 			}
-			d, ok := renovateDuration(s)
-			if !ok {
-				c.note(v, "%s: %s %q: want minutes, hours, days or weeks; not converted", where, k, s)
+			switch {
+			case errors.Is(err, errAgeTooLong):
+				// Renovate would wait longer than any minAge: nothing is
+				// proposed for these images, which skip says exactly.
+				c.note(v, "%s: %s %q is %v: its images are skipped instead (no update is proposed), never given a shorter age", where, k, s, err)
+				e.p.Skip = ptr(true)
+				e.why["skip"] = k + " " + strconv.Quote(s)
+				continue
+			case err != nil:
+				c.note(v, "%s: %s %q: %v; not converted", where, k, s, err)
 				continue
 			}
 			e.p.MinAge = &d
@@ -281,23 +294,6 @@ func (c *renovate) versioning(where string, v *jnode, spec *policy.Spec, e *rule
 	return true
 }
 
-// group adds the rule's images to the group groupName names; rules that
-// share a group name share the group.
-func (c *renovate) group(g *jnode, globs, types []string) {
-	name := slug(g.str)
-	for i := range c.d.groups {
-		if c.d.groups[i].Name == name {
-			c.d.groups[i].Match = append(c.d.groups[i].Match, globs...)
-			return
-		}
-	}
-	c.d.groups = append(c.d.groups, config.Group{Name: name, Match: globs})
-	if c.d.groupNotes == nil {
-		c.d.groupNotes = map[string][]string{}
-	}
-	c.d.groupNotes[name] = []string{"groupName " + `"` + g.str + `"` + "."}
-}
-
 var nonSlug = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // slug makes a group name safe in a branch name: "All non-major" -> all-non-major.
@@ -310,4 +306,23 @@ func slug(s string) string {
 		s = "group"
 	}
 	return s
+}
+
+// typedAge converts a release age for some update types only. imagebot
+// checks the age before it knows the type, so the age applies to every
+// update of the rule's images: stricter than Renovate, never looser.
+func (c *renovate) typedAge(where string, r *jnode, k string, v *jnode, globs, paths, types []string) {
+	sub := &jnode{kind: '{', line: r.line, file: r.file, keys: []string{k}, vals: []*jnode{v}}
+	e := ruleEntry{entry: entry{why: map[string]string{}}}
+	if !c.actions(where, sub, globs, &e) || (e.p.MinAge == nil && e.p.Skip == nil) {
+		return
+	}
+	c.note(v, "%s: %s for %s updates only: imagebot checks a release's age before it knows the update type, so the age applies to every update of these images (stricter than Renovate, never looser)", where, k, strings.Join(types, ", "))
+	for i, g := range globs {
+		out := entry{why: e.why, p: config.Policy{Match: g, Paths: paths, MinAge: e.p.MinAge, Skip: e.p.Skip}}
+		if i == 0 {
+			out.comment = []string{"From " + where + " (" + k + " for " + strings.Join(types, ", ") + ")."}
+		}
+		c.d.add(out)
+	}
 }

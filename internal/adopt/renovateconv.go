@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/scan"
 )
@@ -29,8 +27,13 @@ func FromRenovate(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan the repository: %w", err)
 	}
-	c := &renovate{file: file, refs: res.Refs, d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
+	c := &renovate{file: file, refs: slices.Clone(res.Refs), all: append(slices.Clone(res.Refs), res.Charts...), d: &draft{origin: "init --from renovate", hosts: hostsOf(res.Refs)}}
+	pr := &presetReader{fsys: fsys, repo: o.Repository, ns: &c.ns, file: file}
+	root = pr.expand(root, 0, []string{file})
 	c.global(root)
+	c.d.excludes(fsys, res.Refs, root.get("ignorePaths") == nil)
+	// Rules read the tags of the images the config leaves in scope.
+	c.refs = slices.DeleteFunc(c.refs, func(r scan.Ref) bool { return excludedBy(c.d.exclude, r.File) })
 	if rules := root.get("packageRules"); rules != nil {
 		for i, r := range rules.vals {
 			c.rule(i, r)
@@ -39,19 +42,31 @@ func FromRenovate(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	if c.otherRules > 0 {
 		c.ns.add(file, rules(root).line, "%d packageRules are for other datasources or managers than docker; not converted", c.otherRules)
 	}
-	return finish(c.d, c.ns, o, c.cron)
+	r, err := finish(c.d, c.ns, o, c.cron)
+	if err != nil {
+		return nil, err
+	}
+	r.From, r.Handover = file, renovateHandover(file)
+	return r, nil
 }
 
 func rules(root *jnode) *jnode { return root.get("packageRules") }
 
 // renovate is one conversion in progress.
 type renovate struct {
-	file       string
-	refs       []scan.Ref
+	file string
+	refs []scan.Ref // the images of the repository
+	// all are its images and charts: what a converted name is checked
+	// against.
+	all        []scan.Ref
 	d          *draft
 	ns         notes
 	cron       string // the schedule for the workflow, when it is cron
 	otherRules int
+	// forImages is set while a rule with matchDatasources docker is
+	// converted: its names are images, whether the repository uses them
+	// yet or not.
+	forImages  bool
 	rulesNotes int  // the notes there were before the rule being converted
 	pinned     bool // a converted rule pins digests
 	globalLbl  bool // the config sets labels for every pull request
@@ -63,11 +78,11 @@ type renovate struct {
 }
 
 func (c *renovate) note(n *jnode, format string, args ...any) {
-	line := 0
+	file, line := c.file, 0
 	if n != nil {
-		line = n.line
+		file, line = n.fileOr(c.file), n.line
 	}
-	c.ns.add(c.file, line, format, args...)
+	c.ns.add(file, line, format, args...)
 }
 
 // handledGlobal are the top-level keys converted (or deliberately
@@ -77,7 +92,7 @@ var handledGlobal = map[string]bool{
 	"labels": true, "addLabels": true, "reviewers": true, "additionalReviewers": true,
 	"schedule": true, "timezone": true, "ignorePaths": true, "ignoreDeps": true,
 	"hostRules": true, "description": true,
-	"prConcurrentLimit": true, "prHourlyLimit": true, "dependencyDashboard": true,
+	"prConcurrentLimit": true, "prHourlyLimit": true, "separateMajorMinor": true, "registryAliases": true, "dependencyDashboard": true,
 	"dependencyDashboardApproval": true, "dependencyDashboardTitle": true, "onboarding": true,
 	"customManagers": true, "regexManagers": true,
 }
@@ -106,18 +121,9 @@ func (c *renovate) global(root *jnode) {
 			c.d.add(entry{comment: []string{"ignoreDeps"}, p: config.Policy{Match: g, Skip: ptr(true)}})
 		}
 	}
-	for _, p := range c.strs(root, "ignorePaths") {
-		g := strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
-		if !strings.ContainsAny(g, "*?[{") {
-			g = strings.TrimSuffix(g, "/") + "/**"
-		}
-		if !doublestar.ValidatePattern(g) {
-			c.note(root.get("ignorePaths"), "ignorePaths %q is not a glob imagebot reads; not converted", p)
-			continue
-		}
-		c.d.exclude = append(c.d.exclude, g)
-	}
+	c.ignorePaths(root)
 	c.limits(root)
+	c.registryAliases(root.get("registryAliases"))
 	c.dockerRegex = dockerRegexManagers(root)
 	c.schedule(root.get("schedule"), root.get("timezone"))
 	c.hostRules(root.get("hostRules"))
@@ -129,31 +135,31 @@ func (c *renovate) global(root *jnode) {
 }
 
 // limits converts the keys of the dashboard and the limits. Renovate's 0
-// is "no limit", as imagebot's.
+// is "no limit", as imagebot's; prHourlyLimit counts an hour in both.
 func (c *renovate) limits(root *jnode) {
 	c.d.why = map[string]string{}
 	for _, l := range []struct {
-		key string
-		dst *int
-	}{{"prConcurrentLimit", &c.d.maxOpen}, {"prHourlyLimit", &c.d.perRun}} {
-		key, dst := l.key, l.dst
-		v := root.get(key)
+		key, to string
+		dst     **int
+	}{{"prConcurrentLimit", "maxOpen", &c.d.maxOpen}, {"prHourlyLimit", "perHour", &c.d.perHour}} {
+		v := root.get(l.key)
 		if v == nil {
 			continue
 		}
 		n, err := strconv.Atoi(v.str)
 		if v.kind != '0' || err != nil || n < 0 {
-			c.note(v, "%s: want a whole number; not converted", key)
+			c.note(v, "%s: want a whole number; not converted", l.key)
 			continue
 		}
-		*dst = n
+		*l.dst = &n
+		c.d.why[l.to] = fmt.Sprintf("%s: %d", l.key, n)
 	}
-	if c.d.maxOpen > 0 {
-		c.d.why["maxOpen"] = fmt.Sprintf("prConcurrentLimit: %d", c.d.maxOpen)
-	}
-	if c.d.perRun > 0 {
-		// Renovate counts an hour; imagebot a run, which the schedule spaces.
-		c.d.why["perRun"] = fmt.Sprintf("prHourlyLimit: %d (per run here, not per hour)", c.d.perRun)
+	switch v := root.get("separateMajorMinor"); {
+	case v.isFalse():
+		c.d.separateMajorMinor = ptr(false)
+		c.d.why["separateMajorMinor"] = "separateMajorMinor: false"
+	case v != nil && !v.isTrue():
+		c.note(v, "separateMajorMinor: want true or false; not converted")
 	}
 	for key, dst := range map[string]**bool{"dependencyDashboard": &c.d.dashboard, "onboarding": &c.d.onboarding} {
 		if v := root.get(key); v.isTrue() || v.isFalse() {
@@ -221,8 +227,8 @@ func whyNot(key string) string {
 	switch key {
 	case "branchConcurrentLimit":
 		return "imagebot limits pull requests, not branches: see pullRequests.maxOpen"
-	case "separateMajorMinor", "separateMinorPatch", "separateMultipleMajor":
-		return "imagebot proposes the newest allowed version of each stream; narrow it with allow"
+	case "separateMinorPatch", "separateMultipleMajor":
+		return "imagebot proposes the newest version within the current major and the newest major (separateMajorMinor); narrow them with allow"
 	case "branchPrefix", "commitMessage", "commitMessagePrefix", "semanticCommits", "gitAuthor":
 		return "see git.branchPrefix, git.commitMessage and git.author"
 	case "draftPR":
@@ -258,6 +264,9 @@ func (c *renovate) extends(n *jnode) {
 			c.pinned = c.pinned || pol.Pin != nil
 			c.d.add(entry{comment: []string{"extends " + p}, p: pol})
 			continue
+		}
+		if repoPreset.MatchString(p) {
+			continue // named when it was not followed
 		}
 		if m := labelPreset.FindStringSubmatch(p); m != nil {
 			for _, l := range strings.Split(m[1], ",") {
@@ -350,20 +359,4 @@ func (c *renovate) hostRules(n *jnode) {
 		}
 	}
 	c.note(n, "hostRules for %s: credentials are not converted; give imagebot its own (the registries stub above, or docker login)", strings.Join(hosts, ", "))
-}
-
-// durationRE reads Renovate's durations ("3 days", "12 hours", "1 week").
-var durationRE = regexp.MustCompile(`^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks)$`)
-
-func renovateDuration(s string) (config.Duration, bool) {
-	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0, false
-	}
-	unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[m[2][0]]
-	return config.Duration(time.Duration(n) * unit), true
 }

@@ -42,12 +42,14 @@ var matchers = map[string]bool{
 // rule converts packageRules[i], or says why not. A rule for other
 // datasources or managers is left out, never widened to every image.
 func (c *renovate) rule(i int, r *jnode) {
-	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, c.file, r.line)
+	where := fmt.Sprintf("packageRules[%d] (%s:%d)", i, r.fileOr(c.file), r.line)
 	c.rulesNotes = len(c.ns)
-	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "docker") {
+	ds, ok := r.get("matchDatasources").list()
+	if ok && !slices.Contains(ds, "docker") {
 		c.otherRules++
 		return
 	}
+	c.forImages = ok
 	if mg, ok := r.get("matchManagers").list(); ok && !c.managersConvert(where, r.get("matchManagers"), mg) {
 		return
 	}
@@ -139,23 +141,19 @@ func (c *renovate) paths(where string, r *jnode) ([]string, bool) {
 
 // names turns the rule's name matchers into globs over normalized names.
 func (c *renovate) names(r *jnode) (globs []string, ok bool) {
+	defer func() { globs = unique(globs) }()
 	for _, key := range []string{"matchPackageNames", "matchDepNames"} {
 		n := r.get(key)
 		list, _ := n.list()
 		for _, name := range list {
-			if strings.HasPrefix(name, "/") {
-				g, err := regexPrefixGlob(name)
-				if err != nil {
-					c.note(n, "%s %q: %v; rule not converted", key, name, err)
-					return nil, false
-				}
-				name = g
-			}
-			g, ok := c.glob(n, name)
+			gs, ok := c.nameMatcher(n, key, name)
 			if !ok {
 				return nil, false
 			}
-			globs = append(globs, g)
+			globs = append(globs, gs...)
+			if !strings.ContainsAny(name, "/*?[{") && forCharts(r) {
+				globs = append(globs, c.chartGlobs(name)...)
+			}
 		}
 	}
 	prefixes, _ := r.get("matchPackagePrefixes").list()
@@ -164,17 +162,13 @@ func (c *renovate) names(r *jnode) (globs []string, ok bool) {
 			globs = append(globs, g)
 		}
 	}
-	defer func() { globs = unique(globs) }()
 	patterns, _ := r.get("matchPackagePatterns").list()
 	for _, p := range patterns {
-		g, err := regexPrefixGlob("/" + p + "/")
-		if err != nil {
-			c.note(r.get("matchPackagePatterns"), "matchPackagePatterns %q: %v; rule not converted", p, err)
+		gs, ok := c.nameMatcher(r.get("matchPackagePatterns"), "matchPackagePatterns", "/"+p+"/")
+		if !ok {
 			return nil, false
 		}
-		if g, ok := c.glob(r.get("matchPackagePatterns"), g); ok {
-			globs = append(globs, g)
-		}
+		globs = append(globs, gs...)
 	}
 	return globs, true
 }
@@ -225,19 +219,30 @@ func (c *renovate) glob(at *jnode, name string) (string, bool) {
 		}
 		return n, true
 	}
+	g := wildGlob(strings.ToLower(name)) // Renovate matches globs without regard to case
+	if err := config.CheckMatch(g); err != nil {
+		c.note(at, "%q: %v; rule not converted", name, err)
+		return "", false
+	}
+	return g, true
+}
+
+// wildGlob normalizes the registry part of a Renovate glob as Docker
+// does: bitnami/** -> docker.io/bitnami/**.
+func wildGlob(name string) string {
 	first, rest, more := strings.Cut(name, "/")
 	switch {
 	case first == "**" || first == "*":
-		return name, true // any registry: already over normalized names
+		return name // any registry: already over normalized names
 	case !more:
-		return "docker.io/library/" + name, true
+		return "docker.io/library/" + name
 	case strings.ContainsAny(first, ".:") || first == "localhost":
 		if first == "index.docker.io" {
 			first = "docker.io"
 		}
-		return first + "/" + rest, true
+		return first + "/" + rest
 	}
-	return "docker.io/" + name, true
+	return "docker.io/" + name
 }
 
 // convertRule writes one policy per glob with the rule's settings, scoped
@@ -256,7 +261,7 @@ func (c *renovate) convertRule(where string, r *jnode, globs, paths, types []str
 	}
 	e.p.Paths = paths
 	if g := r.get("groupName"); g != nil && g.kind == '"' {
-		c.group(g, globs, types)
+		c.group(where, g, globs, paths)
 	}
 	if isEmpty(e.p) {
 		if r.get("groupName") == nil && len(c.ns) == c.rulesNotes {
@@ -292,4 +297,18 @@ func isEmpty(p config.Policy) bool {
 	return p.Skip == nil && p.Allow == nil && p.Ignore == nil && p.Pattern == nil && p.Versioning == nil &&
 		p.Range == nil && p.Pin == nil && p.Labels == nil && p.Reviewers == nil && p.Automerge == nil && p.MinAge == nil &&
 		p.Approval == nil
+}
+
+// chartManagers are Renovate's managers that find the Helm charts
+// imagebot updates.
+var chartManagers = []string{"flux", "argocd", "helmv3", "helmfile", "kustomize"}
+
+// forCharts reports whether a rule may be about Helm charts: it names no
+// datasource or helm among them, and no manager or one that finds charts.
+func forCharts(r *jnode) bool {
+	if ds, ok := r.get("matchDatasources").list(); ok && !slices.Contains(ds, "helm") {
+		return false
+	}
+	mg, ok := r.get("matchManagers").list()
+	return !ok || slices.ContainsFunc(mg, func(m string) bool { return slices.Contains(chartManagers, m) })
 }

@@ -272,6 +272,16 @@ func mirrorProblem(s string) string {
 	return ""
 }
 
+// CheckMatch is nil when g is a match validate accepts (a glob that can
+// fit a normalized name), else the reason: for generators of configs,
+// which must not write what validate refuses.
+func CheckMatch(g string) error {
+	if msg := imageGlobProblem(g); msg != "" {
+		return fmt.Errorf("match %s", msg)
+	}
+	return nil
+}
+
 // imageGlobProblem says what is wrong with a glob over normalized image
 // names (a policy's match, a group's), or "".
 func imageGlobProblem(g string) string {
@@ -292,7 +302,20 @@ func imageGlobProblem(g string) string {
 // images as docker.io/library/<name>.
 func matchProblem(g string) string {
 	first, rest, _ := strings.Cut(g, "/")
+	segs := strings.Split(g, "/")
 	switch {
+	case strings.HasPrefix(g, "oci://") || strings.HasPrefix(g, "https://") || strings.HasPrefix(g, "http://"):
+		return "" // a chart: repository URL and chart name
+	case !slices.Contains(segs, "**") && len(segs) < 2 && strings.ContainsAny(g, "*?["):
+		// `*` stays within a segment, and every name has a host and a
+		// path: match: '*' (Renovate's "every package") fits nothing.
+		return "never fits: a name always has a registry host and a path, and \"*\" stays within one segment (did you mean \"**\", every image?)"
+	case slices.Contains(segs, ""):
+		return "never fits: names have no empty segment (no leading, trailing or double \"/\")"
+	case strings.ContainsAny(literalText(g), "ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
+		return fmt.Sprintf("never fits: names are lower case (did you mean %q?)", strings.ToLower(g))
+	case strings.ContainsAny(literalText(strings.Join(segs[1:], "/")), ":@"):
+		return "never fits: match names images, without a tag or digest (put versions in allow, range or ignore)"
 	case first == "index.docker.io":
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/%s\"?)", rest)
 	case first == "docker.io" && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
@@ -304,6 +327,25 @@ func matchProblem(g string) string {
 		return fmt.Sprintf("never fits: names are normalized and start with a registry host (did you mean \"docker.io/%s\"?)", g)
 	}
 	return ""
+}
+
+// literalText is g without its character classes and escapes, the part
+// that must appear in a name as written.
+func literalText(g string) string {
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '\\':
+			i++
+		case '[':
+			for i < len(g) && g[i] != ']' {
+				i++
+			}
+		default:
+			b.WriteByte(g[i])
+		}
+	}
+	return b.String()
 }
 
 func plural(n int, one, many string) string {
@@ -332,7 +374,7 @@ func (d *decoder) nonEmpty(m mapping, key string) {
 func (pr *PullRequests) check(d *decoder, m mapping) {
 	d.nonEmpty(m, "labels")
 	d.nonEmpty(m, "reviewers")
-	for key, v := range map[string]int{"maxOpen": pr.MaxOpen, "perRun": pr.PerRun} {
+	for key, v := range map[string]int{"maxOpen": pr.MaxOpen, "perRun": pr.PerRun, "perHour": pr.PerHour} {
 		if n := m.value(d, key); n != nil && v < 0 {
 			d.errorf(n, "%q must be 0 (no limit) or more, got %d", key, v)
 		}

@@ -51,6 +51,10 @@ type Config struct {
 	Approval []string `yaml:"approval"`
 	// Onboarding is nil when the file leaves it out: on. See OnboardingOn.
 	Onboarding *bool `yaml:"onboarding"`
+	// SeparateMajorMinor is nil when the file leaves it out: on, as in
+	// Renovate (the newest update within the current major and the
+	// newest major are two pull requests).
+	SeparateMajorMinor *bool `yaml:"separateMajorMinor"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`
@@ -120,6 +124,10 @@ type PullRequests struct {
 	// PerRun caps the pull requests one run opens (Renovate's
 	// prHourlyLimit, counted per scheduled run); 0 is no cap.
 	PerRun int `yaml:"perRun"`
+	// PerHour caps the new pull requests in any hour, counted from the
+	// creation times of the bot's own pull requests (Renovate's
+	// prHourlyLimit); 0 is no cap.
+	PerHour int `yaml:"perHour"`
 }
 
 // DefaultPaths are scanned when the file gives no paths.

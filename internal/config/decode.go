@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -207,6 +209,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 			i, ok := fields[key]
 			if !ok {
 				d.errorf(kv.key, "unknown key %q%s", key, d.unknownHint(v, key, fields))
+				d.decodeMisspelt(v, kv, fields)
 				continue
 			}
 			m.keys[key], m.vals[key] = kv.key, resolve(kv.val)
@@ -216,6 +219,19 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 	if c, ok := v.Addr().Interface().(checker); ok {
 		c.check(d, m)
 	}
+}
+
+// decodeMisspelt decodes the value of a misspelt key (`polices:`) as the
+// key it is closest to, and drops the result: the errors inside it are
+// reported now, not one round of fixes later.
+func (d *decoder) decodeMisspelt(v reflect.Value, kv pair, fields map[string]int) {
+	meant := closest(kv.key.Value, slices.Sorted(maps.Keys(fields)))
+	i, ok := fields[meant]
+	if !ok {
+		return
+	}
+	scratch := reflect.New(v.Type()).Elem()
+	d.decode(kv.val, scratch.Field(i), meant)
 }
 
 func (d *decoder) unknownHint(v reflect.Value, key string, fields map[string]int) string {

@@ -64,19 +64,26 @@ func (es Errors) sorted() Errors {
 // suggest returns ` (did you mean "x"?)` for the option closest to s, or ""
 // when none is close enough to be a likely typo.
 func suggest(s string, options []string) string {
+	best := closest(s, options)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// closest is the option s is a slip for (the same but for case, or at
+// most two edits away), "" when there is none.
+func closest(s string, options []string) string {
 	best, bestDist := "", 3 // more than two edits is a different word
 	for _, o := range options {
 		if strings.EqualFold(s, o) {
-			return fmt.Sprintf(" (did you mean %q?)", o)
+			return o
 		}
 		if d := distance(strings.ToLower(s), strings.ToLower(o)); d < bestDist && d < len(o) {
 			best, bestDist = o, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // distance is the Levenshtein distance between a and b.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // Onboarding is the config a repository without one is offered
@@ -18,6 +20,39 @@ type Onboarding struct {
 	Path   string // ".imagebot.yaml"
 	Config []byte
 	Notes  []string // what init could not do, in its words
+	// Lead heads the body (Markdown from adopt): what the config was
+	// converted from, what to turn off in the other tool, the limits.
+	Lead string
+	// Scanned says whether the proposed config scans a file (its paths
+	// and exclude); nil scans all. The preview leaves out the rest.
+	Scanned func(file string) bool
+}
+
+// preview is p as far as the proposed config scans: the updates, notices
+// and problems of the files it excludes (a release archive, test data)
+// would never follow the merge.
+func (ob *Onboarding) preview(p *plan.Plan) *plan.Plan {
+	if ob.Scanned == nil {
+		return p
+	}
+	out := &plan.Plan{}
+	for _, u := range p.Updates {
+		u.Locations = slices.DeleteFunc(slices.Clone(u.Locations), func(l scan.Location) bool { return !ob.Scanned(l.File) })
+		if len(u.Locations) > 0 {
+			out.Updates = append(out.Updates, u)
+		}
+	}
+	for _, n := range p.Notices {
+		if ob.Scanned(n.File) {
+			out.Notices = append(out.Notices, n)
+		}
+	}
+	for _, pr := range p.Problems {
+		if ob.Scanned(pr.File) {
+			out.Problems = append(out.Problems, pr)
+		}
+	}
+	return out
 }
 
 const onboardTitle = "Configure imagebot"
@@ -133,10 +168,12 @@ func (r *runner) onboardPR(ctx context.Context, branch string, pr *Change, body 
 // onboardBody previews what merging does: the pull requests that follow,
 // grouped as they will be opened, and the notices and problems.
 func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
+	p = ob.preview(p)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Welcome to imagebot. This pull request adds `%s`, the configuration `imagebot init` suggests for this repository. "+
 		"Nothing else is proposed until it is merged; edit it on this branch first if you like. "+
 		"Closing it without merging stops imagebot here until a config file is committed.\n\n", ob.Path)
+	b.WriteString(ob.Lead)
 	gs := groups(p, prefix)
 	fmt.Fprintf(&b, "### What happens once this is merged\n\n")
 	if len(gs) == 0 {

@@ -28,8 +28,10 @@ func readDashboard(ctx context.Context, e *engine, sess *gitops.Session) (*gitop
 // keepOptions adds to ro what the config says of limits, approval, the
 // dashboard and onboarding: all of it in one place, for the job to carry.
 // A repository without a config file and without a dashboard is offered
-// the config init would write, and nothing else.
-func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions) error {
+// the config init would write (converted from Renovate or Flux when they
+// update it; repository is its owner/name, whose Renovate presets are
+// followed), and nothing else.
+func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions, repository string) error {
 	cfg := e.cfg
 	ro.MaxOpen, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerRun
 	ro.Dashboard, ro.DashboardTitle = d, cfg.DashboardTitle
@@ -37,11 +39,14 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
 		return nil
 	}
-	res, err := adopt.Init(ctx, e.fsys, adopt.Options{Registry: e.reg})
+	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg, Repository: repository})
 	if err != nil {
 		return err
 	}
-	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config}
+	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead()}
+	if proposed, err := config.Check(ob.Path, res.Config); err == nil {
+		ob.Scanned = proposed.Included // the preview shows what follows the merge
+	}
 	for _, n := range res.Notes {
 		ob.Notes = append(ob.Notes, n.String())
 	}

@@ -39,6 +39,7 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	}
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors, Runner: runnerOf(o)}
 	origin, _ := gitops.OriginURL(o.Repo)
+	opts.Repository, _ = gitops.RepositoryFromURL(origin) // "" when unknown: its presets are named, not followed
 	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.GitLab {
 		opts.GitLab = true
 		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
