@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 )
 
@@ -43,11 +44,22 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
-		err, silent := h.explain(ctx, err)
+		err, s := h.explain(ctx, err)
 		if isSharedToken(req.Context()) {
-			silent = false // perhaps refused for its length (authenticate)
+			s = answered // perhaps refused for its length (authenticate)
 		}
-		h.settle(err, !silent)
+		switch s {
+		case timedOut:
+			h.settle(err, false)
+		case unanswered:
+			// Counted once the request's retries are spent, if they are
+			// (breaker): a burst of resets on the requests in flight is
+			// what retries are for, not a dead host.
+			h.settle(nil, true)
+			err = &noAnswer{err}
+		default:
+			h.settle(nil, true)
+		}
 		cancel()
 		release()
 		h.stats.add(k, 0, true)
@@ -84,21 +96,62 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// silence is what an attempt that failed without an answer says of its
+// host.
+type silence int
+
+const (
+	// answered: nothing about the host (the caller gave up first), or an
+	// answer, if not the one wanted (plain HTTP to a TLS handshake).
+	answered silence = iota
+	// timedOut counts at once: each costs WithTimeout, and a hanging host
+	// must cost about two of them, not two per retry.
+	timedOut
+	// unanswered (a reset, a refused connection, an EOF) counts only for
+	// a request whose retries all ended so (breaker).
+	unanswered
+)
+
 // explain turns a request that failed without an answer into an error
-// that says so about the host, and tells whether it counts as silence:
-// not when the caller gave up first, nor when the host answered in plain
-// HTTP (an answer, if not the one wanted).
-func (h *host) explain(attempt context.Context, err error) (error, bool) {
+// that says so about the host, and tells what kind of silence it was.
+func (h *host) explain(attempt context.Context, err error) (error, silence) {
 	var rh tls.RecordHeaderError
+	var ne net.Error
 	switch {
 	case errors.Is(context.Cause(attempt), errTimedOut):
-		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), true
+		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), timedOut
 	case attempt.Err() != nil:
-		return err, false // the caller's context ended
+		return err, answered // the caller's context ended
 	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh):
-		return err, false
+		return err, answered
+	case errors.As(err, &ne) && ne.Timeout():
+		return err, timedOut
 	}
-	return err, true
+	return err, unanswered
+}
+
+// noAnswer is an attempt's error that the breaker counts if it is the
+// request's last.
+type noAnswer struct{ err error }
+
+func (e *noAnswer) Error() string { return e.err.Error() }
+func (e *noAnswer) Unwrap() error { return e.err }
+
+// breaker counts the requests that got no answer after their retries
+// toward the host's being down (health), and any answer clears the count
+// (attempt). It sits above the retries.
+type breaker struct {
+	h    *host
+	next http.RoundTripper
+}
+
+func (b *breaker) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	var na *noAnswer
+	if err != nil && errors.As(err, &na) && req.Context().Err() == nil {
+		b.h.unanswered(na.err)
+	}
+	return resp, err
 }
 
 // size spells a byte count for messages.
@@ -157,8 +210,9 @@ func (b *body) Read(p []byte) (int, error) {
 	case err == io.EOF:
 		b.done()
 	case err != nil:
-		var silent bool
-		if err, silent = b.h.explain(b.ctx, err); silent {
+		// Bodies are read above the retries: this is the request's end.
+		var s silence
+		if err, s = b.h.explain(b.ctx, err); s != answered {
 			b.h.unanswered(err)
 		}
 		b.done()

@@ -17,9 +17,10 @@ import (
 //
 //	go-containerregistry's auth (one per token group, see auth.go)
 //	  -> front: the host's one scheme; /v2/ answered from the probe
-//	    -> retryablehttp: 429, 5xx and network errors, with backoff
-//	      -> attempt: health, slot, budget, Stats, timeout, body caps
-//	        -> the base transport, shared by all hosts
+//	    -> breaker: a request unanswered after its retries counts
+//	      -> retryablehttp: 429, 5xx and network errors, with backoff
+//	        -> attempt: health, slot, budget, Stats, timeout, body caps
+//	          -> the base transport, shared by all hosts
 //
 // Retries sit above the attempt so that every attempt is counted and
 // spends the budget, and so that a request waiting out a Retry-After
