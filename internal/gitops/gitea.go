@@ -64,7 +64,7 @@ func newGitea(_ context.Context, o Options) (*tea, error) {
 	if hc == nil {
 		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
 	}
-	return &tea{server: server, http: hc, owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
+	return &tea{server: server, http: apiClient(hc), owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
 }
 
 // client is the SDK bound to ctx. SetGiteaVersion("") keeps the SDK from

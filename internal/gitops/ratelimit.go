@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // Clock is the time a run waits in. Waiting out GitHub's rate limits is
@@ -44,6 +46,10 @@ const secondaryWait = time.Minute
 // limit it does not wait for reaches the caller, which stops writing.
 func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.Client {
 	rc := retryablehttp.NewClient()
+	// A redirect is handed up, never followed here: the client above
+	// follows it only to the API's own origin (apiClient), where the
+	// credentials may go.
+	rc.HTTPClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rc.RetryMax = 3
 	rc.RetryWaitMin = 500 * time.Millisecond
 	rc.RetryWaitMax = maxWait
@@ -80,7 +86,8 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 		return 0
 	}
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: time.Duration(rc.RetryMax)*maxWait + time.Minute}
+	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: time.Duration(rc.RetryMax)*maxWait + time.Minute,
+		CheckRedirect: secret.CheckRedirect}
 }
 
 // rateLimitWait says whether resp is one of GitHub's rate limits and how
@@ -128,4 +135,16 @@ var errRateLimited = errors.New("rate-limited")
 func isRateLimit(err error) bool {
 	var rl *RateLimitError
 	return errors.Is(err, errRateLimited) || errors.As(err, &rl)
+}
+
+// apiClient is hc as a forge's API client uses it: error bodies and
+// transport errors scrubbed of the credentials each request carried
+// (secret.Transport, under the SDK, which adds the token to the request),
+// and redirects followed only to the API's own scheme, host and port
+// (secret.CheckRedirect), since the SDKs' token headers would follow them.
+func apiClient(hc *http.Client) *http.Client {
+	c := *hc
+	c.Transport = secret.Transport(hc.Transport)
+	c.CheckRedirect = secret.CheckRedirect
+	return &c
 }
