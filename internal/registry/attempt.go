@@ -74,7 +74,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 400 && req.Method != http.MethodHead && resp.Body != nil && resp.Body != http.NoBody {
-		sanitizeError(resp, done)
+		sanitizeError(resp, req, done)
 		return resp, nil
 	}
 	limit := h.bodyLimit(k)
