@@ -3,6 +3,7 @@ package secret
 import (
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
@@ -24,7 +25,9 @@ var shapes = []*regexp.Regexp{
 	// "Private-Token: X", `"token":"X"`, "access_token=X".
 	regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:(?:bearer|basic|token|bot|digest)\s+)?)[^\s"',;&]+`),
 	regexp.MustCompile(`(?i)((?:private|job|deploy|access|refresh|id|auth|x-gitlab|x-auth|x-api)[-_]?token"?\s*[:=]\s*"?)[^\s"',;&@]+`),
-	regexp.MustCompile(`(?i)((?:^|[\s"'?&{,;])(?:token|password|passwd|secret|client_secret|api[-_]?key)"?\s*[:=]\s*"?)[^\s"',;&@]+`),
+	// A bare "token" or "password" only as a JSON key or a query's
+	// (`"token":"X"`, "password=X"): "rejected the token: 401" is prose.
+	regexp.MustCompile(`(?i)((?:^|[\s"'?&{,;])(?:token|password|passwd|secret|client_secret|api[-_]?key)(?:"\s*:\s*"|=))[^\s"',;&@]+`),
 	// "Bearer X" and "Basic X" anywhere: a token after its scheme.
 	regexp.MustCompile(`((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}`),
 	// GitHub: ghp_ (personal), gho_ (OAuth), ghu_/ghs_ (App user and
@@ -134,4 +137,23 @@ func Of(req *http.Request) []string {
 		}
 	}
 	return out
+}
+
+// ReplaceAttr is a slog.HandlerOptions.ReplaceAttr that scrubs every
+// string and error logged (Scrub): a log is written anywhere, and an error
+// logged may quote a request.
+func ReplaceAttr(_ []string, a slog.Attr) slog.Attr {
+	switch v := a.Value.Resolve(); v.Kind() {
+	case slog.KindString:
+		if s := v.String(); Scrub(s) != s {
+			a.Value = slog.StringValue(Scrub(s))
+		}
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			if s := err.Error(); Scrub(s) != s {
+				a.Value = slog.StringValue(Scrub(s))
+			}
+		}
+	}
+	return a
 }

@@ -31,7 +31,10 @@ func TestScrub(t *testing.T) {
 		{in: "clone https://x-access-token:hunter22@github.com/o/r failed", gone: []string{"hunter22"},
 			kept: []string{"https://x-access-token:***@github.com/o/r"}},
 		{in: "GET /api?private_token=abc123xyz&page=2", gone: []string{"abc123xyz"}, kept: []string{"page=2"}},
-		// Ordinary messages are left alone: commit hashes, challenges.
+		{in: `{"token":"abcdef123456","password": "hunter2hunter2"}`, gone: []string{"abcdef123456", "hunter2hunter2"}},
+		// Ordinary messages are left alone: prose, commit hashes,
+		// challenges.
+		{in: "GitHub rejected the token: 401; the password: none given", kept: []string{"the token: 401", "password: none given"}},
 		{in: `commit 0123456789abcdef0123456789abcdef01234567 is not on main; WWW-Authenticate: Bearer realm="https://auth.example/token",service="r"`,
 			kept: []string{"0123456789abcdef0123456789abcdef01234567", `Bearer realm="https://auth.example/token"`}},
 	}
