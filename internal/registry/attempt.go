@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+
+	"github.com/imagebot/imagebot/internal/localnet"
 )
 
 // errTimedOut is the cause of an attempt's context when WithTimeout runs out.
@@ -43,6 +45,13 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	k := kindOf(req, h.realm())
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
+	var refused *localnet.DialError
+	if errors.As(err, &refused) {
+		h.settle(nil, true)
+		cancel()
+		release()
+		return nil, &permanent{Err: fmt.Errorf("%v: if it is yours, name it in the config (registries: {%q: {}}): %w", refused, h.name, ErrLocalHost)}
+	}
 	if err != nil {
 		err, s := h.explain(ctx, err)
 		if isSharedToken(req.Context()) {

@@ -58,6 +58,11 @@ func (f *front) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := f.h.c.checkLocal(req.URL.Host, f.h.name); err != nil && !localnet.Is(f.h.name) {
 			return nil, &permanent{Err: fmt.Errorf("refusing %s, where registry %s sent us: %w", redact(req.URL), f.h.name, ErrLocalHost)}
 		}
+		if f.h.c.allowedLocal[f.h.name] || localnet.Is(f.h.name) {
+			// A registry the config names may send us to its token
+			// service or storage on its own network.
+			req = req.WithContext(localnet.Vouch(req.Context()))
+		}
 		return f.next.RoundTrip(req)
 	}
 	if req.URL.Scheme != f.h.scheme {
