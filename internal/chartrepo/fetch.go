@@ -178,6 +178,10 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 			}
 		}
 		resp, err := c.rt.RoundTrip(req)
+		var refused *localnet.DialError
+		if errors.As(err, &refused) {
+			return nil, fmt.Errorf("%v: if it is yours, name its host in the config (registries: {%q: {}}): %w", refused, u.Host, ErrLocalHost)
+		}
 		if err != nil {
 			return nil, err
 		}
