@@ -127,7 +127,7 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
 	}
 	// Below the credentials, so that it sees them (secret.Transport).
 	base := secret.Transport(hc.Transport)

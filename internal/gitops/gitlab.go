@@ -89,7 +89,7 @@ func gitlabClient(o Options) (*gitlab.Client, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
 	}
 	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(apiClient(hc)),
 		gitlab.WithoutRetries(), gitlab.WithCustomLimiter(noLimit{}),

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/imagebot/imagebot/internal/localnet"
 	"github.com/imagebot/imagebot/internal/secret"
 )
 
@@ -44,8 +48,14 @@ const secondaryWait = time.Minute
 // asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
 // bounded number of times. A 422 or 404 is an answer, never retried. A rate
 // limit it does not wait for reaches the caller, which stops writing.
-func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.Client {
+//
+// It dials through guard: an address on this machine or its networks only
+// for the hosts the operator named (apiGuard).
+func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard *localnet.Guard) *http.Client {
 	rc := retryablehttp.NewClient()
+	if t, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
+		t.DialContext = guard.DialContext(nil)
+	}
 	// A redirect is handed up, never followed here: the client above
 	// follows it only to the API's own origin (apiClient), where the
 	// credentials may go.
@@ -57,6 +67,9 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
+		}
+		if errors.Is(err, localnet.ErrLocal) {
+			return false, err // refused by the guard: never heals
 		}
 		if err != nil {
 			return true, nil
@@ -147,4 +160,35 @@ func apiClient(hc *http.Client) *http.Client {
 	c.Transport = secret.Transport(hc.Transport)
 	c.CheckRedirect = secret.CheckRedirect
 	return &c
+}
+
+// apiGuard allows the hosts of the API (api) and of the git remote
+// (o.URL) wherever they resolve: the operator named them (a self-hosted
+// GitLab on the office network is one). Any other host an API answer
+// leads to is dialled only if it is not on this machine or its networks.
+func apiGuard(o Options, api string) *localnet.Guard {
+	var hosts []string
+	for _, raw := range []string{api, o.URL} {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			hosts = append(hosts, u.Host, withPort(u))
+		} else if _, rest, ok := strings.Cut(raw, "@"); ok {
+			// scp-like git@host:path
+			if h, _, ok := strings.Cut(rest, ":"); ok {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return localnet.NewGuard(hosts)
+}
+
+// withPort is u's host with its port, the scheme's default if none.
+func withPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "443"
+	if u.Scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
