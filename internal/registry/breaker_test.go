@@ -19,17 +19,21 @@ func TestConcurrentResetsDoNotTripTheBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := memServer(t)
 		pushRepos(t, srv, 8)
-		srv.Break("/tags/list", registrytest.Reset, 8) // every listing's first attempt
+		// The fault server of the report: a reset, a 5xx and a 429 for
+		// each listing in flight, then success.
+		srv.Break("/tags/list", registrytest.Reset, 8)
+		srv.Fail("/tags/list", http.StatusBadGateway, 8, nil)
+		srv.Fail("/tags/list", http.StatusTooManyRequests, 8, nil)
 		c := newClient(registry.WithTransport(registrytest.Transport(srv)), viaMirror(srv),
 			registry.WithRetry(4, 20*time.Millisecond))
 		got := lookupAll(t, c, repos("ghcr.io", 8))
 		for _, r := range repos("ghcr.io", 8) {
 			if err := got[r].err; err != nil {
-				t.Errorf("%s: %v, want its tags after a retry", r, err)
+				t.Errorf("%s: %v, want its tags after its retries", r, err)
 			}
 		}
-		if n := srv.Count(http.MethodGet, "/tags/list"); n != 16 {
-			t.Errorf("tags/list requests = %d, want 16 (8 reset, 8 retried)", n)
+		if n := srv.Count(http.MethodGet, "/tags/list"); n != 32 {
+			t.Errorf("tags/list requests = %d, want 32 (8 reset, 8 answered 502, 8 answered 429, 8 served)", n)
 		}
 	})
 }
