@@ -31,7 +31,7 @@ func sanitizeError(resp *http.Response, req *http.Request, done func()) {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, errBodyRead))
 	resp.Body.Close()
 	done()
-	out := sanitizedBody([]byte(secret.Scrub(string(b), secret.Of(req)...)))
+	out := sanitizedBody(secret.ScrubBody(b, secret.Of(req)...))
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
 	resp.Header.Del("Content-Length")

@@ -1,9 +1,12 @@
 package secret_test
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -100,5 +103,53 @@ func TestCheckRedirect(t *testing.T) {
 		if tc.refuse && !strings.Contains(err.Error(), "refusing a redirect from https://api.example.com:443 to") {
 			t.Errorf("redirect to %s: %q does not say what was refused", tc.to, err)
 		}
+	}
+}
+
+// TestTransportScrubsEscapedAndCompressedBodies: a token quoted in JSON
+// with escapes, or in a gzip body the caller asked for, is scrubbed too.
+func TestTransportScrubsEscapedAndCompressedBodies(t *testing.T) {
+	const tok = "5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
+	escaped := `{"message":"denied: \u0074oken ` + tok[:4] + fmt.Sprintf(`\u%04x`, tok[4]) + tok[5:] + `"}`
+	for name, tc := range map[string]struct {
+		body string
+		gzip bool
+	}{
+		"escaped JSON": {body: escaped},
+		"gzip":         {body: "Authorization: token " + tok, gzip: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.gzip {
+					w.Header().Set("Content-Encoding", "gzip")
+				}
+				w.WriteHeader(http.StatusForbidden)
+				if tc.gzip {
+					zw := gzip.NewWriter(w)
+					io.WriteString(zw, tc.body)
+					zw.Close()
+					return
+				}
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+			req.Header.Set("Authorization", "token "+tok)
+			if tc.gzip {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			resp, err := secret.Transport(nil).RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r io.Reader = resp.Body
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				r, _ = gzip.NewReader(resp.Body)
+			}
+			b, _ := io.ReadAll(r)
+			if strings.Contains(string(b), tok) || strings.Contains(string(b), tok[5:]) {
+				t.Errorf("body %q still has the token", b)
+			}
+		})
 	}
 }

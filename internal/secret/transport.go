@@ -2,9 +2,11 @@ package secret
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // maxErrorBody is how much of an error answer's body is kept: client
@@ -37,9 +39,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode < 400 || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, nil
 	}
-	b, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var r io.Reader = resp.Body
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		// Asked for by the caller, so not undone by net/http: undone
+		// here, or the scrubbing would read compressed bytes.
+		if zr, err := gzip.NewReader(resp.Body); err == nil {
+			r = zr
+		}
+		resp.Header.Del("Content-Encoding")
+	}
+	b, rerr := io.ReadAll(io.LimitReader(r, maxErrorBody))
 	resp.Body.Close()
-	clean := []byte(Scrub(string(b), Of(req)...))
+	clean := ScrubBody(b, Of(req)...)
 	if rerr != nil && len(clean) == 0 {
 		clean = []byte(resp.Status)
 	}
