@@ -33,12 +33,13 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.admit(req.Context()); err != nil {
+	epoch, err := h.admit(req.Context())
+	if err != nil {
 		release()
 		return nil, err
 	}
 	if err := h.spend(); err != nil {
-		h.settle(nil, true)
+		h.settle(nil, true, epoch)
 		release()
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	var refused *localnet.DialError
 	if errors.As(err, &refused) {
-		h.settle(nil, true)
+		h.settle(nil, true, epoch)
 		cancel()
 		release()
 		return nil, &permanent{Err: fmt.Errorf("%v: if it is yours, name it in the config (registries: {%q: {}}): %w", refused, h.name, ErrLocalHost)}
@@ -59,22 +60,22 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		switch s {
 		case timedOut:
-			h.settle(err, false)
+			h.settle(err, false, epoch)
 		case unanswered:
 			// Counted once the request's retries are spent, if they are
 			// (breaker): a burst of resets on the requests in flight is
 			// what retries are for, not a dead host.
-			h.settle(nil, true)
+			h.settle(nil, true, epoch)
 			err = &noAnswer{err}
 		default:
-			h.settle(nil, true)
+			h.settle(nil, true, epoch)
 		}
 		cancel()
 		release()
 		h.stats.add(k, 0, true)
 		return nil, err
 	}
-	h.settle(nil, false)
+	h.settle(nil, false, epoch)
 	h.stats.add(k, resp.StatusCode, failed(resp.StatusCode))
 	done := func() { cancel(); release() }
 	if err := h.tooLongToWait(resp); err != nil {
@@ -101,7 +102,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	// go-containerregistry leaves some error bodies unclosed: the slot is
 	// freed at the attempt's deadline at the latest.
 	context.AfterFunc(ctx, release)
-	resp.Body = &body{ReadCloser: resp.Body, h: h, req: req, ctx: ctx, done: cancel, limit: limit}
+	resp.Body = &body{ReadCloser: resp.Body, h: h, req: req, ctx: ctx, done: cancel, limit: limit, epoch: epoch}
 	return resp, nil
 }
 
@@ -158,7 +159,7 @@ func (b *breaker) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(req)
 	var na *noAnswer
 	if err != nil && errors.As(err, &na) && req.Context().Err() == nil {
-		b.h.unanswered(na.err)
+		b.h.unanswered(na.err, 0, true)
 	}
 	return resp, err
 }
@@ -206,6 +207,7 @@ type body struct {
 	done  func()
 	limit int64
 	n     int64
+	epoch uint64 // of the attempt's admission (health)
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -222,7 +224,7 @@ func (b *body) Read(p []byte) (int, error) {
 		// Bodies are read above the retries: this is the request's end.
 		var s silence
 		if err, s = b.h.explain(b.ctx, err); s != answered {
-			b.h.unanswered(err)
+			b.h.unanswered(err, b.epoch, false)
 		}
 		b.done()
 	}

@@ -64,3 +64,22 @@ func TestResetsAfterEveryRetryMakeTheHostDown(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentTimeoutsAreOneSilence: the lookups in flight timing out
+// together, as behind a stall that then heals, are one silence, not one
+// each: their retries find every image.
+func TestConcurrentTimeoutsAreOneSilence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memServer(t)
+		pushRepos(t, srv, 8)
+		srv.Break("/tags/list", registrytest.Hang, 8)
+		c := newClient(registry.WithTransport(registrytest.Transport(srv)), viaMirror(srv),
+			registry.WithRetry(4, 20*time.Millisecond))
+		got := lookupAll(t, c, repos("ghcr.io", 8))
+		for _, r := range repos("ghcr.io", 8) {
+			if l := got[r]; l.err != nil || l.took > 30*time.Second {
+				t.Errorf("%s: %v after %s, want its tags after one timeout", r, l.err, l.took)
+			}
+		}
+	})
+}
