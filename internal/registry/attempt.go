@@ -114,8 +114,9 @@ const (
 	// answered: nothing about the host (the caller gave up first), or an
 	// answer, if not the one wanted (plain HTTP to a TLS handshake).
 	answered silence = iota
-	// timedOut counts at once: each costs WithTimeout, and a hanging host
-	// must cost about two of them, not two per retry.
+	// timedOut counts at once, unless a silence was counted since the
+	// attempt was admitted (health): each costs WithTimeout, and a
+	// hanging host must cost about two of them, not two per retry.
 	timedOut
 	// unanswered (a reset, a refused connection, an EOF) counts only for
 	// a request whose retries all ended so (breaker).
