@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // annotate speaks to GitHub Actions when running there: the plan as Markdown
@@ -23,10 +24,10 @@ func annotate(w io.Writer, env environ, p *plan.Plan, cost runCost) {
 	}
 	for _, pr := range p.Problems {
 		if pr.Kind == plan.KindDangling {
-			fmt.Fprintf(w, "::error file=%s,line=%d,title=Dangling image reference::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+			fmt.Fprintf(w, "::error file=%s,line=%d,title=Dangling image reference::%s\n", pr.File, pr.Line, escapeAnnotation(secret.Scrub(pr.Message)))
 			continue
 		}
-		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(pr.Message))
+		fmt.Fprintf(w, "::warning file=%s,line=%d::%s\n", pr.File, pr.Line, escapeAnnotation(secret.Scrub(pr.Message)))
 	}
 	if path := env.StepSummary; path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -34,7 +35,7 @@ func annotate(w io.Writer, env environ, p *plan.Plan, cost runCost) {
 			return
 		}
 		defer f.Close()
-		io.WriteString(f, markdown(p)+costMarkdown(cost))
+		io.WriteString(f, secret.Scrub(markdown(p)+costMarkdown(cost)))
 	}
 }
 

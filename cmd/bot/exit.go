@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/imagebot/imagebot/internal/job"
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // Exit statuses, as DESIGN.md fixes them. exitCode is the only place that
@@ -56,10 +57,11 @@ func printErrorFor(w io.Writer, cmdPath string, err error, actions bool) {
 	if err == nil || errors.Is(err, errSilent) || said(err) {
 		return
 	}
+	msg := secret.Scrub(err.Error()) // the last stop before a log or annotation
 	if actions {
-		fmt.Fprintf(w, "::error title=%s::%s\n", cmdPath, escapeAnnotation(err.Error()))
+		fmt.Fprintf(w, "::error title=%s::%s\n", cmdPath, escapeAnnotation(msg))
 	} else {
-		fmt.Fprintf(w, "%s: %v\n", cmdPath, err)
+		fmt.Fprintf(w, "%s: %s\n", cmdPath, msg)
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/spf13/pflag"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // iostreams are where a command writes: results to Out, logs, progress and
@@ -75,9 +77,10 @@ func (o *commonOptions) bind(fs *pflag.FlagSet) {
 }
 
 // logger writes to stderr at the chosen level and format; both were
-// checked when the flags were parsed.
+// checked when the flags were parsed. Whatever it writes is scrubbed of
+// anything shaped like a credential.
 func (o *commonOptions) logger() *slog.Logger {
-	hopts := &slog.HandlerOptions{Level: logLevels[o.LogLevel.value]}
+	hopts := &slog.HandlerOptions{Level: logLevels[o.LogLevel.value], ReplaceAttr: secret.ReplaceAttr}
 	if o.LogFormat.value == "json" {
 		return slog.New(slog.NewJSONHandler(o.IO.ErrOut, hopts))
 	}

@@ -8,10 +8,12 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/localnet"
 	"github.com/imagebot/imagebot/internal/memo"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/retry"
@@ -129,6 +131,12 @@ func New(opts ...Option) *Client {
 	o := options{maxBytes: DefaultMaxIndexBytes, timeout: time.Minute, retryMax: 4, retryWait: 30 * time.Second, concurrency: 4}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.transport == nil && o.guardLocal {
+		// The guard on the address dialled, as on the spelling
+		// (checkLocal): a name resolving to this machine or its networks
+		// is not contacted unless the config names it.
+		o.transport = localnet.NewGuard(slices.Collect(maps.Keys(o.localHosts))).Transport(http.DefaultTransport.(*http.Transport))
 	}
 	if o.transport == nil {
 		o.transport = http.DefaultTransport

@@ -67,7 +67,7 @@ func (c *Client) load(ctx context.Context, u *url.URL, only map[string]bool) (*i
 		c.confirmed(st)
 		return st.idx, nil
 	case resp.StatusCode != http.StatusOK:
-		return nil, &Error{Repository: repo, Status: resp.StatusCode, Err: statusError(resp)}
+		return nil, &Error{Repository: repo, Status: resp.StatusCode, Err: statusError(resp, u)}
 	}
 	idx, err := c.read(resp, only)
 	if err != nil {
@@ -147,10 +147,13 @@ func (c *Client) fail(ctx context.Context, repo string, status int, err error) e
 	return &Error{Repository: repo, Status: status, Err: err}
 }
 
-// statusError says what a status means for a repository, and what to check.
-func statusError(resp *http.Response) error {
+// statusError says what a status means for the repository at repo, and
+// what to check.
+func statusError(resp *http.Response, repo *url.URL) error {
 	s := fmt.Sprintf("GET index.yaml answered %s", resp.Status)
 	switch code := resp.StatusCode; {
+	case (code == http.StatusUnauthorized || code == http.StatusForbidden) && !sameOrigin(resp.Request.URL, repo):
+		return fmt.Errorf("%s at %s, where %s redirected: credentials go to the repository's own scheme, host and port only, never through a redirect to another", s, redact(resp.Request.URL), repo.Host)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("%s: the repository wants credentials, or refused those given: give them for %s in the config", s, resp.Request.URL.Host)
 	case code == http.StatusNotFound || code == http.StatusGone:
@@ -188,6 +191,10 @@ func (c *Client) get(ctx context.Context, repo, target *url.URL, doc *cache.Docu
 			}
 		}
 		resp, err := c.rt.RoundTrip(req)
+		var refused *localnet.DialError
+		if errors.As(err, &refused) {
+			return nil, fmt.Errorf("%v: if it is yours, name its host in the config (registries: {%q: {}}): %w", refused, u.Host, ErrLocalHost)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -227,6 +234,12 @@ func (c *Client) checkLocal(u *url.URL) error {
 	}
 	return fmt.Errorf("%s is on this machine or its private network and is named only in a manifest, so it was not contacted: "+
 		"if it is yours, name its host in the config (registries: {%q: {}}): %w", u.Host, u.Host, ErrLocalHost)
+}
+
+// sameOrigin tells whether a and b have one scheme, host and port: the
+// only place a repository's credentials go.
+func sameOrigin(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host)
 }
 
 func isRedirect(code int) bool {

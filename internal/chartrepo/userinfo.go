@@ -11,7 +11,7 @@ import (
 // auth: the credentials written in the repository's URL, else the
 // config's for its host; to the repository's own scheme and host alone.
 func (c *Client) authorize(req *http.Request, repo, u *url.URL) {
-	if u.Host != repo.Host || u.Scheme != repo.Scheme {
+	if !sameOrigin(u, repo) {
 		return
 	}
 	if repo.User != nil {

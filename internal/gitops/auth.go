@@ -18,6 +18,8 @@ import (
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	jwt "github.com/golang-jwt/jwt/v4"
 	"github.com/google/go-github/v60/github"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // App is a GitHub App that a run authenticates as, through one of its
@@ -75,7 +77,7 @@ func (a *App) Token(ctx context.Context, apiURL, repository string) (string, err
 		// The credentials keep the installation and renew its token
 		// before it expires: serve asks for each clone and fetch.
 		o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
-		if c, err = newAppCredentials(ctx, o, http.DefaultTransport, api, owner, name); err != nil {
+		if c, err = newAppCredentials(ctx, o, secret.Transport(http.DefaultTransport), api, owner, name); err != nil {
 			return "", err
 		}
 		a.mu.Lock()
@@ -181,7 +183,7 @@ func newAppCredentials(ctx context.Context, o Options, rt http.RoundTripper, api
 
 // asApp is a client authenticated as the App itself, by JWT.
 func (c *appCredentials) asApp() *github.Client {
-	gh := github.NewClient(&http.Client{Transport: c.atr})
+	gh := github.NewClient(&http.Client{Transport: c.atr, CheckRedirect: secret.CheckRedirect})
 	gh.BaseURL, _ = gh.BaseURL.Parse(c.api + "/")
 	return gh
 }

@@ -62,9 +62,9 @@ func newGitea(_ context.Context, o Options) (*tea, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, server))
 	}
-	return &tea{server: server, http: hc, owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
+	return &tea{server: server, http: apiClient(hc), owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
 }
 
 // client is the SDK bound to ctx. SetGiteaVersion("") keeps the SDK from

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // hub is GitHub, and GitHub Enterprise Server, as a Forge: go-github for
@@ -45,6 +47,7 @@ func (h *hub) gitCredentials() (string, credentials) { return "x-access-token", 
 // the reset it remembers), secondary 403s an *AbuseRateLimitError, and a
 // 429 a plain *ErrorResponse.
 func ghErr(err error) error {
+	err = secret.Error(err)
 	var primary *github.RateLimitError
 	var secondary *github.AbuseRateLimitError
 	var other *github.ErrorResponse
@@ -131,12 +134,10 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
 	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	// Below the credentials, so that it sees them (secret.Transport).
+	base := secret.Transport(hc.Transport)
 	var creds credentials = staticToken(o.Token)
 	if o.App != nil {
 		if o.Token != "" {
@@ -148,7 +149,7 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 		}
 		creds = c
 	}
-	authed := &http.Client{Transport: &authTransport{creds: creds, base: base}, Timeout: hc.Timeout}
+	authed := &http.Client{Transport: &authTransport{creds: creds, base: base}, Timeout: hc.Timeout, CheckRedirect: secret.CheckRedirect}
 	gh := github.NewClient(authed)
 	gh.BaseURL = apiURL
 	// GitHub Enterprise serves GraphQL at /api/graphql beside /api/v3.

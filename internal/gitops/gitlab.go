@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // lab is GitLab, gitlab.com or a self-managed instance at any URL, as a
@@ -87,9 +89,9 @@ func gitlabClient(o Options) (*gitlab.Client, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger)
+		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
 	}
-	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(hc),
+	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(apiClient(hc)),
 		gitlab.WithoutRetries(), gitlab.WithCustomLimiter(noLimit{}),
 		gitlab.WithURLWarningLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -99,10 +101,11 @@ func gitlabClient(o Options) (*gitlab.Client, error) {
 }
 
 // glErr is err as the lifecycle reads it: GitLab's 429 (beyond what the
-// retrying client waited) becomes a *RateLimitError; the token is never
-// in client-go's errors, which quote the method, URL and GitLab's
-// message.
+// retrying client waited) becomes a *RateLimitError. client-go's errors
+// quote the method, URL and GitLab's message, which apiClient scrubbed of
+// the token; what looks like a credential is scrubbed again here.
 func glErr(err error) error {
+	err = secret.Error(err)
 	if glStatus(err) == http.StatusTooManyRequests {
 		return &RateLimitError{Err: err}
 	}

@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/imagebot/imagebot/internal/localnet"
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // Clock is the time a run waits in. Waiting out GitHub's rate limits is
@@ -42,8 +48,18 @@ const secondaryWait = time.Minute
 // asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
 // bounded number of times. A 422 or 404 is an answer, never retried. A rate
 // limit it does not wait for reaches the caller, which stops writing.
-func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.Client {
+//
+// It dials through guard: an address on this machine or its networks only
+// for the hosts the operator named (apiGuard).
+func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard *localnet.Guard) *http.Client {
 	rc := retryablehttp.NewClient()
+	if t, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
+		t.DialContext = guard.DialContext(nil)
+	}
+	// A redirect is handed up, never followed here: the client above
+	// follows it only to the API's own origin (apiClient), where the
+	// credentials may go.
+	rc.HTTPClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rc.RetryMax = 3
 	rc.RetryWaitMin = 500 * time.Millisecond
 	rc.RetryWaitMax = maxWait
@@ -51,6 +67,9 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
+		}
+		if errors.Is(err, localnet.ErrLocal) {
+			return false, err // refused by the guard: never heals
 		}
 		if err != nil {
 			return true, nil
@@ -80,7 +99,8 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger) *http.
 		return 0
 	}
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: time.Duration(rc.RetryMax)*maxWait + time.Minute}
+	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: rc}, Timeout: time.Duration(rc.RetryMax)*maxWait + time.Minute,
+		CheckRedirect: secret.CheckRedirect}
 }
 
 // rateLimitWait says whether resp is one of GitHub's rate limits and how
@@ -128,4 +148,47 @@ var errRateLimited = errors.New("rate-limited")
 func isRateLimit(err error) bool {
 	var rl *RateLimitError
 	return errors.Is(err, errRateLimited) || errors.As(err, &rl)
+}
+
+// apiClient is hc as a forge's API client uses it: error bodies and
+// transport errors scrubbed of the credentials each request carried
+// (secret.Transport, under the SDK, which adds the token to the request),
+// and redirects followed only to the API's own scheme, host and port
+// (secret.CheckRedirect), since the SDKs' token headers would follow them.
+func apiClient(hc *http.Client) *http.Client {
+	c := *hc
+	c.Transport = secret.Transport(hc.Transport)
+	c.CheckRedirect = secret.CheckRedirect
+	return &c
+}
+
+// apiGuard allows the hosts of the API (api) and of the git remote
+// (o.URL) wherever they resolve: the operator named them (a self-hosted
+// GitLab on the office network is one). Any other host an API answer
+// leads to is dialled only if it is not on this machine or its networks.
+func apiGuard(o Options, api string) *localnet.Guard {
+	var hosts []string
+	for _, raw := range []string{api, o.URL} {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			hosts = append(hosts, u.Host, withPort(u))
+		} else if _, rest, ok := strings.Cut(raw, "@"); ok {
+			// scp-like git@host:path
+			if h, _, ok := strings.Cut(rest, ":"); ok {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return localnet.NewGuard(hosts)
+}
+
+// withPort is u's host with its port, the scheme's default if none.
+func withPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "443"
+	if u.Scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

@@ -17,8 +17,8 @@ var sharedAddrs = netip.MustParsePrefix("100.64.0.0/10")
 
 // Is tells the hosts ("host" or "host:port") that name this machine or its
 // own networks: localhost, and loopback, link-local, private, shared or
-// unspecified addresses. A name that resolves to one is not caught here:
-// the guard is on what a file can write, not on DNS.
+// unspecified addresses. A name that resolves to one is caught when it is
+// dialled (Guard), not here.
 func Is(hostport string) bool {
 	h := hostport
 	if sh, _, err := net.SplitHostPort(hostport); err == nil {
@@ -32,6 +32,12 @@ func Is(hostport string) bool {
 	if err != nil {
 		return false
 	}
+	return IsAddr(ip)
+}
+
+// IsAddr tells the addresses of this machine or its own networks:
+// loopback, link-local, private, shared or unspecified.
+func IsAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	return ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsPrivate() ||
 		ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() || sharedAddrs.Contains(ip)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+
+	"github.com/imagebot/imagebot/internal/localnet"
 )
 
 // errTimedOut is the cause of an attempt's context when WithTimeout runs out.
@@ -30,30 +33,49 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.admit(req.Context()); err != nil {
+	epoch, err := h.admit(req.Context())
+	if err != nil {
 		release()
 		return nil, err
 	}
 	if err := h.spend(); err != nil {
-		h.settle(nil, true)
+		h.settle(nil, true, epoch)
 		release()
 		return nil, err
 	}
 	k := kindOf(req, h.realm())
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
+	var refused *localnet.DialError
+	if errors.As(err, &refused) {
+		h.settle(nil, true, epoch)
+		cancel()
+		release()
+		return nil, &permanent{Err: fmt.Errorf("%v: if it is yours, name it in the config (registries: {%q: {}}): %w", refused, h.name, ErrLocalHost)}
+	}
 	if err != nil {
-		err, silent := h.explain(ctx, err)
+		err, s := h.explain(ctx, err)
 		if isSharedToken(req.Context()) {
-			silent = false // perhaps refused for its length (authenticate)
+			s = answered // perhaps refused for its length (authenticate)
 		}
-		h.settle(err, !silent)
+		switch s {
+		case timedOut:
+			h.settle(err, false, epoch)
+		case unanswered:
+			// Counted once the request's retries are spent, if they are
+			// (breaker): a burst of resets on the requests in flight is
+			// what retries are for, not a dead host.
+			h.settle(nil, true, epoch)
+			err = &noAnswer{err}
+		default:
+			h.settle(nil, true, epoch)
+		}
 		cancel()
 		release()
 		h.stats.add(k, 0, true)
 		return nil, err
 	}
-	h.settle(nil, false)
+	h.settle(nil, false, epoch)
 	h.stats.add(k, resp.StatusCode, failed(resp.StatusCode))
 	done := func() { cancel(); release() }
 	if err := h.tooLongToWait(resp); err != nil {
@@ -62,7 +84,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 400 && req.Method != http.MethodHead && resp.Body != nil && resp.Body != http.NoBody {
-		sanitizeError(resp, done)
+		sanitizeError(resp, req, done)
 		return resp, nil
 	}
 	limit := h.bodyLimit(k)
@@ -80,25 +102,67 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	// go-containerregistry leaves some error bodies unclosed: the slot is
 	// freed at the attempt's deadline at the latest.
 	context.AfterFunc(ctx, release)
-	resp.Body = &body{ReadCloser: resp.Body, h: h, req: req, ctx: ctx, done: cancel, limit: limit}
+	resp.Body = &body{ReadCloser: resp.Body, h: h, req: req, ctx: ctx, done: cancel, limit: limit, epoch: epoch}
 	return resp, nil
 }
 
+// silence is what an attempt that failed without an answer says of its
+// host.
+type silence int
+
+const (
+	// answered: nothing about the host (the caller gave up first), or an
+	// answer, if not the one wanted (plain HTTP to a TLS handshake).
+	answered silence = iota
+	// timedOut counts at once, unless a silence was counted since the
+	// attempt was admitted (health): each costs WithTimeout, and a
+	// hanging host must cost about two of them, not two per retry.
+	timedOut
+	// unanswered (a reset, a refused connection, an EOF) counts only for
+	// a request whose retries all ended so (breaker).
+	unanswered
+)
+
 // explain turns a request that failed without an answer into an error
-// that says so about the host, and tells whether it counts as silence:
-// not when the caller gave up first, nor when the host answered in plain
-// HTTP (an answer, if not the one wanted).
-func (h *host) explain(attempt context.Context, err error) (error, bool) {
+// that says so about the host, and tells what kind of silence it was.
+func (h *host) explain(attempt context.Context, err error) (error, silence) {
 	var rh tls.RecordHeaderError
+	var ne net.Error
 	switch {
 	case errors.Is(context.Cause(attempt), errTimedOut):
-		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), true
+		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), timedOut
 	case attempt.Err() != nil:
-		return err, false // the caller's context ended
+		return err, answered // the caller's context ended
 	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh):
-		return err, false
+		return err, answered
+	case errors.As(err, &ne) && ne.Timeout():
+		return err, timedOut
 	}
-	return err, true
+	return err, unanswered
+}
+
+// noAnswer is an attempt's error that the breaker counts if it is the
+// request's last.
+type noAnswer struct{ err error }
+
+func (e *noAnswer) Error() string { return e.err.Error() }
+func (e *noAnswer) Unwrap() error { return e.err }
+
+// breaker counts the requests that got no answer after their retries
+// toward the host's being down (health), and any answer clears the count
+// (attempt). It sits above the retries.
+type breaker struct {
+	h    *host
+	next http.RoundTripper
+}
+
+func (b *breaker) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	var na *noAnswer
+	if err != nil && errors.As(err, &na) && req.Context().Err() == nil {
+		b.h.unanswered(na.err, 0, true)
+	}
+	return resp, err
 }
 
 // size spells a byte count for messages.
@@ -144,6 +208,7 @@ type body struct {
 	done  func()
 	limit int64
 	n     int64
+	epoch uint64 // of the attempt's admission (health)
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -157,9 +222,10 @@ func (b *body) Read(p []byte) (int, error) {
 	case err == io.EOF:
 		b.done()
 	case err != nil:
-		var silent bool
-		if err, silent = b.h.explain(b.ctx, err); silent {
-			b.h.unanswered(err)
+		// Bodies are read above the retries: this is the request's end.
+		var s silence
+		if err, s = b.h.explain(b.ctx, err); s != answered {
+			b.h.unanswered(err, b.epoch, false)
 		}
 		b.done()
 	}

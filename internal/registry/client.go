@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
@@ -12,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/imagebot/imagebot/internal/localnet"
 )
 
 // Client looks up tags, digests and image configs, each at most once per
@@ -79,11 +82,16 @@ func NewClient(opts ...Option) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.err = c.parseMirrors(o.mirrors)
+	c.allowedLocal = c.localAllowed()
+	if c.base == nil && o.guardLocal {
+		// The guard on the address dialled: a name that resolves to this
+		// machine or its networks is refused as its spelling would be.
+		c.base = localnet.NewGuard(slices.Collect(maps.Keys(c.allowedLocal))).Transport(baseTransport())
+	}
 	if c.base == nil {
 		c.base = baseTransport()
 	}
-	c.err = c.parseMirrors(o.mirrors)
-	c.allowedLocal = c.localAllowed()
 	c.perHost(c.concurrency, o.hostConcurrency, 1)
 	c.perHost(c.budgets, o.hostMaxRequests, 0)
 	return c

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // An error answer's body reaches messages (go-containerregistry quotes it
@@ -19,15 +21,17 @@ const (
 	errCodeMax  = 64       // bytes of an error code kept
 )
 
-// sanitizeError replaces the body of an error answer (4xx, 5xx) with a
-// short, printable one: the spec's {"errors": [...]} with each code and
-// message cut and details dropped, or else the start of the text. done is
-// called once the original body is read and closed.
-func sanitizeError(resp *http.Response, done func()) {
+// sanitizeError replaces the body of an error answer (4xx, 5xx) to req
+// with a short, printable one, without req's credentials or anything
+// shaped like one (an error page may quote the request): the spec's
+// {"errors": [...]} with each code and message cut and details dropped,
+// or else the start of the text. done is called once the original body is
+// read and closed.
+func sanitizeError(resp *http.Response, req *http.Request, done func()) {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, errBodyRead))
 	resp.Body.Close()
 	done()
-	out := sanitizedBody(b)
+	out := sanitizedBody(secret.ScrubBody(b, secret.Of(req)...))
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
 	resp.Header.Del("Content-Length")

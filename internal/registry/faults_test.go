@@ -69,9 +69,10 @@ func TestDeadHostCostsAboutAMinute(t *testing.T) {
 	}{
 		// The probe times out twice (25s each, 0.5s apart): down.
 		{name: "hangs from the first request", hang: "/v2/", maxTook: 55 * time.Second, requests: 2},
-		// The 8 listings in flight time out together: down; the 12
-		// waiting for a slot fail as soon as they get one.
-		{name: "hangs after the probe", hang: "/tags/list", maxTook: 30 * time.Second, requests: 1 + 8},
+		// The 8 listings in flight time out together: one silence (a
+		// stall that heals is no dead host); one retry goes alone and
+		// times out too: down. The others fail at once.
+		{name: "hangs after the probe", hang: "/tags/list", maxTook: 55 * time.Second, requests: 1 + 8 + 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,10 +113,12 @@ func TestBrokenBodies(t *testing.T) {
 	}{
 		{name: "stall mid-body", fault: registrytest.Stall, wantErr: "did not answer within 25s", listed: 1},
 		{name: "one reset is retried", fault: registrytest.Reset, times: 1, listed: 2},
-		// Two attempts reset in a row: down, the third is not sent. The
-		// first went out on the probe's connection, and net/http resends
-		// a request whose reused connection was reset: 3 requests arrive.
-		{name: "resets for ever", fault: registrytest.Reset, wantErr: "2 requests in a row got no answer", listed: 3},
+		// Every attempt reset: the request fails once its four retries
+		// are spent (one request does not make the host down; see
+		// TestResetsAfterEveryRetryMakeTheHostDown). The first went out on
+		// the probe's connection, and net/http resends a request whose
+		// reused connection was reset: 6 requests arrive.
+		{name: "resets for ever", fault: registrytest.Reset, wantErr: "EOF", listed: 6},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,10 +17,17 @@ import (
 // deadAfter unanswered requests in a row make the host down for the rest
 // of the run. Without the wait, the requests queued behind a hanging
 // registry's first timeouts would each wait out a timeout of their own.
+//
+// "In a row" is in time: attempts that were in flight together and time
+// out together are one silence, not one each (a stall that heals is not a
+// dead host); an attempt counts only if no silence was counted since it
+// was admitted (epoch). Resets and refusals count per request, once its
+// retries are spent (breaker).
 type health struct {
 	mu       sync.Mutex
-	silent   int // requests in a row that got no answer
-	inflight int // admitted requests whose answer is not known yet
+	silent   int    // requests in a row that got no answer
+	epoch    uint64 // silences counted so far
+	inflight int    // admitted requests whose answer is not known yet
 	down     error
 	waitErr  error // a Retry-After beyond the cap, until waitTill
 	waitTill time.Time
@@ -49,20 +56,22 @@ func (h *host) blockedLocked() error {
 	return nil
 }
 
-// admit lets a request go to the host, or says why not. Every admitted
-// request is settled once: answered, unanswered or abandoned.
-func (h *host) admit(ctx context.Context) error {
+// admit lets a request go to the host, or says why not, and returns the
+// epoch to settle it with. Every admitted request is settled once:
+// answered, unanswered or abandoned.
+func (h *host) admit(ctx context.Context) (uint64, error) {
 	hs := &h.health
 	for {
 		hs.mu.Lock()
 		if err := h.blockedLocked(); err != nil {
 			hs.mu.Unlock()
-			return err
+			return 0, err
 		}
 		if hs.silent == 0 || hs.inflight == 0 {
 			hs.inflight++
+			epoch := hs.epoch
 			hs.mu.Unlock()
-			return nil
+			return epoch, nil
 		}
 		if hs.changed == nil {
 			hs.changed = make(chan struct{})
@@ -72,15 +81,15 @@ func (h *host) admit(ctx context.Context) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 	}
 }
 
-// settle records the outcome of an admitted request: err nil when the
-// host answered, the error when it did not; abandoned when the caller
-// gave up first, which says nothing about the host.
-func (h *host) settle(err error, abandoned bool) {
+// settle records the outcome of an attempt admitted at epoch: err nil
+// when the host answered, the error when it did not; abandoned when the
+// caller gave up first, which says nothing about the host.
+func (h *host) settle(err error, abandoned bool, epoch uint64) {
 	hs := &h.health
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
@@ -89,22 +98,27 @@ func (h *host) settle(err error, abandoned bool) {
 	case abandoned:
 	case err == nil:
 		hs.silent = 0
-	default:
+	case epoch == hs.epoch:
 		h.unansweredLocked(err)
 	}
 	hs.broadcast()
 }
 
-// unanswered records a body that stopped coming after its headers came.
-func (h *host) unanswered(err error) {
+// unanswered records a silence: a body that stopped coming after its
+// headers came (an attempt admitted at epoch), or, with always, a request
+// unanswered after its retries.
+func (h *host) unanswered(err error, epoch uint64, always bool) {
 	h.health.mu.Lock()
 	defer h.health.mu.Unlock()
-	h.unansweredLocked(err)
+	if always || epoch == h.health.epoch {
+		h.unansweredLocked(err)
+	}
 	h.health.broadcast()
 }
 
 func (h *host) unansweredLocked(err error) {
 	hs := &h.health
+	hs.epoch++
 	hs.silent++
 	if hs.down == nil && hs.silent >= h.c.o.deadAfter {
 		hs.down = &permanent{Err: fmt.Errorf("registry %s is down: %d requests in a row got no answer (last: %v); not asked again this run", h.name, hs.silent, err)}

@@ -60,7 +60,7 @@ type host struct {
 	budget    int64
 	spent     atomic.Int64
 	stats     hostStats
-	inner     http.RoundTripper // retries -> attempts -> base
+	inner     http.RoundTripper // breaker -> retries -> attempts -> base
 	front     http.RoundTripper // what go-containerregistry is given
 	pinged    memo[*pingAnswer]
 	realmURL  atomic.Pointer[string] // the token service's, for Stats
@@ -94,7 +94,7 @@ func (c *Client) newHost(name, scheme string, probe bool) *host {
 		budget = v
 	}
 	h := &host{name: name, scheme: scheme, probe: probe, c: c, sem: make(chan struct{}, n), budget: int64(budget)}
-	h.inner = newRetrier(c.o, &attempt{h: h, next: c.base}, c.log.With("host", name))
+	h.inner = &breaker{h: h, next: newRetrier(c.o, &attempt{h: h, next: c.base}, c.log.With("host", name))}
 	h.front = transport.NewUserAgent(&front{h: h, next: h.inner}, "imagebot")
 	h.recall()
 	return h

@@ -128,9 +128,9 @@ func TestTokenServiceDown(t *testing.T) {
 	}{
 		// The shared request, then the probe and its retries.
 		{"503", func(s *registrytest.Server) { s.Fail("/token", http.StatusServiceUnavailable, 0, nil) }, 1 + 5},
-		// The shared request, then the probe and its retry: the host is
-		// down. net/http sends each again once on a reused connection.
-		{"reset", func(s *registrytest.Server) { s.Break("/token", registrytest.Reset, 0) }, 2 * (1 + 2)},
+		// The shared request, then the probe and its four retries.
+		// net/http sends the first again once on a reused connection.
+		{"reset", func(s *registrytest.Server) { s.Break("/token", registrytest.Reset, 0) }, 2 + 5},
 		// Rate limited: retried as the registry asks, never split.
 		{"429", func(s *registrytest.Server) {
 			s.Fail("/token", http.StatusTooManyRequests, 0, http.Header{"Retry-After": {"2"}})

@@ -17,9 +17,10 @@ import (
 //
 //	go-containerregistry's auth (one per token group, see auth.go)
 //	  -> front: the host's one scheme; /v2/ answered from the probe
-//	    -> retryablehttp: 429, 5xx and network errors, with backoff
-//	      -> attempt: health, slot, budget, Stats, timeout, body caps
-//	        -> the base transport, shared by all hosts
+//	    -> breaker: a request unanswered after its retries counts
+//	      -> retryablehttp: 429, 5xx and network errors, with backoff
+//	        -> attempt: health, slot, budget, Stats, timeout, body caps
+//	          -> the base transport, shared by all hosts
 //
 // Retries sit above the attempt so that every attempt is counted and
 // spends the budget, and so that a request waiting out a Retry-After
@@ -56,6 +57,11 @@ func (f *front) RoundTrip(req *http.Request) (*http.Response, error) {
 		// this machine or its private network.
 		if err := f.h.c.checkLocal(req.URL.Host, f.h.name); err != nil && !localnet.Is(f.h.name) {
 			return nil, &permanent{Err: fmt.Errorf("refusing %s, where registry %s sent us: %w", redact(req.URL), f.h.name, ErrLocalHost)}
+		}
+		if f.h.c.allowedLocal[f.h.name] || localnet.Is(f.h.name) {
+			// A registry the config names may send us to its token
+			// service or storage on its own network.
+			req = req.WithContext(localnet.Vouch(req.Context()))
 		}
 		return f.next.RoundTrip(req)
 	}

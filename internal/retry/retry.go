@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/imagebot/imagebot/internal/localnet"
 )
 
 // Permanent marks an error that retrying cannot heal: a body over its cap,
@@ -53,12 +55,12 @@ func Transport(next http.RoundTripper, max int, maxWait time.Duration, check ret
 
 // Check retries what retryablehttp retries by default (429, 5xx except
 // 501, network errors and timeouts; never 4xx such as 401 or 404), except
-// what never heals: a TLS handshake answered in plain HTTP and errors
-// marked Permanent.
+// what never heals: a TLS handshake answered in plain HTTP, a dial the
+// local-host guard refused, and errors marked Permanent.
 func Check(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	var rh tls.RecordHeaderError
 	var p *Permanent
-	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) || errors.As(err, &p) {
+	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) || errors.As(err, &p) || errors.Is(err, localnet.ErrLocal) {
 		return false, err
 	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
