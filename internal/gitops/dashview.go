@@ -138,6 +138,9 @@ func (r *runner) limitsText() string {
 	if r.o.MaxOpen > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d open", r.o.MaxOpen))
 	}
+	if r.o.PerHour > 0 {
+		parts = append(parts, fmt.Sprintf("%d an hour", r.o.PerHour))
+	}
 	if r.o.PerRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d a run", r.o.PerRun))
 	}

@@ -45,6 +45,9 @@ func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
 	if pr.Poster != nil {
 		c.Author = pr.Poster.UserName
 	}
+	if pr.Created != nil {
+		c.Created = *pr.Created
+	}
 	if pr.Head != nil {
 		c.Head = pr.Head.Ref
 		// A fork's head has its own repository; a deleted fork none.

@@ -159,7 +159,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	} else if closedErr != nil {
 		r.log.Error("cannot tell which updates were declined", "err", closedErr)
 	}
-	gs, waiting := r.admit(gs, p)
+	gs, waiting := r.admit(ctx, gs, p)
 	handled := map[string]bool{}
 	for _, g := range gs {
 		handled[g.Branch] = true

@@ -115,8 +115,10 @@ func (s *Server) listMRs(c *ctx) {
 	if q.Get("sort") != "asc" { // GitLab's default: newest first
 		slices.Reverse(list)
 	}
+	// created_after is inclusive, as GitLab's (created_at >= it).
+	after, _ := time.Parse(time.RFC3339, q.Get("created_after"))
 	for _, m := range list {
-		if (state == "" || state == "all" || state == m.state) && (source == "" || source == m.source) {
+		if (state == "" || state == "all" || state == m.state) && (source == "" || source == m.source) && !m.created.Before(after) {
 			out = append(out, s.mrJSON(c.p, m))
 		}
 	}
