@@ -195,10 +195,8 @@ func (r *runner) declinedEntries(gs []group) []dashboard.Entry {
 
 // closedNumber is the number of the closed PR that declined u, or 0.
 func (r *runner) closedNumber(g group, u plan.Update) int {
-	for _, pr := range r.closed[g.Branch] {
-		if m, ok := prMarker(pr); ok && !pr.Merged && m.proposes(u) {
-			return pr.Number
-		}
+	if pr := r.decliner(g, u); pr != nil {
+		return pr.Number
 	}
 	return 0
 }

@@ -71,6 +71,12 @@ type RunOptions struct {
 	// limits. The config's defaults are calm (config.DefaultMaxOpen,
 	// DefaultPerHour); these options are what the caller says.
 	MaxOpen, PerHour, PerRun int
+	// SeparateMajorMinor proposes a stream's (or config group's) major
+	// update and the newest within its current major (plan.Update.Minor)
+	// in two PRs, on two branches: closing the major's declines that
+	// major line, closing the other that version (config
+	// separateMajorMinor). Off, a stream has one PR, the newest version.
+	SeparateMajorMinor bool
 	// Approval, when set, reports whether an update waits on the
 	// dashboard until someone ticks it (config approval).
 	Approval func(plan.Update) bool
