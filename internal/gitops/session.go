@@ -121,7 +121,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	open, err := openChanges(ctx, s.h, o.BranchPrefix)
 	if isRateLimit(err) {
 		r.limit(err)
-		for _, g := range groups(p, o.BranchPrefix) {
+		for _, g := range groupsSplit(p, o.BranchPrefix, openBranches{}, o.SeparateMajorMinor) {
 			r.res.RateLimited = append(r.res.RateLimited, g.Branch)
 		}
 		return r.res, nil

@@ -117,7 +117,7 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
-	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.out()); err != nil {
+	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, e.cfg.MajorMinorSeparate(), o.out()); err != nil {
 		return rep, err
 	}
 	rep.Plan = p
