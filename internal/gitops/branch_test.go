@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,5 +251,22 @@ func TestGroupsAdoptPerFromBranches(t *testing.T) {
 				t.Errorf("%s: %s is carried by %q, want %q", tc.name, b, got, want)
 			}
 		}
+	}
+}
+
+// The places of a stream's PR are listed by old version as people read
+// versions: 1.9.0 before 1.10.0.
+func TestGroupsListOldVersionsInOrder(t *testing.T) {
+	var ups []plan.Update
+	for _, from := range []string{"1.10.0", "1.9.0", "1.15.0", "latest", "1.2.0"} {
+		ups = append(ups, plan.Update{Image: "ghcr.io/acme/x", From: from, To: "2.0.0"})
+	}
+	gs := groups(&plan.Plan{Updates: ups}, "imagebot/")
+	var got []string
+	for _, u := range gs[0].Updates {
+		got = append(got, u.From)
+	}
+	if want := []string{"1.2.0", "1.9.0", "1.10.0", "1.15.0", "latest"}; len(gs) != 1 || !slices.Equal(got, want) {
+		t.Errorf("%d groups, old versions %v, want one with %v", len(gs), got, want)
 	}
 }
