@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,40 @@ func TestGroupsListOldVersionsInOrder(t *testing.T) {
 	}
 	if want := []string{"1.2.0", "1.9.0", "1.10.0", "1.15.0", "latest"}; len(gs) != 1 || !slices.Equal(got, want) {
 		t.Errorf("%d groups, old versions %v, want one with %v", len(gs), got, want)
+	}
+}
+
+// With separateMajorMinor, a stream's major update goes to the branch
+// ending in -major and the newest within the major to the stream's own;
+// an open PR of an earlier release that proposes the major on the
+// stream's own branch keeps it (no PR is closed and reopened), and the
+// update within the major takes a branch of its own meanwhile. Off, the
+// stream has one branch, the newest version.
+func TestGroupsSeparateMajorMinor(t *testing.T) {
+	img := "ghcr.io/alexxit/go2rtc"
+	minor := plan.Update{Image: img, From: "1.8.0", To: "1.9.0", Type: "minor"}
+	up := plan.Update{Image: img, From: "1.8.0", To: "2.0.0", Type: "major", Minor: &minor}
+	plain := "imagebot/ghcr.io-alexxit-go2rtc"
+	branches := func(o openBranches, separate bool) map[string]string {
+		out := map[string]string{}
+		for _, g := range groupsSplit(&plan.Plan{Updates: []plan.Update{up}}, "imagebot/", o, separate) {
+			out[g.Updates[0].To] = g.Branch
+			if g.Major != (g.Updates[0].To == "2.0.0" && separate) {
+				t.Errorf("%s: Major %v", g.Branch, g.Major)
+			}
+		}
+		return out
+	}
+	none := openBranches{carried: map[string][]string{}, holder: map[string]string{}}
+	if got, want := branches(none, true), map[string]string{"1.9.0": plain, "2.0.0": plain + "-major"}; !maps.Equal(got, want) {
+		t.Errorf("separate: %v, want %v", got, want)
+	}
+	if got, want := branches(none, false), map[string]string{"2.0.0": plain}; !maps.Equal(got, want) {
+		t.Errorf("one PR: %v, want %v", got, want)
+	}
+	old := openBranches{carried: map[string][]string{}, holder: map[string]string{plain: streamKey(img, "2.0.0")}}
+	old.carry(img, "1.8.0", true, plain)
+	if got, want := branches(old, true), map[string]string{"1.9.0": plain + "-from-1.8.0", "2.0.0": plain}; !maps.Equal(got, want) {
+		t.Errorf("adopted: %v, want %v", got, want)
 	}
 }
