@@ -23,15 +23,15 @@ type group struct {
 	Name string // the config group, if any
 	Env  string // a promotion's environment
 	// Image is the image every update moves, "" when they move several.
-	Image string
-	// Major says the group is the major branch of its stream or config
-	// group (separateMajorMinor): closing its PR declines a major line.
-	Major   bool
+	Image   string
 	Updates []plan.Update
 	// Infos is what the registry says about each update's new image, in
 	// the order of Updates (nil entries when unknown); filled only when a
 	// PR body is written.
 	Infos []*registry.Info
+	// Major says the group is the major branch of its stream or config
+	// group (separateMajorMinor): closing its PR declines a major line.
+	Major bool
 }
 
 // info is the registry's description of the i-th update's new image, or nil.

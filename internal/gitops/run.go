@@ -17,24 +17,24 @@ import (
 // runner is one Run: the plan's groups against what the remote and the
 // host hold now.
 type runner struct {
-	o     RunOptions
-	log   *slog.Logger
-	clock Clock
-	h     Forge
-	rm    *remote
-	tip   *object.Commit
-	base  string
-	open  map[string]*Change // imagebot's open PRs by branch
-	// carriers maps carriedKey to the branch of the image stream's group
-	// that carries it this run (supersededComment).
-	carriers map[string]string
-	closed   map[string][]*Change // closed PRs by branch, where asked: the bot's own only (loadClosed)
-	limited  bool                 // the host said stop writing
-	res      *Result
+	o       RunOptions
+	log     *slog.Logger
+	clock   Clock
+	h       Forge
+	rm      *remote
+	tip     *object.Commit
+	base    string
+	open    map[string]*Change   // imagebot's open PRs by branch
+	closed  map[string][]*Change // closed PRs by branch, where asked: the bot's own only (loadClosed)
+	limited bool                 // the host said stop writing
+	res     *Result
 	// apiAuthor is who GitHub makes the author of the commits the run
 	// creates through the API (RunOptions.SignedCommits); see gitdata.go.
 	apiAuthor      object.Signature
 	warnedUnsigned bool
+	// carriers maps carriedKey to the branch of the image stream's group
+	// that carries it this run (supersededComment).
+	carriers map[string]string
 }
 
 // group brings one branch and its PR in line with the plan.
