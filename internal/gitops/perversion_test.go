@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
@@ -255,6 +256,46 @@ func TestLockstepMajorMinor(t *testing.T) {
 		}
 		if pr := w.openPRs()[groupBranch]; pr.Title != "Update openstack group to 2024.2.0" {
 			t.Errorf("the group's minor PR: %q", pr.Title)
+		}
+	})
+}
+
+// TestMajorMinorMergeRounds: the two PRs of a stream edit the same lines.
+// Merging the one within the major moves the major's PR onto the new tip
+// (same PR, now from the merged version); merging that one leaves main on
+// the newest version and nothing open.
+func TestMajorMinorMergeRounds(t *testing.T) {
+	t.Parallel()
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on, withFiles(map[string][]byte{"apps/go2rtc.yaml": []byte(deployment(go2rtc + ":1.8.0"))}))
+		for _, tag := range []string{"1.8.0", "1.9.0", "2.0.0"} {
+			w.pushTag(t, go2rtc, tag)
+		}
+		w.splitRun(t, true)
+		open := w.openPRs()
+		if err := w.host.merge(open[go2Branch].Number); err != nil {
+			t.Fatal(err)
+		}
+		res := w.splitRun(t, true)
+		if len(res.Opened)+len(res.Closed) != 0 || !slices.Equal(res.Updated, []string{go2Major}) {
+			t.Errorf("after merging 1.9.0: %+v", res)
+		}
+		pr := w.openPRs()[go2Major]
+		if pr.Number != open[go2Major].Number || !strings.Contains(pr.Body, "from `1.9.0` to `2.0.0` (major)") {
+			t.Errorf("major PR #%d (was #%d):\n%s", pr.Number, open[go2Major].Number, pr.Body)
+		}
+		if _, err := w.tryGit("merge-tree", "--write-tree", "main", go2Major); err != nil {
+			t.Errorf("the major PR conflicts with main: %v", err)
+		}
+		if err := w.host.merge(pr.Number); err != nil {
+			t.Fatal(err)
+		}
+		res = w.splitRun(t, true)
+		if len(res.Opened)+len(res.Updated)+len(res.Closed) != 0 || len(w.openPRs()) != 0 {
+			t.Errorf("after merging 2.0.0: %+v, open %v", res, w.openPRs())
+		}
+		if got := w.mainFile(t, "apps/go2rtc.yaml"); !strings.Contains(got, go2rtc+":2.0.0") {
+			t.Errorf("main:\n%s", got)
 		}
 	})
 }
