@@ -6,10 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/rollout"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
@@ -47,7 +50,20 @@ func (w *world) splitRun(t *testing.T, separate bool, edit ...func(*gitops.RunOp
 				return plan.Group{Name: g.Name, Lockstep: g.Lockstep}
 			}
 			return plan.Group{}
+		},
+		Promoted: func(file string) (string, string) {
+			if e := cfg.EnvironmentFor(file); e != nil {
+				return e.Name, e.PromoteFrom
+			}
+			return "", ""
 		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rollout.Apply(w.ctx, p, res.Refs, rollout.Options{
+		Config: cfg, History: s, Statuses: s, Tip: s.FS(), Registry: reg, Policy: func(img string) (*policy.Policy, error) { return policies(cfg)(img, "") },
+		Now: w.clock.Now(), Helper: "ghcr.io/imagebot/imagebot:v0.1.0",
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,6 +312,49 @@ func TestMajorMinorMergeRounds(t *testing.T) {
 		}
 		if got := w.mainFile(t, "apps/go2rtc.yaml"); !strings.Contains(got, go2rtc+":2.0.0") {
 			t.Errorf("main:\n%s", got)
+		}
+	})
+}
+
+// TestEnvironmentsMajorMinor: environments follow separateMajorMinor. The
+// environment promoted from gets the two PRs of a stream; once its major
+// is declined and the version within the major has soaked there, the next
+// environment is promoted to exactly that version, and the declined major
+// reaches neither.
+func TestEnvironmentsMajorMinor(t *testing.T) {
+	t.Parallel()
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on, withFiles(envFiles))
+		w.configure(t, `environments:
+  - name: staging
+    paths: ["envs/staging/**"]
+  - name: production
+    paths: ["envs/production/**"]
+    promoteFrom: staging
+    soak: 24h
+`)
+		apiBranch := "imagebot/ghcr.io-acme-api"
+		res := w.splitRun(t, true)
+		if !slices.Equal(res.Opened, []string{apiBranch, apiBranch + "-major"}) {
+			t.Fatalf("opened %v, want staging's two PRs", res.Opened)
+		}
+		open := w.openPRs()
+		if !strings.Contains(open[apiBranch].Body, "`envs/staging/api.yaml:10` | `v1.7.0` | `v1.9.0`") ||
+			!strings.Contains(open[apiBranch+"-major"].Body, "`envs/staging/api.yaml:10` | `v1.7.0` | `v2.0.0`") ||
+			strings.Contains(open[apiBranch].Body+open[apiBranch+"-major"].Body, "envs/production") {
+			t.Errorf("bodies:\n%s\n%s", open[apiBranch].Body, open[apiBranch+"-major"].Body)
+		}
+		if err := w.host.close(open[apiBranch+"-major"].Number); err != nil {
+			t.Fatal(err)
+		}
+		// Staging took v1.9.0 by hand 30 hours ago.
+		w.commitAt(t, 30*time.Hour, "staging: api v1.9.0", map[string]string{stagingAPI: deployment(api + ":v1.9.0")})
+		res = w.splitRun(t, true)
+		if !slices.Equal(res.Opened, []string{promoBranch}) || !slices.Contains(res.Declined, apiBranch+"-major") {
+			t.Errorf("after staging's v1.9.0: opened %v, declined %v", res.Opened, res.Declined)
+		}
+		if pr := w.openPRs()[promoBranch]; pr.Title != "Promote ghcr.io/acme/api v1.9.0 to production" {
+			t.Errorf("promotion %q", pr.Title)
 		}
 	})
 }
