@@ -153,6 +153,10 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 			}
 		}
 	}
+	if n := len(r.Waiting); n > 0 && r.Limits != "" {
+		fmt.Fprintf(w, "%d %s %s for a slot (pullRequests: %s); the dashboard lists them\n",
+			n, plural(n, "update", "updates"), would(plural(n, "waits", "wait"), "would wait"), r.Limits)
+	}
 	for _, err := range r.Failed {
 		fmt.Fprintf(w, "failed: %v\n", err)
 	}

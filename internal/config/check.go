@@ -374,7 +374,7 @@ func (d *decoder) nonEmpty(m mapping, key string) {
 func (pr *PullRequests) check(d *decoder, m mapping) {
 	d.nonEmpty(m, "labels")
 	d.nonEmpty(m, "reviewers")
-	for key, v := range map[string]int{"maxOpen": pr.MaxOpen, "perRun": pr.PerRun, "perHour": pr.PerHour} {
+	for key, v := range map[string]int{"maxOpen": pr.MaxOpen, "perHour": pr.PerHour, "perRun": pr.PerRun} {
 		if n := m.value(d, key); n != nil && v < 0 {
 			d.errorf(n, "%q must be 0 (no limit) or more, got %d", key, v)
 		}

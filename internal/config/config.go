@@ -52,8 +52,7 @@ type Config struct {
 	// Onboarding is nil when the file leaves it out: on. See OnboardingOn.
 	Onboarding *bool `yaml:"onboarding"`
 	// SeparateMajorMinor is nil when the file leaves it out: on, as in
-	// Renovate (the newest update within the current major and the
-	// newest major are two pull requests).
+	// Renovate. See MajorMinorSeparate.
 	SeparateMajorMinor *bool `yaml:"separateMajorMinor"`
 
 	// File is the path the config was loaded from, "" when defaulted.
@@ -119,15 +118,15 @@ type PullRequests struct {
 	// draft, so it cannot go with a policy's automerge.
 	Draft bool `yaml:"draft"`
 	// MaxOpen caps the imagebot pull requests open at once (Renovate's
-	// prConcurrentLimit); 0 is no cap.
+	// prConcurrentLimit); 0 is no cap. Left out, it is DefaultMaxOpen.
 	MaxOpen int `yaml:"maxOpen"`
-	// PerRun caps the pull requests one run opens (Renovate's
-	// prHourlyLimit, counted per scheduled run); 0 is no cap.
-	PerRun int `yaml:"perRun"`
-	// PerHour caps the new pull requests in any hour, counted from the
-	// creation times of the bot's own pull requests (Renovate's
-	// prHourlyLimit); 0 is no cap.
+	// PerHour caps the pull requests opened in any hour (Renovate's
+	// prHourlyLimit), counted from the creation times of the bot's own
+	// pull requests on the host, so that it holds under any schedule and
+	// across processes; 0 is no cap. Left out, it is DefaultPerHour.
 	PerHour int `yaml:"perHour"`
+	// PerRun caps the pull requests one run opens; 0 is no cap.
+	PerRun int `yaml:"perRun"`
 }
 
 // DefaultPaths are scanned when the file gives no paths.
@@ -141,6 +140,12 @@ const (
 	DefaultBranchPrefix     = "imagebot/"
 	DefaultPrepullNamespace = "kube-system"
 	DefaultDashboardTitle   = "imagebot dashboard"
+	// DefaultMaxOpen and DefaultPerHour keep the first week calm, as
+	// Renovate's recommended preset does: a repository with 70 updates
+	// gets 2 pull requests an hour and 10 at most, the rest waits on the
+	// dashboard. A file may raise them or write 0 for no limit.
+	DefaultMaxOpen = 10
+	DefaultPerHour = 2
 )
 
 // gitExclude is always excluded: git's own files are never manifests, and
@@ -150,8 +155,17 @@ const gitExclude = "**/.git/**"
 // Default is the configuration of a repository without .imagebot.yaml.
 func Default() *Config {
 	c := &Config{}
+	c.presetDefaults()
 	c.setDefaults()
 	return c
+}
+
+// presetDefaults sets the defaults of the keys where 0 is a value of its
+// own ("no limit"), before the file is decoded over them: a key left out
+// keeps its default, a key written keeps what it says.
+func (c *Config) presetDefaults() {
+	c.PullRequests.MaxOpen = DefaultMaxOpen
+	c.PullRequests.PerHour = DefaultPerHour
 }
 
 func (c *Config) setDefaults() {
@@ -186,6 +200,15 @@ func (c *Config) DashboardOn() bool { return c.Dashboard == nil || *c.Dashboard 
 // onboarding pull request first: unless the file says `onboarding: false`.
 // (A repository that has a config file is past onboarding either way.)
 func (c *Config) OnboardingOn() bool { return c.Onboarding == nil || *c.Onboarding }
+
+// MajorMinorSeparate reports whether the newest version within an image's
+// current major and the newest major are proposed as two pull requests
+// (Renovate's separateMajorMinor): unless the file says
+// `separateMajorMinor: false`. Then closing the major's pull request
+// declines that major line only, and the minors keep coming.
+func (c *Config) MajorMinorSeparate() bool {
+	return c.SeparateMajorMinor == nil || *c.SeparateMajorMinor
+}
 
 // Mirrors maps registry host ("docker.io") to mirror URL for the registries
 // that have one.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,9 @@ func ptr[T any](v T) *T { return &v }
 
 // withDefaults is what Parse returns for c: defaults filled, File set.
 func withDefaults(c Config) *Config {
+	// The cases here leave the limits out: they take their defaults.
+	c.PullRequests.MaxOpen = cmp.Or(c.PullRequests.MaxOpen, DefaultMaxOpen)
+	c.PullRequests.PerHour = cmp.Or(c.PullRequests.PerHour, DefaultPerHour)
 	c.setDefaults()
 	c.File = "f.yaml"
 	return &c
@@ -133,6 +137,7 @@ func TestDefault(t *testing.T) {
 			CommitMessage: "Update {{.Image}} to {{.To}}",
 			BranchPrefix:  "imagebot/",
 		},
+		PullRequests:   PullRequests{MaxOpen: 10, PerHour: 2},
 		DashboardTitle: "imagebot dashboard",
 	}
 	if diff := gocmp.Diff(want, Default()); diff != "" {
@@ -468,14 +473,53 @@ policies:
 
 func TestDashboardKeys(t *testing.T) {
 	c := Default()
-	if !c.DashboardOn() || !c.OnboardingOn() || c.DashboardTitle != DefaultDashboardTitle || c.PullRequests.MaxOpen != 0 || c.PullRequests.PerRun != 0 {
-		t.Errorf("defaults: dashboard %v, onboarding %v, title %q, limits %+v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.PullRequests)
+	if !c.DashboardOn() || !c.OnboardingOn() || c.DashboardTitle != DefaultDashboardTitle || !c.MajorMinorSeparate() {
+		t.Errorf("defaults: dashboard %v, onboarding %v, title %q, separateMajorMinor %v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.MajorMinorSeparate())
 	}
-	c, err := Parse("f.yaml", []byte("dashboard: false\nonboarding: false\ndashboardTitle: Updates\npullRequests: {maxOpen: 5, perRun: 2}\n"))
+	c, err := Parse("f.yaml", []byte("dashboard: false\nonboarding: false\ndashboardTitle: Updates\nseparateMajorMinor: false\npullRequests: {maxOpen: 5, perRun: 2}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DashboardOn() || c.OnboardingOn() || c.DashboardTitle != "Updates" || c.PullRequests.MaxOpen != 5 || c.PullRequests.PerRun != 2 {
-		t.Errorf("set: dashboard %v, onboarding %v, title %q, limits %+v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.PullRequests)
+	if c.DashboardOn() || c.OnboardingOn() || c.DashboardTitle != "Updates" || c.MajorMinorSeparate() {
+		t.Errorf("set: dashboard %v, onboarding %v, title %q, separateMajorMinor %v", c.DashboardOn(), c.OnboardingOn(), c.DashboardTitle, c.MajorMinorSeparate())
+	}
+	if want := (PullRequests{MaxOpen: 5, PerHour: DefaultPerHour, PerRun: 2}); !reflect.DeepEqual(c.PullRequests, want) {
+		t.Errorf("set: limits %+v, want %+v", c.PullRequests, want)
+	}
+}
+
+// TestCalmDefaults: with no config, or a config that does not name them,
+// at most 10 pull requests are open and 2 open an hour (issue 26: 70 pull
+// requests in 8.5 s after onboarding); 0 is no limit, and stays 0.
+func TestCalmDefaults(t *testing.T) {
+	calm := PullRequests{MaxOpen: 10, PerHour: 2}
+	for name, src := range map[string]string{
+		"no file":       "",
+		"other keys":    "paths: ['**/*.yaml']\n",
+		"empty section": "pullRequests:\n",
+		"labels only":   "pullRequests: {labels: [deps]}\n",
+	} {
+		c, err := Parse("f.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := c.PullRequests
+		got.Labels = nil
+		if !reflect.DeepEqual(got, calm) {
+			t.Errorf("%s: limits %+v, want %+v", name, got, calm)
+		}
+	}
+	if got := Default().PullRequests; !reflect.DeepEqual(got, calm) {
+		t.Errorf("Default: limits %+v, want %+v", got, calm)
+	}
+	c, err := Parse("f.yaml", []byte("pullRequests: {maxOpen: 0, perHour: 0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PullRequests; got.MaxOpen != 0 || got.PerHour != 0 || got.PerRun != 0 {
+		t.Errorf("0 must stay no limit: %+v", got)
+	}
+	if _, err := Parse("f.yaml", []byte("pullRequests: {perHour: -1}\n")); err == nil || !strings.Contains(err.Error(), `"perHour" must be 0 (no limit) or more`) {
+		t.Errorf("perHour: -1: %v", err)
 	}
 }

@@ -193,6 +193,7 @@ func unwrapPath(err error) error {
 func Parse(file string, data []byte) (*Config, error) {
 	d := &decoder{file: file, bad: map[*yaml.Node]bool{}, merging: map[*yaml.Node]bool{}, budget: nodeBudget}
 	c := &Config{}
+	c.presetDefaults()
 	if root := d.document(data); root != nil {
 		d.decode(root, reflect.ValueOf(c).Elem(), "config")
 	}

@@ -71,7 +71,7 @@ func body(g group) string {
 			u := g.Updates[0]
 			fmt.Fprintf(&head, "from %s to %s (%s).\n\n", lit(u.From), lit(u.To), u.Type)
 		} else {
-			fmt.Fprintf(&head, "to a newer tag in %d places.\n\n", len(g.Updates))
+			writeFroms(&head, g)
 		}
 		writeNotes(&head, g)
 	} else {
@@ -109,6 +109,32 @@ func body(g group) string {
 	end := "\n" + outro(g) + "\n\n" + markerOf(g).text() + "\n"
 	return fit(head.String(), t, tail.String(), end)
 }
+
+// writeFroms says where a stream's PR moves its places from, by old
+// version, in the order of the table below: one PR carries every place
+// that moves to its version, whatever each one's old version.
+func writeFroms(b *strings.Builder, g group) {
+	places := 0
+	for _, u := range g.Updates {
+		places += len(u.Changes)
+	}
+	fmt.Fprintf(b, "to %s in %d places, from %d versions:\n\n", lit(g.Updates[0].To), places, len(g.Updates))
+	for i, u := range g.Updates {
+		if i == maxFroms {
+			fmt.Fprintf(b, "- and %d more versions\n", len(g.Updates)-i)
+			break
+		}
+		n := "1 place"
+		if len(u.Changes) != 1 {
+			n = fmt.Sprintf("%d places", len(u.Changes))
+		}
+		fmt.Fprintf(b, "- from %s (%s): %s\n", lit(u.From), u.Type, n)
+	}
+	b.WriteString("\n")
+}
+
+// maxFroms bounds the list of old versions: the table has them all.
+const maxFroms = 50
 
 // table is a Markdown table, row by row, so that fit can cut it.
 type table struct {

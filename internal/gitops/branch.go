@@ -29,6 +29,9 @@ type group struct {
 	// the order of Updates (nil entries when unknown); filled only when a
 	// PR body is written.
 	Infos []*registry.Info
+	// Major says the group is the major branch of its stream or config
+	// group (separateMajorMinor): closing its PR declines a major line.
+	Major bool
 }
 
 // info is the registry's description of the i-th update's new image, or nil.
@@ -53,37 +56,51 @@ func groups(p *plan.Plan, prefix string) []group { return groupsKeeping(p, prefi
 
 // openBranches is what the open PRs say about the branches they hold.
 type openBranches struct {
-	// carried maps image+"\x00"+from to the branch of the open PR that
-	// moves it.
-	carried map[string]string
+	// carried maps carriedKey(image, from, major) to the branches of the
+	// open PRs that move it, sorted.
+	carried map[string][]string
 	// holder maps a branch to the stream (streamKey) that its open PR
 	// moves, for one image stream's PRs.
 	holder map[string]string
 }
 
+// carriedKey is what an open PR of one image stream carries: the image
+// from one old tag, on the major branch or the other (separateMajorMinor).
+func carriedKey(image, from string, major bool) string {
+	k := image + "\x00" + from
+	if major {
+		k += "\x00major"
+	}
+	return k
+}
+
+// carry records that the open PR on branch moves image from from.
+func (o *openBranches) carry(image, from string, major bool, branch string) {
+	k := carriedKey(image, from, major)
+	if !slices.Contains(o.carried[k], branch) {
+		o.carried[k] = append(o.carried[k], branch)
+		slices.Sort(o.carried[k])
+	}
+}
+
 // groupsKeeping sorts the plan's updates onto branches. Updates of a kind
 // or a config group share a branch named for it (rollout.go); the others
-// get their own branch, named from the image and the stream of the target
-// tag, never from the version, so a newer version reuses the branch (and
-// the open PR) of the one before. Two updates of one image and stream in
-// one plan (busybox:1.36.0 and busybox:latest both moving to 1.37.0) are
-// told apart by their old tag. An update an open PR already carries (same
-// image, same old tag) keeps that PR's branch: a newer version moves the
-// open PR even when another tag of the stream now needs its own branch.
-//
-// Image names are not injective once sanitised (ghcr.io/acme/a-b and
-// ghcr.io/acme-a/b both give ghcr.io-acme-a-b), so a readable name that
-// two streams would share gets a short hash of the exact stream
-// (streamBranch), except for the stream whose open PR holds it already.
-// A name that no other stream shares stays as it always was, so that an
-// upgrade moves no existing PR.
+// go to the branch of their image stream and target version (streamGroups).
 func groupsKeeping(p *plan.Plan, prefix string, open openBranches) []group {
-	var plain []plan.Update
+	return groupsSplit(p, prefix, open, false)
+}
+
+// groupsSplit is groupsKeeping; with separate (separateMajorMinor), an
+// image stream's major update goes to a branch of its own (majorBranch),
+// and the update within the current major it carries (plan.Update.Minor)
+// to the stream's branch, so that declining the one leaves the other.
+func groupsSplit(p *plan.Plan, prefix string, open openBranches, separate bool) []group {
+	var plain []stepUpdate
 	shared := map[string]*group{}
 	for _, u := range p.Updates {
 		g := sharedGroup(prefix, u)
 		if g == nil {
-			plain = append(plain, u)
+			plain = append(plain, splitUpdate(u, separate)...)
 			continue
 		}
 		if have := shared[g.Branch]; have != nil {
@@ -100,38 +117,116 @@ func groupsKeeping(p *plan.Plan, prefix string, open openBranches) []group {
 	for _, g := range shared {
 		out = append(out, *g)
 	}
+	out = splitShared(out, separate)
 	slices.SortFunc(out, func(a, b group) int { return cmp.Compare(a.Branch, b.Branch) })
 	return out
 }
 
-// streamGroups gives each update its own branch, named from its stream.
-func streamGroups(ups []plan.Update, prefix string, open openBranches) []group {
-	branch := make([]string, len(ups))
+// streamGroups makes one group per image stream and target version: every
+// place that moves to that version is in it, whatever its old version
+// (releases/cnpg-1.15.0.yaml ... cnpg-1.29.0.yaml all move in one PR). The
+// branch is named from the image and the stream of the target tag, never
+// from the version, so a newer version reuses the branch (and the open PR)
+// of the one before; a major update's branch ends in "-major". Two targets
+// of one stream in one plan (a policy scoped by path) are told apart by
+// the first old tag of each.
+//
+// An update an open PR already carries (same image, same old tag, same
+// side of separateMajorMinor) keeps that PR's branch: a newer version moves
+// the open PR. When a group's updates are carried by several open PRs (the
+// PRs of releases before this rule, one per old version), the group keeps
+// the stream's own branch if one of them holds it, else the first; the
+// other PRs are no longer needed and are closed, saying which carries
+// their places now.
+//
+// Image names are not injective once sanitised (ghcr.io/acme/a-b and
+// ghcr.io/acme-a/b both give ghcr.io-acme-a-b), so a readable name that
+// two streams would share gets a short hash of the exact stream
+// (streamBranch), except for the stream whose open PR holds it already.
+// A name that no other stream shares stays as it always was, so that an
+// upgrade moves no existing PR.
+func streamGroups(ups []stepUpdate, prefix string, open openBranches) []group {
+	type key struct {
+		stream, to string
+		major      bool
+	}
+	var keys []key
+	byKey := map[key][]plan.Update{}
+	var flat []plan.Update
+	for _, u := range ups {
+		k := key{streamKey(u.Image, u.To), u.To, u.major}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], u.Update)
+		flat = append(flat, u.Update)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.stream, b.stream), cmp.Compare(a.to, b.to), boolCompare(a.major, b.major))
+	})
+	named := streamBranches(flat, prefix, open.holder)
+	base := func(k key) string {
+		b := named[k.stream]
+		if k.major {
+			b += majorSuffix
+		}
+		return b
+	}
+	branch := map[key]string{}
 	taken := map[string]bool{}
-	for i, u := range ups {
-		if b, ok := open.carried[u.Image+"\x00"+u.From]; ok && !taken[b] {
-			branch[i], taken[b] = b, true
-		}
-	}
-	named := streamBranches(ups, prefix, open.holder)
-	count := map[string]int{}
-	for i, u := range ups {
-		if branch[i] == "" {
-			count[named[streamKey(u.Image, u.To)]]++
-		}
-	}
-	out := make([]group, 0, len(ups))
-	for i, u := range ups {
-		b := branch[i]
-		if b == "" {
-			b = named[streamKey(u.Image, u.To)]
-			if count[b] > 1 || taken[b] {
-				b += "-from-" + sanitize(u.From)
+	for _, k := range keys {
+		var held []string
+		for _, u := range byKey[k] {
+			for _, b := range open.carried[carriedKey(u.Image, u.From, k.major)] {
+				if !taken[b] && !slices.Contains(held, b) {
+					held = append(held, b)
+				}
 			}
 		}
-		out = append(out, group{Branch: b, Image: u.Image, Updates: []plan.Update{u}})
+		if len(held) == 0 {
+			continue
+		}
+		slices.Sort(held)
+		b := held[0]
+		if slices.Contains(held, base(k)) {
+			b = base(k)
+		}
+		branch[k], taken[b] = b, true
+	}
+	count := map[string]int{}
+	for _, k := range keys {
+		if branch[k] == "" {
+			count[base(k)]++
+		}
+	}
+	out := make([]group, 0, len(keys))
+	for _, k := range keys {
+		us := byKey[k]
+		slices.SortStableFunc(us, func(a, b plan.Update) int { return natural(a.From, b.From) })
+		b := branch[k]
+		if b == "" {
+			b = base(k)
+			if count[b] > 1 || taken[b] {
+				b += "-from-" + sanitize(us[0].From)
+			}
+		}
+		out = append(out, group{Branch: b, Image: us[0].Image, Updates: us, Major: k.major})
 	}
 	return out
+}
+
+// majorSuffix ends the branch of an image stream's major updates
+// (separateMajorMinor): "imagebot/docker.io-library-node-major".
+const majorSuffix = "-major"
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // streamBranches names the branch of each stream (streamKey) of ups: its

@@ -1,6 +1,8 @@
 package gitops
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,16 +136,26 @@ func TestGroups(t *testing.T) {
 			{"imagebot/ghcr.io-acme-api", "ghcr.io/acme/api", []string{"v1.7.0"}},
 		},
 	}, {
-		name: "two updates of one stream are told apart by their old tag",
+		name: "one branch per stream and target, whatever the old tags",
 		updates: []plan.Update{
 			{Image: "docker.io/library/busybox", From: "latest", To: "1.37.0", Type: "pin"},
 			{Image: "docker.io/library/busybox", From: "1.36.0", To: "1.37.0", Type: "minor"},
 			{Image: "docker.io/library/redis", From: "7.2.4", To: "7.4.1"},
 		},
 		want: []row{
-			{"imagebot/docker.io-library-busybox-from-1.36.0", "docker.io/library/busybox", []string{"1.36.0"}},
-			{"imagebot/docker.io-library-busybox-from-latest", "docker.io/library/busybox", []string{"latest"}},
+			{"imagebot/docker.io-library-busybox", "docker.io/library/busybox", []string{"1.36.0", "latest"}},
 			{"imagebot/docker.io-library-redis", "docker.io/library/redis", []string{"7.2.4"}},
+		},
+	}, {
+		name: "two targets of one stream are told apart by their first old tag",
+		updates: []plan.Update{
+			{Image: "docker.io/library/redis", From: "7.0.1", To: "7.0.15", Type: "patch"},
+			{Image: "docker.io/library/redis", From: "7.2.4", To: "7.4.1", Type: "minor"},
+			{Image: "docker.io/library/redis", From: "7.2.5", To: "7.4.1", Type: "minor"},
+		},
+		want: []row{
+			{"imagebot/docker.io-library-redis-from-7.0.1", "docker.io/library/redis", []string{"7.0.1"}},
+			{"imagebot/docker.io-library-redis-from-7.2.4", "docker.io/library/redis", []string{"7.2.4", "7.2.5"}},
 		},
 	}, {
 		name:    "empty plan",
@@ -194,5 +206,103 @@ func TestCollidingBranchNames(t *testing.T) {
 	}
 	if got := branches(held, ab2); got[ab2.Image] != both[ab2.Image] {
 		t.Errorf("the other alone, %s holds it: %v", ab.Image, got)
+	}
+}
+
+// The PRs of releases that opened one PR per old version
+// ("…-from-1.15.0") are adopted: the stream's one group keeps one of them
+// (the stream's own branch when one holds it, else the first), and the
+// others, carried by it now, are closed saying so.
+func TestGroupsAdoptPerFromBranches(t *testing.T) {
+	img := "ghcr.io/cloudnative-pg/cloudnative-pg"
+	ups := []plan.Update{
+		{Image: img, From: "1.15.0", To: "2.0.0", Type: "major"},
+		{Image: img, From: "1.16.0", To: "2.0.0", Type: "major"},
+	}
+	plain := "imagebot/ghcr.io-cloudnative-pg-cloudnative-pg"
+	for _, tc := range []struct {
+		name string
+		open []string // branches of open PRs, moving 1.15.0 and 1.16.0
+		want string
+	}{
+		{"no PR", nil, plain},
+		{"one PR per old version", []string{plain + "-from-1.16.0", plain + "-from-1.15.0"}, plain + "-from-1.15.0"},
+		{"the stream's own branch", []string{plain + "-from-1.15.0", plain}, plain},
+	} {
+		o := openBranches{carried: map[string][]string{}, holder: map[string]string{}}
+		for i, b := range tc.open {
+			o.carry(img, ups[i].From, false, b)
+		}
+		gs := groupsKeeping(&plan.Plan{Updates: ups}, "imagebot/", o)
+		if len(gs) != 1 || gs[0].Branch != tc.want || len(gs[0].Updates) != 2 {
+			t.Errorf("%s: %d groups, first on %s, want one on %s", tc.name, len(gs), gs[0].Branch, tc.want)
+			continue
+		}
+		r := &runner{carriers: carriers(gs), res: &Result{}}
+		for _, b := range tc.open {
+			m := marker{Branch: b, Moves: []markedMove{{Image: img, From: "1.15.0", To: "1.99.0"}}}
+			if b == plain+"-from-1.16.0" {
+				m.Moves[0].From = "1.16.0"
+			}
+			want := tc.want
+			if b == want {
+				want = "" // the group's own PR is kept, not closed
+			}
+			if got := r.carrier(m, b); got != want {
+				t.Errorf("%s: %s is carried by %q, want %q", tc.name, b, got, want)
+			}
+		}
+	}
+}
+
+// The places of a stream's PR are listed by old version as people read
+// versions: 1.9.0 before 1.10.0.
+func TestGroupsListOldVersionsInOrder(t *testing.T) {
+	var ups []plan.Update
+	for _, from := range []string{"1.10.0", "1.9.0", "1.15.0", "latest", "1.2.0"} {
+		ups = append(ups, plan.Update{Image: "ghcr.io/acme/x", From: from, To: "2.0.0"})
+	}
+	gs := groups(&plan.Plan{Updates: ups}, "imagebot/")
+	var got []string
+	for _, u := range gs[0].Updates {
+		got = append(got, u.From)
+	}
+	if want := []string{"1.2.0", "1.9.0", "1.10.0", "1.15.0", "latest"}; len(gs) != 1 || !slices.Equal(got, want) {
+		t.Errorf("%d groups, old versions %v, want one with %v", len(gs), got, want)
+	}
+}
+
+// With separateMajorMinor, a stream's major update goes to the branch
+// ending in -major and the newest within the major to the stream's own;
+// an open PR of an earlier release that proposes the major on the
+// stream's own branch keeps it (no PR is closed and reopened), and the
+// update within the major takes a branch of its own meanwhile. Off, the
+// stream has one branch, the newest version.
+func TestGroupsSeparateMajorMinor(t *testing.T) {
+	img := "ghcr.io/alexxit/go2rtc"
+	minor := plan.Update{Image: img, From: "1.8.0", To: "1.9.0", Type: "minor"}
+	up := plan.Update{Image: img, From: "1.8.0", To: "2.0.0", Type: "major", Minor: &minor}
+	plain := "imagebot/ghcr.io-alexxit-go2rtc"
+	branches := func(o openBranches, separate bool) map[string]string {
+		out := map[string]string{}
+		for _, g := range groupsSplit(&plan.Plan{Updates: []plan.Update{up}}, "imagebot/", o, separate) {
+			out[g.Updates[0].To] = g.Branch
+			if g.Major != (g.Updates[0].To == "2.0.0" && separate) {
+				t.Errorf("%s: Major %v", g.Branch, g.Major)
+			}
+		}
+		return out
+	}
+	none := openBranches{carried: map[string][]string{}, holder: map[string]string{}}
+	if got, want := branches(none, true), map[string]string{"1.9.0": plain, "2.0.0": plain + "-major"}; !maps.Equal(got, want) {
+		t.Errorf("separate: %v, want %v", got, want)
+	}
+	if got, want := branches(none, false), map[string]string{"2.0.0": plain}; !maps.Equal(got, want) {
+		t.Errorf("one PR: %v, want %v", got, want)
+	}
+	old := openBranches{carried: map[string][]string{}, holder: map[string]string{plain: streamKey(img, "2.0.0")}}
+	old.carry(img, "1.8.0", true, plain)
+	if got, want := branches(old, true), map[string]string{"1.9.0": plain + "-from-1.8.0", "2.0.0": plain}; !maps.Equal(got, want) {
+		t.Errorf("adopted: %v, want %v", got, want)
 	}
 }

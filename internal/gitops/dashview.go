@@ -151,6 +151,9 @@ func (r *runner) limitsText() string {
 	if r.o.MaxOpen > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d open", r.o.MaxOpen))
 	}
+	if r.o.PerHour > 0 {
+		parts = append(parts, fmt.Sprintf("%d an hour", r.o.PerHour))
+	}
 	if r.o.PerRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d a run", r.o.PerRun))
 	}
@@ -205,10 +208,8 @@ func (r *runner) declinedEntries(gs []group) []dashboard.Entry {
 
 // closedNumber is the number of the closed PR that declined u, or 0.
 func (r *runner) closedNumber(g group, u plan.Update) int {
-	for _, pr := range r.closed[g.Branch] {
-		if m, ok := prMarker(pr); ok && !pr.Merged && m.proposes(u) {
-			return pr.Number
-		}
+	if pr := r.decliner(g, u); pr != nil {
+		return pr.Number
 	}
 	return 0
 }

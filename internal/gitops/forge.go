@@ -49,6 +49,10 @@ type Forge interface {
 	// read), by branch, at the lower cost of one listing per branch or
 	// one listing of every closed one.
 	ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error)
+	// RecentChanges lists the change requests opened at or after since,
+	// open or closed, newest first: the pages up to the first older one,
+	// usually one request (pullRequests.perHour).
+	RecentChanges(ctx context.Context, since time.Time) ([]*Change, error)
 	// CreateChange opens a change request. One already open for the
 	// branch (a race with another run) is returned with created false.
 	CreateChange(ctx context.Context, c NewChange) (_ *Change, created bool, err error)
@@ -200,6 +204,9 @@ type Change struct {
 	State     string // "open" or "closed" (a merged one is closed too)
 	Merged    bool
 	Labels    []string
+	// Created is when it was opened, as the host says (zero when it does
+	// not): what pullRequests.perHour counts.
+	Created time.Time
 }
 
 // Query says which change requests a listing keeps: always those from

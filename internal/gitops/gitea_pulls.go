@@ -46,6 +46,9 @@ func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
 		c.Author = pr.Poster.UserName
 	}
 	c.Head, c.Base, c.OwnBranch = teaBranches(pr)
+	if pr.Created != nil {
+		c.Created = *pr.Created
+	}
 	for _, l := range pr.Labels {
 		c.Labels = append(c.Labels, l.Name)
 	}

@@ -110,7 +110,7 @@ func fromPull(pr *github.PullRequest) *Change {
 		Number: pr.GetNumber(), ID: pr.GetNodeID(), URL: pr.GetHTMLURL(),
 		Title: pr.GetTitle(), Body: pr.GetBody(), Author: pr.GetUser().GetLogin(),
 		Head: pr.GetHead().GetRef(), OwnBranch: ownBranch(pr), Base: pr.GetBase().GetRef(),
-		State: pr.GetState(), Merged: pr.MergedAt != nil,
+		State: pr.GetState(), Merged: pr.MergedAt != nil, Created: pr.GetCreatedAt().Time,
 	}
 	for _, l := range pr.Labels {
 		c.Labels = append(c.Labels, l.GetName())

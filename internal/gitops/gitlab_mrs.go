@@ -27,6 +27,9 @@ func (l *lab) fromMR(mr *gitlab.BasicMergeRequest) *Change {
 		Head: mr.SourceBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, Base: mr.TargetBranch,
 		State: "closed", Merged: mr.State == mrMerged, Labels: mr.Labels,
 	}
+	if mr.CreatedAt != nil {
+		c.Created = *mr.CreatedAt
+	}
 	if mr.Author != nil {
 		c.Author = mr.Author.Username
 	}

@@ -135,6 +135,12 @@ const humanGate = "Merging is the human gate: once merged, your GitOps controlle
 
 // outro says what merging and closing the PR do.
 func outro(g group) string {
+	if g.Major {
+		// separateMajorMinor: closing declines the major line (decliner).
+		return humanGate + "Closing this pull request without merging tells imagebot not to propose this major version again, " +
+			"nor its later releases, until you tick \"propose again\" on the dashboard; updates within the current major " +
+			"keep coming in a pull request of their own."
+	}
 	switch g.Kind {
 	case "":
 		return humanGate + "Closing this pull request without merging tells imagebot not to propose this version again."

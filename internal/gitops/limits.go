@@ -2,7 +2,9 @@ package gitops
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/imagebot/imagebot/internal/plan"
@@ -16,12 +18,12 @@ type waiter struct {
 
 // admit keeps the groups this run brings in line and sets aside those
 // whose new PR must wait: for approval (RunOptions.Approval) unless ticked
-// "open now", or for a slot (MaxOpen, PerRun). A group with an open PR,
+// "open now", or for a slot (MaxOpen, PerHour, PerRun). A group with an open PR,
 // one whose updates were all declined, one with nothing left to write and
 // a ticked one are always kept: existing PRs are kept current, and a tick
 // opens a PR beyond the limits. A partial run (a rollback) is a person's
 // request: no limit applies.
-func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
+func (r *runner) admit(ctx context.Context, gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 	if r.o.Partial {
 		return gs, nil
 	}
@@ -53,7 +55,15 @@ func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 	if r.o.PerRun > 0 {
 		slots = min(slots, r.o.PerRun-ticked)
 	}
+	if r.o.PerHour > 0 && slots > 0 {
+		// Asked only when a PR would open: a rerun with nothing new to
+		// open costs no request more.
+		slots = min(slots, r.o.PerHour-r.openedLastHour(ctx)-ticked)
+	}
 	slots = max(slots, 0)
+	if slots < len(fresh) {
+		r.res.Limits = r.limitsText()
+	}
 	waits := map[string]bool{}
 	for _, g := range fresh[slots:] {
 		waits[g.Branch] = true
@@ -69,6 +79,41 @@ func (r *runner) admit(gs []group, p *plan.Plan) (keep []group, wait []waiter) {
 		r.log.Warn("updates wait for a slot or an approval, but there is no dashboard to list them or tick them on", "waiting", len(wait))
 	}
 	return keep, wait
+}
+
+// openedLastHour counts the PRs the bot opened in the hour up to now, by
+// the host's creation times: open, closed and merged ones alike, whatever
+// run or process opened them, so that pullRequests.perHour holds under any
+// schedule. The bot's are those on its branches (the prefix, the
+// repository's own) with its marker. When the host cannot say, the run
+// opens nothing new: the limit is a promise, and the next run asks again.
+func (r *runner) openedLastHour(ctx context.Context) int {
+	since := r.clock.Now().Add(-time.Hour)
+	prs, err := r.h.RecentChanges(ctx, since)
+	if isRateLimit(err) {
+		r.limit(err)
+	}
+	if err != nil {
+		r.log.Warn("cannot tell how many pull requests opened in the last hour; opening none this run", "err", err)
+		return r.o.PerHour
+	}
+	n := 0
+	for _, pr := range prs {
+		if _, ok := prMarker(pr); ok && r.counts(pr) && strings.HasPrefix(pr.Head, r.o.BranchPrefix) && !pr.Created.Before(since) {
+			n++
+		}
+	}
+	return n
+}
+
+// counts reports whether pr counts toward the hourly limit: the bot's own
+// (mine), or, before the run knows who it is, any from the repository's
+// own branches, so that not knowing errs toward opening fewer.
+func (r *runner) counts(pr *Change) bool {
+	if r.by == nil {
+		return pr.OwnBranch
+	}
+	return r.mine(pr)
 }
 
 // rank is a group's place in the queue for slots: rollbacks, promotions

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
 )
 
 // marker is the machine-readable part of a PR body: what the PR proposes.
@@ -186,6 +187,18 @@ func sameMarker(body string, g group) bool {
 func (m marker) proposes(u plan.Update) bool {
 	for _, mv := range m.Moves {
 		if mv.Image == u.Image && mv.To == u.To && mv.Digest == u.Digest {
+			return true
+		}
+	}
+	return false
+}
+
+// declinesLine reports whether m proposed a major move of u's image into
+// the major line of u's target (1.9.0 -> 2.0.0 for u moving to 2.1.0): once
+// closed, that major is declined, not only that version.
+func (m marker) declinesLine(u plan.Update) bool {
+	for _, mv := range m.Moves {
+		if mv.Image == u.Image && policy.Type(mv.From, mv.To) == "major" && policy.Type(mv.To, u.To) != "major" && policy.Type(u.To, mv.To) != "major" {
 			return true
 		}
 	}

@@ -63,10 +63,20 @@ type RunOptions struct {
 	Partial bool
 
 	// Limits (DESIGN.md "Dashboard and limits"): MaxOpen caps the bot's
-	// open PRs, PerRun the PRs one run opens; 0 is no cap. Beyond them an
-	// update waits on the dashboard, in the order of limits.go, until a
-	// slot frees up; an open PR is kept current whatever the limits.
-	MaxOpen, PerRun int
+	// open PRs, PerHour the PRs it opened in the hour before the run's
+	// clock says now (its own PRs on the host, open or closed, by their
+	// creation times), PerRun the PRs one run opens; 0 is no cap. Beyond
+	// them an update waits on the dashboard, in the order of limits.go,
+	// until a slot frees up; an open PR is kept current whatever the
+	// limits. The config's defaults are calm (config.DefaultMaxOpen,
+	// DefaultPerHour); these options are what the caller says.
+	MaxOpen, PerHour, PerRun int
+	// SeparateMajorMinor proposes a stream's (or config group's) major
+	// update and the newest within its current major (plan.Update.Minor)
+	// in two PRs, on two branches: closing the major's declines that
+	// major line, closing the other that version (config
+	// separateMajorMinor). Off, a stream has one PR, the newest version.
+	SeparateMajorMinor bool
 	// Approval, when set, reports whether an update waits on the
 	// dashboard until someone ticks it (config approval).
 	Approval func(plan.Update) bool
@@ -101,8 +111,11 @@ type Result struct {
 	// run stops writing rather than fail each remaining PR on its own.
 	RateLimited []string
 	// Waiting are the branches whose PR waits for a slot (MaxOpen,
-	// PerRun); AwaitingApproval those that wait for a tick.
+	// PerHour, PerRun); AwaitingApproval those that wait for a tick.
 	Waiting, AwaitingApproval []string
+	// Limits says the limits that held updates back ("at most 10 open,
+	// 2 an hour"), "" when none did.
+	Limits string
 	// Dashboard is the dashboard issue's number, 0 when none is kept.
 	Dashboard int
 	// Stopped says why the run did nothing (an onboarding PR closed

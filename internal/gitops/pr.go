@@ -257,7 +257,11 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.Number, pr.Title)
 			continue
 		}
-		err := r.h.Comment(ctx, pr.Number, obsoleteComment(m, r.base))
+		comment := obsoleteComment(m, r.base)
+		if by := r.carrier(m, branch); by != "" {
+			comment = r.supersededComment(by)
+		}
+		err := r.h.Comment(ctx, pr.Number, comment)
 		if err == nil {
 			err = r.h.EditChange(ctx, pr.Number, ChangeEdit{Close: true})
 		}

@@ -13,12 +13,13 @@ import (
 
 // Preview prints the pull requests a run would open, computed from the
 // working tree in dir alone: no remote, no API, no token. It is what
-// `run --dry-run` shows when it has no GITHUB_TOKEN.
-func Preview(p *plan.Plan, dir, prefix string, out io.Writer) error {
+// `run --dry-run` shows when it has no GITHUB_TOKEN. separate is
+// RunOptions.SeparateMajorMinor.
+func Preview(p *plan.Plan, dir, prefix string, separate bool, out io.Writer) error {
 	if prefix == "" {
 		prefix = "imagebot/"
 	}
-	for _, g := range groups(p, prefix) {
+	for _, g := range groupsSplit(p, prefix, openBranches{}, separate) {
 		fmt.Fprintf(out, "--- would open pull request from %s\n%s\n\n%s\n", g.Branch, title(g), body(g))
 		for _, fc := range rewrite.ByFile(g.changes()) {
 			f := fc.File

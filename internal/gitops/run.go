@@ -34,6 +34,9 @@ type runner struct {
 	// creates through the API (RunOptions.SignedCommits); see gitdata.go.
 	apiAuthor      object.Signature
 	warnedUnsigned bool
+	// carriers maps carriedKey to the branch of the image stream's group
+	// that carries it this run (supersededComment).
+	carriers map[string]string
 }
 
 // group brings one branch and its PR in line with the plan.
@@ -124,17 +127,16 @@ func (r *runner) undeclined(g group) group {
 	return g
 }
 
-// declined reports whether a closed PR of g's branch proposed u, or a
-// merged rollback PR moved u's image away from u's target. r.closed holds
-// only the bot's own PRs, from the repository's own branches.
+// declined reports whether a closed PR of g's branch proposed u (on a
+// major branch: any version of u's major line), or a merged rollback PR
+// moved u's image away from u's target. r.closed holds only the bot's own
+// PRs, from the repository's own branches.
 func (r *runner) declined(g group, u plan.Update) bool {
 	if d := r.o.Dashboard; d != nil && d.Controls.Again[againID(g, u)] {
 		return false // ticked "propose again" on the dashboard
 	}
-	for _, pr := range r.closed[g.Branch] {
-		if m, ok := prMarker(pr); ok && !pr.Merged && m.proposes(u) {
-			return true
-		}
+	if r.decliner(g, u) != nil {
+		return true
 	}
 	if g.Kind == plan.KindRollback {
 		return false // a person asked for this one
@@ -145,6 +147,29 @@ func (r *runner) declined(g group, u plan.Update) bool {
 		}
 	}
 	return false
+}
+
+// decliner is the closed PR that declined u on g's branch, or nil: one
+// that proposed exactly u, or, on a major branch (separateMajorMinor), one
+// that proposed a major move of u's image into the major line of u's
+// target: closing a major PR declines that major, whose later releases
+// wait for a tick on the dashboard. A stream's major PRs of releases
+// before separateMajorMinor were on the stream's own branch: their
+// declines count for its major branch too.
+func (r *runner) decliner(g group, u plan.Update) *Change {
+	for _, pr := range r.closed[g.Branch] {
+		if m, ok := prMarker(pr); ok && !pr.Merged && (m.proposes(u) || g.Major && m.declinesLine(u)) {
+			return pr
+		}
+	}
+	if g.Major && g.Kind == "" {
+		for _, pr := range r.closed[strings.TrimSuffix(g.Branch, majorSuffix)] {
+			if m, ok := prMarker(pr); ok && !pr.Merged && m.declinesLine(u) {
+				return pr
+			}
+		}
+	}
+	return nil
 }
 
 // edits applies the group's changes to the default branch's files, then

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/policy"
 )
 
 // Session is one repository as a run sees it: the default branch's tip,
@@ -119,7 +121,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	open, err := r.openChanges(ctx)
 	if isRateLimit(err) {
 		r.limit(err)
-		for _, g := range groups(p, o.BranchPrefix) {
+		for _, g := range groupsSplit(p, o.BranchPrefix, openBranches{}, o.SeparateMajorMinor) {
 			r.res.RateLimited = append(r.res.RateLimited, g.Branch)
 		}
 		return r.res, nil
@@ -138,16 +140,17 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
 		return nil, err
 	}
-	held := openBranches{carried: map[string]string{}, holder: map[string]string{}}
+	held := openBranches{carried: map[string][]string{}, holder: map[string]string{}}
 	for branch, pr := range open {
 		if m, ok := prMarker(pr); ok && m.Kind == "" {
 			for _, mv := range m.Moves {
-				held.carried[mv.Image+"\x00"+mv.From] = branch
+				held.carry(mv.Image, mv.From, o.SeparateMajorMinor && policy.Type(mv.From, mv.To) == "major", branch)
 				held.holder[branch] = streamKey(mv.Image, mv.To)
 			}
 		}
 	}
-	gs := groupsKeeping(p, o.BranchPrefix, held)
+	gs := groupsSplit(p, o.BranchPrefix, held, o.SeparateMajorMinor)
+	r.carriers = carriers(gs)
 	r.res.Updates = map[string][]plan.Update{}
 	for _, g := range gs {
 		r.res.Updates[g.Branch] = g.Updates
@@ -158,7 +161,7 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 	} else if closedErr != nil {
 		r.log.Error("cannot tell which updates were declined", "err", closedErr)
 	}
-	gs, waiting := r.admit(gs, p)
+	gs, waiting := r.admit(ctx, gs, p)
 	handled := map[string]bool{}
 	for _, g := range gs {
 		handled[g.Branch] = true
@@ -196,8 +199,12 @@ func (r *runner) loadClosed(ctx context.Context, gs []group) (asked map[string]b
 	asked = map[string]bool{}
 	for _, g := range gs {
 		if pr := r.open[g.Branch]; pr == nil || !proposesAll(pr, g) {
-			ask = append(ask, g.Branch)
+			ask = appendNew(ask, g.Branch)
 			asked[g.Branch] = true
+			if g.Major && g.Kind == "" {
+				// Majors declined before separateMajorMinor (decliner).
+				ask = appendNew(ask, strings.TrimSuffix(g.Branch, majorSuffix))
+			}
 			if g.Kind == plan.KindRollback {
 				continue
 			}

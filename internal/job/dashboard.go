@@ -33,7 +33,7 @@ func readDashboard(ctx context.Context, e *engine, sess *gitops.Session) (*gitop
 // followed), and nothing else.
 func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions, repository string) error {
 	cfg := e.cfg
-	ro.MaxOpen, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerRun
+	ro.MaxOpen, ro.PerHour, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerHour, cfg.PullRequests.PerRun
 	ro.Dashboard, ro.DashboardTitle = d, cfg.DashboardTitle
 	ro.Approval = func(u plan.Update) bool { return pullRequestFor(cfg, u).Approval }
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {

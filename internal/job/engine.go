@@ -199,7 +199,10 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		Group:     groupsOf(e.cfg),
 		Promoted:  promotedOf(e.cfg),
 		FirstSeen: e.firstSeen,
-		SeenSince: e.seenSince,
+		// The update within the major is proposed by run, and shown by
+		// plan, as the pull request it will be.
+		SeparateMajorMinor: e.cfg.MajorMinorSeparate(),
+		SeenSince:          e.seenSince,
 	})
 	e.progress.LookupsDone()
 	if err != nil {

@@ -11,6 +11,10 @@ func describePullRequests(cfg *config.Config, p *plan.Plan) {
 	for i := range p.Updates {
 		pr := pullRequestFor(cfg, p.Updates[i])
 		p.Updates[i].PullRequest = &pr
+		if m := p.Updates[i].Minor; m != nil {
+			mpr := pullRequestFor(cfg, *m)
+			m.PullRequest = &mpr
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
-	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.out()); err != nil {
+	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, e.cfg.MajorMinorSeparate(), o.out()); err != nil {
 		return rep, err
 	}
 	rep.Plan = p
@@ -148,13 +148,14 @@ func summarize(p *plan.Plan) Summary {
 func pullRequestOptions(e *engine, dryRun bool, out io.Writer) gitops.RunOptions {
 	cfg := e.cfg
 	return gitops.RunOptions{
-		BranchPrefix:  cfg.Git.BranchPrefix,
-		Author:        object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
-		Draft:         cfg.PullRequests.Draft,
-		DryRun:        dryRun,
-		Out:           out,
-		Details:       e.reg.Info,
-		SignedCommits: cfg.Git.SignedCommits == config.SignedCommitsAPI,
+		BranchPrefix:       cfg.Git.BranchPrefix,
+		Author:             object.Signature{Name: cfg.Git.Author.Name, Email: cfg.Git.Author.Email},
+		Draft:              cfg.PullRequests.Draft,
+		DryRun:             dryRun,
+		Out:                out,
+		Details:            e.reg.Info,
+		SignedCommits:      cfg.Git.SignedCommits == config.SignedCommitsAPI,
+		SeparateMajorMinor: cfg.MajorMinorSeparate(),
 		Message: func(u plan.Update) (string, error) {
 			return cfg.Git.Message(config.MessageData{Image: u.Image, From: u.From, To: u.To, Type: u.Type, Digest: u.Digest})
 		},

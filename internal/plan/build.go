@@ -61,6 +61,10 @@ type Options struct {
 	// plan leaves such references alone with a notice: the promotion is
 	// decided from the default branch's history (internal/rollout).
 	Promoted func(file string) (env, from string)
+	// SeparateMajorMinor (config separateMajorMinor) gives each major
+	// update the newest version within the current major as its Minor,
+	// for `run` to propose in a pull request of its own.
+	SeparateMajorMinor bool
 
 	// Gates returns the gates an image's policy asks for in file (nil:
 	// none). They run only with an Inspector.
@@ -206,12 +210,17 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	p.Notices = append(p.Notices, dec.notices...)
 	p.Problems = append(p.Problems, dec.problems...)
 	for i := range p.Updates {
-		sortLocations(&p.Updates[i])
-		if opts.Group != nil {
-			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
+		for _, u := range []*Update{&p.Updates[i], p.Updates[i].Minor} {
+			if u == nil {
+				continue
+			}
+			sortLocations(u)
+			if opts.Group != nil {
+				u.Group = opts.Group(u.Image).Name
+			}
+			chartUpdate(u)
+			WriteChartTags(u)
 		}
-		chartUpdate(&p.Updates[i])
-		WriteChartTags(&p.Updates[i])
 	}
 	ociTagNotices(p.Notices, ociTags)
 	p.Notices = withoutDangling(p.Notices, p.Problems)
@@ -234,8 +243,7 @@ func joinScopes(ups []Update) []Update {
 	for _, u := range ups {
 		k := [3]string{u.Image, u.From, u.To}
 		if i, ok := at[k]; ok {
-			out[i].Changes = append(out[i].Changes, u.Changes...)
-			out[i].Notice = cmp.Or(out[i].Notice, u.Notice)
+			out[i] = join(out[i], u)
 			continue
 		}
 		at[k] = len(out)

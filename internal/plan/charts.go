@@ -302,10 +302,15 @@ func (noChartRepo) Versions(_ context.Context, repoURL, _ string) (ChartIndex, e
 func withChart(ctx context.Context, dec decision, refs []scan.Ref, h *httpChart) decision {
 	c := refs[0].Chart
 	for i, u := range dec.updates {
-		if h != nil {
-			dec.updates[i].Chart = h.chartInfo(ctx, u.From, u.To)
-		} else {
-			dec.updates[i].Chart = &Chart{Repository: c.Repository, Name: c.Name}
+		for _, v := range []*Update{&dec.updates[i], u.Minor} {
+			if v == nil {
+				continue
+			}
+			if h != nil {
+				v.Chart = h.chartInfo(ctx, v.From, v.To)
+			} else {
+				v.Chart = &Chart{Repository: c.Repository, Name: c.Name}
+			}
 		}
 	}
 	if h != nil && h.deprecated(ctx) {

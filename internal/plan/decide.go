@@ -38,6 +38,9 @@ func decideImage(ctx context.Context, refs []scan.Ref, opts Options) decision {
 		out.notices = append(out.notices, notes...)
 		out.problems = append(out.problems, probs...)
 		if up != nil {
+			if im.d.separate {
+				up.Minor = im.d.inMajor(tag, im.byTag[tag], *up, "")
+			}
 			out.updates = merge(out.updates, *up)
 		}
 	}
@@ -90,7 +93,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
-	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now, seen: opts.seen}
+	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now, seen: opts.seen, separate: opts.SeparateMajorMinor}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out
@@ -111,12 +114,57 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 func merge(ups []Update, up Update) []Update {
 	for i := range ups {
 		if ups[i].Image == up.Image && ups[i].From == up.From && ups[i].To == up.To {
-			ups[i].Changes = append(ups[i].Changes, up.Changes...)
-			ups[i].Notice = cmp.Or(ups[i].Notice, up.Notice)
+			ups[i] = join(ups[i], up)
 			return ups
 		}
 	}
 	return append(ups, up)
+}
+
+// join is one update of two of the same move, and of their updates
+// within the major when they agree on it (else the first's).
+func join(a, b Update) Update {
+	a.Changes = append(slices.Clone(a.Changes), b.Changes...)
+	a.Notice = cmp.Or(a.Notice, b.Notice)
+	switch {
+	case a.Minor != nil && b.Minor != nil && a.Minor.To == b.Minor.To:
+		m := join(*a.Minor, *b.Minor)
+		a.Minor = &m
+	case a.Minor == nil:
+		a.Minor = b.Minor
+	}
+	return a
+}
+
+// inMajor is, for a major update up of the references refs at tag from,
+// the update to the newest version within from's major (only that tag,
+// when set: a lockstep group's), or nil when there is none. Its notices
+// and problems are the major decision's already.
+func (d decider) inMajor(from string, refs []scan.Ref, up Update, only string) *Update {
+	if up.Type != "major" {
+		return nil
+	}
+	d.within, d.only = true, only
+	m, _, _ := d.decide(from, refs)
+	if m == nil || m.Type == "major" || m.To == up.To || m.Type == "digest" {
+		return nil
+	}
+	return m
+}
+
+// withinMajor keeps the candidates in the current tag's major line.
+func withinMajor(dec policy.Decision, current string) policy.Decision {
+	var keep []string
+	for _, c := range dec.Candidates {
+		if policy.Type(current, c) != "major" {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) == 0 && len(dec.Candidates) > 0 {
+		dec.Reason, dec.Detail = ReasonUpToDate, ""
+	}
+	dec.Candidates = keep
+	return dec
 }
 
 type decider struct {
@@ -134,6 +182,11 @@ type decider struct {
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string
+	// within keeps the decision in the current tag's major line
+	// (separateMajorMinor's second pull request).
+	within bool
+	// separate is Options.SeparateMajorMinor.
+	separate bool
 }
 
 // decide picks the target of one image:tag and the changes to its
@@ -148,6 +201,9 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	dec, err := d.idx.Decide(current)
 	if err != nil {
 		return nil, notices(refs, ReasonPattern, err.Error()), d.dangling(from, "", refs, nil)
+	}
+	if d.within {
+		dec = withinMajor(dec, current)
 	}
 	if d.only != "" {
 		dec = restrict(dec, d.only)

@@ -147,6 +147,17 @@ func decideMembers(ctx context.Context, name string, ims []*image) decision {
 		}
 		return out
 	}
+	// separateMajorMinor: the group's second pull request moves every
+	// member to the best tag within its current major that all have.
+	inTarget := ""
+	if members[0].im.d.separate {
+		within := make([]member, len(members))
+		for i, m := range members {
+			within[i] = m
+			within[i].cands = slices.DeleteFunc(slices.Clone(m.cands), func(c string) bool { return policy.Type(m.tag, c) == "major" })
+		}
+		inTarget = common(within)
+	}
 	said := false // the waiting release is said once, on the group's first update
 	var stuck []string
 	for _, m := range members {
@@ -166,6 +177,9 @@ func decideMembers(ctx context.Context, name string, ims []*image) decision {
 		if up != nil {
 			if !said && waits != "" {
 				up.Notice, said = joinNotes(up.Notice, waits), true
+			}
+			if inTarget != "" && inTarget != target {
+				up.Minor = d.inMajor(m.tag, m.im.byTag[m.tag], *up, inTarget)
 			}
 			out.updates = merge(out.updates, *up)
 		}

@@ -136,6 +136,13 @@ type Update struct {
 	// PullRequest is what the update's pull request carries as the
 	// config's policies say; the job fills it in (nil before).
 	PullRequest *PullRequest `json:"pullRequest,omitempty"`
+	// Minor is, for a major update planned with
+	// Options.SeparateMajorMinor, the newest version within the current
+	// major for the same references (nil when there is none): `run`
+	// proposes it in a pull request of its own, so that declining the
+	// major leaves the minors flowing. apply and the plan's own lists
+	// take the update itself, the newest.
+	Minor *Update `json:"-"`
 }
 
 // PullRequest is what the policies give an update's pull request.

@@ -41,6 +41,10 @@ func (a *applier) prepull(ctx context.Context) {
 	for i, u := range a.p.Updates {
 		if (u.Kind == "" || u.Kind == plan.KindPromotion) && pp.Matches(u.Image) && len(u.Changes) > 0 {
 			stages = append(stages, &staged{i: i, entry: prepull.Entry{Image: u.Image, Tag: u.To, Digest: u.Digest}})
+			// The pre-pull stages the newest version only: the version
+			// within the major (separateMajorMinor) is not pre-pulled, so
+			// it must not roll out on its own.
+			a.p.Updates[i].Minor = nil
 		}
 	}
 	if len(stages) == 0 {

@@ -190,3 +190,27 @@ func TestPrepullNotOurs(t *testing.T) {
 		t.Errorf("problems %+v", p.Problems)
 	}
 }
+
+// TestPrepullNewestOnly: the pre-pull stages an image's newest version; the
+// version within its major (separateMajorMinor's second PR) is not
+// pre-pulled, so it never rolls out on its own, past the DaemonSet.
+func TestPrepullNewestOnly(t *testing.T) {
+	cfg := parseConfig(t, prepullConfig)
+	h := &history{commits: []commit{apps, {"c1", 2 * time.Hour, map[string]string{dsPath: daemonSet(t, apiV2)}}}}
+	refs := scanTip(t, h, cfg)
+	ups := updates(refs)
+	for i := range ups {
+		m := ups[i]
+		m.To, m.Type = m.To+"-within", "minor"
+		ups[i].Minor = &m
+	}
+	p := basePlan(cfg, refs, ups...)
+	if err := rollout.Apply(t.Context(), p, refs, rollout.Options{Config: cfg, History: h, Now: now, Tip: h.tipFS()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range p.Updates {
+		if got := u.Minor != nil; got != (u.Image == "docker.io/library/nginx") {
+			t.Errorf("%s %s: Minor %v", u.Kind, u.Image, u.Minor)
+		}
+	}
+}

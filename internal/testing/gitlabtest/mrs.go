@@ -120,11 +120,13 @@ func (s *Server) listMRs(c *ctx) {
 	if q.Get("sort") != "asc" { // GitLab's default: newest first
 		slices.Reverse(list)
 	}
+	// created_after is inclusive, as GitLab's (created_at >= it).
+	after, _ := time.Parse(time.RFC3339, q.Get("created_after"))
 	var kept []*mr
 	for _, m := range list {
 		if (state == "" || state == "all" || state == m.state) && (source == "" || source == m.source) &&
 			(target == "" || target == m.target) && (author == "" || strings.EqualFold(author, m.author.username)) &&
-			(authorID == "" || authorID == strconv.FormatInt(m.author.id, 10)) {
+			(authorID == "" || authorID == strconv.FormatInt(m.author.id, 10)) && !m.created.Before(after) {
 			kept = append(kept, m)
 		}
 	}
