@@ -174,7 +174,7 @@ func hint(host, msg string) string {
 // noLookup are the reasons of notices given without asking a registry:
 // they do not show that any lookup succeeded.
 var noLookup = []string{plan.ReasonNoTag, plan.ReasonDigestOnly, plan.ReasonVariable, plan.ReasonInvalid,
-	plan.ReasonSkipped, plan.ReasonRenamed, plan.ReasonPromoted}
+	plan.ReasonSkipped, plan.ReasonRenamed, plan.ReasonWatched, plan.ReasonPromoted}
 
 // headline is the first line of a plan without updates: "no updates"
 // only when every lookup succeeded; a plan whose lookups failed says so,

@@ -259,6 +259,10 @@ func skippedNotice(s scan.Skipped) Notice {
 		// A valid name without a tag: the notice names the image, as
 		// for an untagged `image:` value.
 		return Notice{File: s.File, Line: s.Line, Image: s.Image, Reason: ReasonNoTag, Detail: s.Detail}
+	case scan.SkipWatched:
+		// Not a reference to pull, but it names an image: the notice
+		// says which, and what is written there (a constraint, an alias).
+		return Notice{File: s.File, Line: s.Line, Image: s.Image, Reason: ReasonWatched, Detail: strconv.Quote(s.Value) + ": " + s.Detail}
 	}
 	if s.Detail != "" {
 		n.Detail += ": " + s.Detail

@@ -79,6 +79,7 @@ const (
 	ReasonInvalid         = "invalid"                    // an image value that is not a valid reference (detail says why)
 	ReasonSkipped         = "skipped"                    // a policy says skip
 	ReasonRenamed         = "renamed"                    // a kustomization building the file renames the image: its images: entry is the reference
+	ReasonWatched         = "watched"                    // a repository another image automation watches (Flux ImageRepository, Argo CD Image Updater), not an image to pull
 	ReasonPattern         = "pattern"                    // the tag does not match the policy's pattern or versioning
 	ReasonPromoted        = "promoted"                   // the file's environment takes versions from another one (detail: which, and what holds it)
 	ReasonLockstep        = "lockstep"                   // a lockstep group waits for a tag every member has
