@@ -10,6 +10,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/robfig/cron/v3"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // The values of the enum keys that config owns. The schema test holds the
@@ -120,7 +122,7 @@ var hostPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]
 // canonicalHost spells a registry host the way normalized image names do.
 func canonicalHost(host string) string {
 	host = strings.ToLower(host)
-	if host == "index.docker.io" {
+	if imagename.IsDockerHub(host) {
 		return "docker.io"
 	}
 	return host
@@ -293,7 +295,7 @@ func imageGlobProblem(g string) string {
 func matchProblem(g string) string {
 	first, rest, _ := strings.Cut(g, "/")
 	switch {
-	case first == "index.docker.io":
+	case first != "docker.io" && imagename.IsDockerHub(first):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/%s\"?)", rest)
 	case first == "docker.io" && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/library/%s\"?)", rest)

@@ -44,6 +44,13 @@ func TestParse(t *testing.T) {
 			}}),
 		},
 		{
+			"registry-1.docker.io is docker.io",
+			"registries:\n  registry-1.docker.io: {username: u, passwordEnv: T}\n",
+			withDefaults(Config{Registries: map[string]Registry{
+				"docker.io": {Username: "u", PasswordEnv: "T", PasswordEnvLine: 2},
+			}}),
+		},
+		{
 			"policy keys",
 			`policies:
   - match: "ghcr.io/acme/**"
