@@ -39,6 +39,7 @@ type options struct {
 	logger      *slog.Logger
 	guardLocal  bool            // WithLocalHosts was given
 	localHosts  map[string]bool // the local hosts allowed
+	mirrors     []chartMirror   // WithMirrors, longest prefix first
 }
 
 // WithCredentials sets credentials per repository host ("charts.example.com",
@@ -133,6 +134,11 @@ func New(opts ...Option) *Client {
 	if o.transport == nil {
 		o.transport = http.DefaultTransport
 	}
+	for _, m := range o.mirrors {
+		if o.guardLocal {
+			o.localHosts[strings.ToLower(m.to.Host)] = true // written on purpose
+		}
+	}
 	c := &Client{o: o, sem: make(chan struct{}, o.concurrency), stats: map[string]*hostStats{}}
 	c.rt = retry.Transport(&attempt{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)
 	return c
@@ -152,11 +158,11 @@ func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, er
 	}
 	shown := u.String()
 	only := c.expects(shown)
-	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.load(ctx, u, only) })
+	idx, err := c.indexes.Get(ctx, shown, func(ctx context.Context) (*index, error) { return c.loadMirrored(ctx, u, only) })
 	if err == nil && !idx.keeps(chart) {
 		// Not expected: the whole index, once more (a caller that
 		// expects what it asks for never comes here).
-		idx, err = c.indexes.Get(ctx, shown+"\x00*", func(ctx context.Context) (*index, error) { return c.load(ctx, u, nil) })
+		idx, err = c.indexes.Get(ctx, shown+"\x00*", func(ctx context.Context) (*index, error) { return c.loadMirrored(ctx, u, nil) })
 	}
 	if err != nil {
 		return Chart{}, err

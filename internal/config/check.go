@@ -140,12 +140,23 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 	schemes := map[string]mirrorAt{}
 	for _, kv := range d.pairs(n, "registries") {
 		c.checkMirrorScheme(d, schemes, kv)
-		key, host := kv.key.Value, canonicalHost(kv.key.Value)
+		key := kv.key.Value
+		hostPart, prefix, hasPath := strings.Cut(key, "/")
+		host := canonicalHost(hostPart)
+		if hasPath {
+			host += "/" + strings.TrimRight(prefix, "/")
+		}
 		switch {
 		case strings.Contains(key, "://"):
 			d.errorf(kv.key, "registry %q must be a host such as \"docker.io\", not a URL (a mirror URL goes under \"mirror\")", key)
-		case !hostPattern.MatchString(host):
-			d.errorf(kv.key, "registry %q must be a host[:port] such as \"ghcr.io\" or \"localhost:5000\"", key)
+		case !hostPattern.MatchString(canonicalHost(hostPart)):
+			d.errorf(kv.key, "registry %q must be a host[:port] such as \"ghcr.io\" or \"localhost:5000\" (or, for a chart repository mirror, host/path)", key)
+		case hasPath && !cleanPrefix(strings.TrimRight(prefix, "/")):
+			d.errorf(kv.key, "registry %q: the path after the host must be a chart repository path such as \"charts.bitnami.com/bitnami\", without empty, . or .. segments, query or fragment", key)
+		case hasPath && c.Registries[key].Mirror == "":
+			d.errorf(kv.key, "registry %q has a path, which only maps HTTP chart repository URLs to a mirror: give it a mirror (or write the bare host %q)", key, hostPart)
+		case hasPath && (c.Registries[key].Concurrency != 0 || c.Registries[key].MaxRequests != 0):
+			d.errorf(kv.key, "registry %q has a path: concurrency and maxRequests are set per host, on %q", key, hostPart)
 		case first[host] != nil:
 			d.errorf(kv.key, "registry %q is the same as %q at line %d", key, first[host].Value, first[host].Line)
 		default:
@@ -154,6 +165,20 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 		}
 	}
 	c.Registries = byHost
+}
+
+// cleanPrefix reports whether p is a path prefix of URLs: non-empty
+// segments, none of them . or .., and no query or fragment.
+func cleanPrefix(p string) bool {
+	if p == "" || strings.ContainsAny(p, "?#\\ ") {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // mirrorAt is where a mirror host was first seen, and with which scheme.
