@@ -17,6 +17,10 @@ var requestRE = regexp.MustCompile(`[A-Z]+ https?://([^/\s]+)(/v2/\S*): (.*)$`)
 // downRE takes the last error out of the registry client's "is down".
 var downRE = regexp.MustCompile(`^registry \S+ is down: .*?\(last: (.*)\); not asked again this run$`)
 
+// refusedRE finds the note internal/job adds to a lookup the registry
+// refused while the config gave it credentials.
+var refusedRE = regexp.MustCompile(`the registry refused the credentials from ([A-Za-z_][A-Za-z0-9_]*)(?: for user (\S+))?\)`)
+
 // deadHost is the lookups that one unreachable registry host failed.
 type deadHost struct {
 	host   string
@@ -160,6 +164,15 @@ func hint(host, msg string) string {
 		return fmt.Sprintf("the TLS certificate of %s is not signed by an authority trusted here: add its CA to the system's trust store (or SSL_CERT_FILE)", host)
 	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
 		return fmt.Sprintf("%s speaks plain HTTP: write the mirror as http://%s in .imagebot.yaml (registries: ...: mirror:); plain HTTP is used only where written", host, host)
+	case refusedRE.MatchString(msg):
+		// The config gave credentials, and the registry refused them:
+		// docker login would not help, the variable's value is wrong.
+		m := refusedRE.FindStringSubmatch(msg)
+		user := ""
+		if m[2] != "" {
+			user = " (user " + m[2] + ")"
+		}
+		return fmt.Sprintf("%s refused the credentials from %s%s: check that %s holds a valid, unexpired password or token with pull access; the config's credentials are used before any docker login", host, m[1], user, m[1])
 	case strings.Contains(msg, "UNAUTHORIZED"), strings.Contains(msg, "unauthorized:"),
 		strings.Contains(msg, "status code 401"), strings.Contains(msg, "401 Unauthorized"):
 		return fmt.Sprintf("%s wants credentials: `docker login %s`, or registries: %s: {username: ..., passwordEnv: ...} in .imagebot.yaml", host, host, host)

@@ -119,7 +119,7 @@ func credentials(cfg *config.Config, mirrors map[string]string, rs Registry, log
 				"config", configName(cfg), "registry", host, "passwordEnv", r.PasswordEnv)
 			continue
 		}
-		creds[contacted] = registry.Credentials{Username: r.Username, Password: password}
+		creds[contacted] = registry.Credentials{Username: r.Username, Password: password, Env: r.PasswordEnv}
 	}
 	return creds, nil
 }

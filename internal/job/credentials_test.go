@@ -80,7 +80,7 @@ func TestChartMirrorCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]registry.Credentials{"artifactory.example.com": {Username: "bot", Password: "s3cret"}}
+	want := map[string]registry.Credentials{"artifactory.example.com": {Username: "bot", Password: "s3cret", Env: "IMAGEBOT_ARTIFACTORY_TOKEN"}}
 	if diff := cmp.Diff(want, creds); diff != "" {
 		t.Errorf("credentials (-want +got):\n%s", diff)
 	}
