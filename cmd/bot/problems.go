@@ -26,6 +26,9 @@ type deadHost struct {
 	host   string
 	cause  string
 	images []string
+	// places are the references of each image, "file:line", for
+	// --verbose: a failed lookup stands for every place of its image.
+	places map[string][]string
 }
 
 // splitDead separates the problems that are failures of a whole host from
@@ -42,11 +45,16 @@ func splitDead(probs []plan.Problem) ([]deadHost, []plan.Problem) {
 		}
 		i := slices.IndexFunc(dead, func(d deadHost) bool { return d.host == host })
 		if i < 0 {
-			dead = append(dead, deadHost{host: host, cause: cause})
+			dead = append(dead, deadHost{host: host, cause: cause, places: map[string][]string{}})
 			i = len(dead) - 1
 		}
 		if !slices.Contains(dead[i].images, pr.Image) {
 			dead[i].images = append(dead[i].images, pr.Image)
+		}
+		for _, at := range places(pr) {
+			if !slices.Contains(dead[i].places[pr.Image], at) {
+				dead[i].places[pr.Image] = append(dead[i].places[pr.Image], at)
+			}
 		}
 	}
 	slices.SortFunc(dead, func(a, b deadHost) int { return strings.Compare(a.host, b.host) })
@@ -91,14 +99,13 @@ func printProblems(w io.Writer, probs []plan.Problem, verbose bool) {
 		fmt.Fprintf(w, "\n%d %s not reached:\n", len(dead), plural(len(dead), "registry", "registries"))
 	}
 	for _, d := range dead {
-		n := len(d.images)
-		fmt.Fprintf(w, "  %s%s: %d %s not looked up: %s\n", d.host, mirrorOf(d), n, plural(n, "image", "images"), clipCause(d.cause))
+		fmt.Fprintf(w, "  %s%s: %s not looked up: %s\n", d.host, mirrorOf(d), countNames(d.images), clipCause(d.cause))
 		if h := hint(d.host, d.cause); h != "" {
 			fmt.Fprintf(w, "    hint: %s\n", h)
 		}
 		if verbose {
 			for _, img := range d.images {
-				fmt.Fprintf(w, "    %s\n", img)
+				fmt.Fprintf(w, "    %s (%s)\n", img, strings.Join(d.places[img], ", "))
 			}
 		}
 	}
@@ -108,6 +115,9 @@ func printProblems(w io.Writer, probs []plan.Problem, verbose bool) {
 	fmt.Fprintf(w, "\n%d %s:\n", len(rest), plural(len(rest), "problem", "problems"))
 	for _, pr := range rest {
 		fmt.Fprintf(w, "  %s:%d: %s\n", pr.File, pr.Line, pr.Message)
+		if e := pr.Elsewhere(); e != "" && verbose {
+			fmt.Fprintf(w, "    also at: %s\n", e)
+		}
 		if m := requestRE.FindStringSubmatch(pr.Message); m != nil && pr.Failed {
 			if h := hint(m[1], m[3]); h != "" {
 				fmt.Fprintf(w, "    hint: %s\n", h)
@@ -116,12 +126,25 @@ func printProblems(w io.Writer, probs []plan.Problem, verbose bool) {
 	}
 }
 
+// places are where a problem is: every reference it concerns.
+func places(pr plan.Problem) []string {
+	if len(pr.Locations) == 0 {
+		return []string{fmt.Sprintf("%s:%d", pr.File, pr.Line)}
+	}
+	out := make([]string, len(pr.Locations))
+	for i, l := range pr.Locations {
+		out[i] = fmt.Sprintf("%s:%d", l.File, l.Line)
+	}
+	return out
+}
+
 // mirrorOf names the registries a host stands in for (" (for docker.io)")
 // when it is a mirror, so that the line says which images it concerns.
 func mirrorOf(d deadHost) string {
 	var regs []string
 	for _, img := range d.images {
-		reg, _, _ := strings.Cut(img, "/")
+		// An OCI chart is named oci://HOST/PATH/CHART.
+		reg, _, _ := strings.Cut(strings.TrimPrefix(img, "oci://"), "/")
 		if reg != d.host && !slices.Contains(regs, reg) {
 			regs = append(regs, reg)
 		}
@@ -131,6 +154,27 @@ func mirrorOf(d deadHost) string {
 	}
 	slices.Sort(regs)
 	return " (for " + strings.Join(regs, ", ") + ")"
+}
+
+// countNames counts what a host left unlooked-up: "3 images", "1 chart",
+// "2 images and 1 chart" (a chart's name has a scheme, oci://).
+func countNames(names []string) string {
+	var images, charts int
+	for _, n := range names {
+		if strings.Contains(n, "://") {
+			charts++
+		} else {
+			images++
+		}
+	}
+	var parts []string
+	if images > 0 || charts == 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", images, plural(images, "image", "images")))
+	}
+	if charts > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", charts, plural(charts, "chart", "charts")))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // maxCause bounds the error shown for a host: a registry may answer with

@@ -89,7 +89,11 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 		v.Notices = append(v.Notices, r.note(n.File, n.Line, text))
 	}
 	for _, pr := range append(slices.Clone(p.Problems), r.res.Problems...) {
-		v.Problems = append(v.Problems, r.note(pr.File, pr.Line, tame(pr.Message)))
+		text := tame(pr.Message)
+		if e := pr.Elsewhere(); e != "" {
+			text += " (also at " + tame(e) + ")" // a failed lookup stands for every place of its image
+		}
+		v.Problems = append(v.Problems, r.note(pr.File, pr.Line, text))
 	}
 	return v
 }
