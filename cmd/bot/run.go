@@ -115,7 +115,7 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 		return
 	}
-	printRun(w, rep.Plan, rep.Result, dryRun)
+	printRun(w, rep.Plan, rep.Result, dryRun, o.Verbose)
 	printWaiting(w, rep.Plan)
 	annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	if err := writeActionOutputs(o.Env, rep.Summary); err != nil {
@@ -125,8 +125,11 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 
 // printRun says what the run did, a line per branch: the pull request's
 // number, link and title where it has one ("opened #12 https://... Update
-// nginx to 1.27.3"), else the branch.
-func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
+// nginx to 1.27.3"), else the branch. The pull requests held back (waiting
+// for a slot or an approval) are one line each kind, with their number:
+// a repository may hold a hundred every run, and the dashboard lists them;
+// --verbose and --dry-run name them.
+func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun, verbose bool) {
 	would := func(done, dry string) string {
 		if dryRun {
 			return dry
@@ -141,6 +144,15 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 		{"declined before", r.Declined}, {"left alone (commits imagebot did not make)", r.Foreign},
 		{would("waiting for a slot", "would wait for a slot"), r.Waiting},
 		{would("awaiting approval", "would await approval"), r.AwaitingApproval}} {
+		if held := slices.Contains([]string{"waiting for a slot", "awaiting approval"}, l.what); held && !verbose && len(l.branches) > 0 {
+			n := len(l.branches)
+			where := ""
+			if r.Dashboard != 0 {
+				where = fmt.Sprintf("the dashboard lists %s; ", plural(n, "it", "them"))
+			}
+			fmt.Fprintf(w, "%s: %d %s (%s--verbose names %s)\n", l.what, n, plural(n, "pull request", "pull requests"), where, plural(n, "it", "them"))
+			continue
+		}
 		for _, b := range l.branches {
 			if pr, ok := r.PullRequests[b]; ok && pr.Number > 0 {
 				fmt.Fprintf(w, "%s #%d %s %s\n", l.what, pr.Number, pr.URL, pr.Title)

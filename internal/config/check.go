@@ -10,8 +10,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/robfig/cron/v3"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/imagebot/imagebot/internal/imagename"
 )
 
 // The values of the enum keys that config owns. The schema test holds the
@@ -119,10 +117,21 @@ func globProblem(g string) string {
 // a bracketed IPv6 address.
 var hostPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$`)
 
+// isDockerHub reports whether host is one of Docker Hub's names, which
+// are one registry (as internal/imagename.IsDockerHub, which the config
+// may not import).
+func isDockerHub(host string) bool {
+	switch strings.ToLower(host) {
+	case "docker.io", "index.docker.io", "registry-1.docker.io":
+		return true
+	}
+	return false
+}
+
 // canonicalHost spells a registry host the way normalized image names do.
 func canonicalHost(host string) string {
 	host = strings.ToLower(host)
-	if imagename.IsDockerHub(host) {
+	if isDockerHub(host) {
 		return "docker.io"
 	}
 	return host
@@ -320,7 +329,7 @@ func imageGlobProblem(g string) string {
 func matchProblem(g string) string {
 	first, rest, _ := strings.Cut(g, "/")
 	switch {
-	case first != "docker.io" && imagename.IsDockerHub(first):
+	case first != "docker.io" && isDockerHub(first):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/%s\"?)", rest)
 	case first == "docker.io" && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/library/%s\"?)", rest)
