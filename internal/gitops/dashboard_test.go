@@ -353,3 +353,26 @@ func TestDashboardProblemPlaces(t *testing.T) {
 		t.Errorf("the dashboard does not name every place of the failed lookup:\n%s", body)
 	}
 }
+
+// TestHostWords: on GitLab the bot writes "merge request" in its bodies
+// and its dashboard, as GitLab calls them; the other hosts keep "pull
+// request".
+func TestHostWords(t *testing.T) {
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		w.dashRun(t, maxOpen(1))
+		want, other := "pull request", "merge request"
+		if w.host.kind() == gitops.GitLab {
+			want, other = other, want
+		}
+		texts := []string{w.dashboardIssue(t).Body}
+		for _, c := range w.host.changes() {
+			texts = append(texts, c.Body)
+		}
+		for _, s := range texts {
+			if !strings.Contains(strings.ToLower(s), want) || strings.Contains(strings.ToLower(s), other) {
+				t.Errorf("want %q and never %q in:\n%s", want, other, s)
+			}
+		}
+	})
+}

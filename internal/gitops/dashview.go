@@ -26,7 +26,7 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 			"Turn issues on in the repository's settings to get the dashboard")
 		return
 	}
-	body := dashboard.Render(r.view(p, gs, wait))
+	body := r.words(dashboard.Render(r.view(p, gs, wait)))
 	r.res.Dashboard = d.Number
 	if body == d.Body {
 		return

@@ -70,7 +70,7 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 		r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", branch)
 		return r.res, nil
 	}
-	body := onboardBody(ob, p, r.o.BranchPrefix)
+	body := r.words(onboardBody(ob, p, r.o.BranchPrefix))
 	if r.o.DryRun {
 		fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)
 		r.res.Opened = append(r.res.Opened, branch)

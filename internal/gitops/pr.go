@@ -86,7 +86,7 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *Change, pushed bo
 		}
 		return nil
 	}
-	b := body(r.details(ctx, g))
+	b := r.words(body(r.details(ctx, g)))
 	if pr == nil {
 		if r.o.DryRun {
 			fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n", t, g.Branch)
@@ -186,10 +186,10 @@ func (r *runner) foreign(ctx context.Context, g group, pr *Change, tip *object.C
 	if r.limited {
 		return errRateLimited
 	}
-	return r.h.Comment(ctx, pr.Number, fmt.Sprintf(
+	return r.h.Comment(ctx, pr.Number, r.words(fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
 			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
-			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark))
+			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark)))
 }
 
 // closeObsolete closes imagebot's open PRs that the plan no longer needs:
@@ -233,7 +233,7 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.Number, pr.Title)
 			continue
 		}
-		err := r.h.Comment(ctx, pr.Number, obsoleteComment(m, r.base))
+		err := r.h.Comment(ctx, pr.Number, r.words(obsoleteComment(m, r.base)))
 		if err == nil {
 			err = r.h.EditChange(ctx, pr.Number, ChangeEdit{Close: true})
 		}

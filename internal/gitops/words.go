@@ -1,0 +1,19 @@
+package gitops
+
+import "strings"
+
+// mergeRequestWords are GitLab's words for what the other hosts call pull
+// requests.
+var mergeRequestWords = strings.NewReplacer(
+	"pull requests", "merge requests", "pull request", "merge request",
+	"Pull requests", "Merge requests", "Pull request", "Merge request")
+
+// words speaks the host's language in what the bot writes there (bodies,
+// the dashboard, comments): "merge request" on GitLab. The text is the
+// same on every run, so an unchanged body still compares equal.
+func (r *runner) words(s string) string {
+	if r.h.Name() == "GitLab" {
+		return mergeRequestWords.Replace(s)
+	}
+	return s
+}
