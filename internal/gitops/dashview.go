@@ -80,8 +80,8 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 			continue // up to date is no news; held has its own section
 		}
 		text := n.Reason
-		if n.Image != "" {
-			text = word(shortName(n.Image)) + ":" + word(n.Tag) + ": " + n.Reason
+		if ref := noticeRef(n); ref != "" {
+			text = ref + ": " + n.Reason
 		}
 		if n.Detail != "" {
 			text += ": " + tame(n.Detail)

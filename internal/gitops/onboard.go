@@ -148,7 +148,11 @@ func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
 				fmt.Fprintf(&b, "- … and %d more\n", len(p.Problems)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", lit(fmt.Sprintf("%s:%d", pr.File, pr.Line)), tame(pr.Message))
+			text := tame(pr.Message)
+			if e := pr.Elsewhere(); e != "" {
+				text += " (also at " + tame(e) + ")"
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", lit(fmt.Sprintf("%s:%d", pr.File, pr.Line)), text)
 		}
 		b.WriteString("\n")
 	}
@@ -168,7 +172,10 @@ func previewNotes(b *strings.Builder, heading string, ns []plan.Notice) {
 		if n.Reason == plan.ReasonUpToDate {
 			continue
 		}
-		line := fmt.Sprintf("- %s: %s:%s %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), word(shortName(n.Image)), word(n.Tag), n.Reason)
+		line := fmt.Sprintf("- %s: %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), n.Reason)
+		if ref := noticeRef(n); ref != "" {
+			line = fmt.Sprintf("- %s: %s %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), ref, n.Reason)
+		}
 		if n.Detail != "" {
 			line += ": " + tame(n.Detail)
 		}

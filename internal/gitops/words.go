@@ -1,6 +1,10 @@
 package gitops
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/imagebot/imagebot/internal/plan"
+)
 
 // mergeRequestWords are GitLab's words for what the other hosts call pull
 // requests.
@@ -16,4 +20,17 @@ func (r *runner) words(s string) string {
 		return mergeRequestWords.Replace(s)
 	}
 	return s
+}
+
+// noticeRef is the image:tag a notice names, as a body shows it: the image
+// alone when it has no tag (`nginx`, not nginx:“), "" when it names no
+// image (a placeholder or an invalid value, which the detail quotes).
+func noticeRef(n plan.Notice) string {
+	switch {
+	case n.Image == "":
+		return ""
+	case n.Tag == "":
+		return word(shortName(n.Image))
+	}
+	return word(shortName(n.Image)) + ":" + word(n.Tag)
 }
