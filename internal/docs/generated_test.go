@@ -47,3 +47,24 @@ func TestGeneratedConfigLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonSaysCharts: the comparison with other tools has a row for
+// Helm chart versions, which imagebot reads, and never says it reads none.
+func TestComparisonSaysCharts(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "docs", "comparison.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if !regexp.MustCompile(`(?m)^\| Helm chart versions \| yes`).MatchString(s) {
+		t.Error("docs/comparison.md has no row \"| Helm chart versions | yes ...\"")
+	}
+	if strings.Contains(s, "no Helm chart versions") {
+		t.Error("docs/comparison.md says imagebot reads no Helm chart versions")
+	}
+	for _, host := range []string{"GitHub", "GitLab", "Gitea", "Forgejo"} {
+		if !regexp.MustCompile(`(?m)^\| Git hosts \| [^|]*` + host).MatchString(s) {
+			t.Errorf("docs/comparison.md's Git hosts row for imagebot does not name %s", host)
+		}
+	}
+}
