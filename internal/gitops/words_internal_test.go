@@ -8,7 +8,8 @@ import (
 )
 
 // TestNoticeWithoutImage: a notice that names no image (a placeholder, an
-// invalid value) or no tag renders without empty code spans ("“:“"),
+// invalid value) or no tag renders without empty code spans (once an
+// empty image and tag rendered as two of them around a colon),
 // in the onboarding body as on the dashboard.
 func TestNoticeWithoutImage(t *testing.T) {
 	p := &plan.Plan{Notices: []plan.Notice{
