@@ -24,8 +24,8 @@ func (r *runner) words(s string) string {
 
 // noticeRef is the image:tag a notice names, as a body shows it: the image
 // alone when it has no tag (nginx, not an empty code span after a colon),
-// "" when it names no
-// image (a placeholder or an invalid value, which the detail quotes).
+// "" when it names no image (a placeholder or an invalid value, which the
+// detail quotes).
 func noticeRef(n plan.Notice) string {
 	switch {
 	case n.Image == "":
