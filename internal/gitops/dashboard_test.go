@@ -355,15 +355,19 @@ func TestDashboardProblemPlaces(t *testing.T) {
 }
 
 // TestHostWords: on GitLab the bot writes "merge request" in its bodies
-// and its dashboard, as GitLab calls them; the other hosts keep "pull
-// request".
+// and its dashboard, as GitLab calls them, and numbers them !1; the other
+// hosts keep "pull request" and #1.
 func TestHostWords(t *testing.T) {
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		w.dashRun(t, maxOpen(1))
 		want, other := "pull request", "merge request"
+		sigil := "[#"
 		if w.host.kind() == gitops.GitLab {
-			want, other = other, want
+			want, other, sigil = other, want, "[!" // GitLab reads #1 as an issue
+		}
+		if dash := w.dashboardIssue(t).Body; !strings.Contains(dash, sigil) {
+			t.Errorf("the dashboard does not number its open pull requests as %s1:\n%s", sigil, dash)
 		}
 		texts := []string{w.dashboardIssue(t).Body}
 		for _, c := range w.host.changes() {

@@ -170,7 +170,7 @@ func (r *runner) openEntries() []dashboard.Entry {
 	slices.SortFunc(list, func(a, b PullRequest) int { return cmp.Compare(a.Number, b.Number) })
 	var out []dashboard.Entry
 	for _, pr := range list {
-		out = append(out, dashboard.Entry{Text: fmt.Sprintf("[#%d](%s) %s", pr.Number, pr.URL, tame(pr.Title))})
+		out = append(out, dashboard.Entry{Text: fmt.Sprintf("[%s](%s) %s", r.num(pr.Number), pr.URL, tame(pr.Title))})
 	}
 	return out
 }
@@ -186,7 +186,7 @@ func (r *runner) declinedEntries(gs []group) []dashboard.Entry {
 			}
 			text := fmt.Sprintf("%s %s → %s", word(shortName(u.Image)), word(u.From), word(u.To))
 			if n := r.closedNumber(g, u); n != 0 {
-				text += fmt.Sprintf(" (#%d closed)", n)
+				text += fmt.Sprintf(" (%s closed)", r.num(n)) // GitLab reads #3 as an issue
 			}
 			out = append(out, dashboard.Entry{ID: againID(g, u), Text: text})
 		}

@@ -51,7 +51,7 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 			return nil, err
 		}
 		if r.byBot(id)(pr.Author) && open == nil {
-			r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", pr.Number, ob.Path)
+			r.res.Stopped = r.words(fmt.Sprintf("the onboarding pull request %s was closed without merging: imagebot does nothing here until a config file (%s) is committed", r.num(pr.Number), ob.Path))
 			r.log.Info(r.res.Stopped)
 			return r.res, nil
 		}
@@ -72,7 +72,7 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 	}
 	body := r.words(onboardBody(ob, p, r.o.BranchPrefix))
 	if r.o.DryRun {
-		fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)
+		fmt.Fprint(r.o.Out, r.words(fmt.Sprintf("would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)))
 		r.res.Opened = append(r.res.Opened, branch)
 		return r.res, nil
 	}

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/plan"
@@ -20,6 +21,15 @@ func (r *runner) words(s string) string {
 		return mergeRequestWords.Replace(s)
 	}
 	return s
+}
+
+// num is how the host writes a change request's number: #12, or !12 for
+// GitLab's merge requests.
+func (r *runner) num(n int) string {
+	if r.h.Name() == "GitLab" {
+		return fmt.Sprintf("!%d", n)
+	}
+	return fmt.Sprintf("#%d", n)
 }
 
 // noticeRef is the image:tag a notice names, as a body shows it: the image
