@@ -37,6 +37,8 @@ func text(w io.Writer, p *plan.Plan, verbose bool) error {
 	if len(p.Updates) == 0 {
 		fmt.Fprintln(w, headline(p))
 	} else {
+		// A plan of a big repository is long: the count comes first.
+		fmt.Fprintf(w, "%s\n\n", counts(p))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "IMAGE\tFROM\tTO\tTYPE\tLOCATIONS")
 		for _, u := range p.Updates {
@@ -74,6 +76,24 @@ func text(w io.Writer, p *plan.Plan, verbose bool) error {
 		}
 	}
 	return nil
+}
+
+// counts is the first line of a plan with updates: "3 updates in 5
+// places, 120 references left alone, 1 problem".
+func counts(p *plan.Plan) string {
+	places := 0
+	for _, u := range p.Updates {
+		places += len(u.Locations)
+	}
+	n := len(p.Updates)
+	out := fmt.Sprintf("%d %s in %d %s", n, plural(n, "update", "updates"), places, plural(places, "place", "places"))
+	if k := len(p.Notices); k > 0 {
+		out += fmt.Sprintf(", %d %s left alone", k, plural(k, "reference", "references"))
+	}
+	if k := len(p.Problems); k > 0 {
+		out += fmt.Sprintf(", %d %s", k, plural(k, "problem", "problems"))
+	}
+	return out
 }
 
 // reference is image:tag as the notice names it; untagged, the image alone.

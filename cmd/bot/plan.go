@@ -29,8 +29,9 @@ func newPlanCmd(f *factory, runF func(context.Context, *planOptions) error) *cob
 		Use:   "plan [DIR]",
 		Short: "Scan, look up and decide: print the updates (writes nothing)",
 		Long: `Plan scans the repository in DIR (default: the current directory) for image
-references, looks up each image's tags in its registry, and prints the updates
-the policies in .imagebot.yaml allow. It writes nothing.
+references and Helm chart versions, looks up each image's tags in its registry
+and each chart's versions in its repository, and prints the updates the
+policies in .imagebot.yaml allow. It writes nothing.
 
 A malformed manifest is a warning, named with file:line. The exit status is 0
 when everything was looked up, 2 when some lookups failed (the rest are still

@@ -91,7 +91,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	case rep.Result == nil:
 		fmt.Fprintf(o.IO.Out, "%s is at %s already: nothing to roll back\n", image, o.To)
 	default:
-		printRun(o.IO.Out, rep.Plan, rep.Result, o.DryRun)
+		printRun(o.IO.Out, rep.Plan, rep.Result, o.DryRun, o.Verbose, hostWords(rep.Forge))
 	}
 	if rep.Plan != nil {
 		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})

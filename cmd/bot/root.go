@@ -9,10 +9,13 @@ import (
 func newRootCmd(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "imagebot",
-		Short: "Keep a repository's container images on the newest immutable tags",
+		Short: "Keep a repository's container images and Helm charts on their newest versions",
 		Long: `imagebot keeps the container images referenced in a git repository (Kubernetes
 manifests, kustomizations, Helm values, compose files) on the newest immutable
-tags its policies allow, and proposes each change as its own pull request.
+tags its policies allow, and its Helm chart versions (Flux HelmRelease and
+OCIRepository, Argo CD applications, Chart.yaml dependencies, kustomize
+helmCharts) on the newest versions of their HTTP or OCI repositories. It
+proposes each change as its own pull request (GitHub, GitLab, Gitea, Forgejo).
 
 DIR is the repository to work on (default: the current directory).`,
 		Example: `  imagebot init                 # write .imagebot.yaml and a workflow

@@ -115,7 +115,7 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 		annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 		return
 	}
-	printRun(w, rep.Plan, rep.Result, dryRun)
+	printRun(w, rep.Plan, rep.Result, dryRun, o.Verbose, hostWords(rep.Forge))
 	printWaiting(w, rep.Plan)
 	annotate(o.IO.ErrOut, o.Env, rep.Plan, runCost{rep.Cost, rep.ChartCost})
 	if err := writeActionOutputs(o.Env, rep.Summary); err != nil {
@@ -125,8 +125,11 @@ func (o *commonOptions) reportRun(w io.Writer, rep *job.RunReport, dryRun bool) 
 
 // printRun says what the run did, a line per branch: the pull request's
 // number, link and title where it has one ("opened #12 https://... Update
-// nginx to 1.27.3"), else the branch.
-func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
+// nginx to 1.27.3"), else the branch. The pull requests held back (waiting
+// for a slot or an approval) are one line each kind, with their number:
+// a repository may hold a hundred every run, and the dashboard lists them;
+// --verbose and --dry-run name them.
+func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun, verbose bool, hw words) {
 	would := func(done, dry string) string {
 		if dryRun {
 			return dry
@@ -141,9 +144,21 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 		{"declined before", r.Declined}, {"left alone (commits imagebot did not make)", r.Foreign},
 		{would("waiting for a slot", "would wait for a slot"), r.Waiting},
 		{would("awaiting approval", "would await approval"), r.AwaitingApproval}} {
+		if held := slices.Contains([]string{"waiting for a slot", "awaiting approval"}, l.what); held && !verbose && len(l.branches) > 0 {
+			n := len(l.branches)
+			where := ""
+			if l.what == "waiting for a slot" && r.Limits != "" {
+				where = "pullRequests: " + r.Limits + "; "
+			}
+			if r.Dashboard != 0 {
+				where += fmt.Sprintf("the dashboard lists %s; ", plural(n, "it", "them"))
+			}
+			fmt.Fprintf(w, "%s: %d %s (%s--verbose names %s)\n", l.what, n, plural(n, hw.one, hw.many), where, plural(n, "it", "them"))
+			continue
+		}
 		for _, b := range l.branches {
 			if pr, ok := r.PullRequests[b]; ok && pr.Number > 0 {
-				fmt.Fprintf(w, "%s #%d %s %s\n", l.what, pr.Number, pr.URL, pr.Title)
+				fmt.Fprintf(w, "%s %s%d %s %s\n", l.what, hw.sigil, pr.Number, pr.URL, pr.Title)
 			} else {
 				fmt.Fprintf(w, "%s %s\n", l.what, b)
 			}
@@ -153,7 +168,7 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 			}
 		}
 	}
-	if n := len(r.Waiting); n > 0 && r.Limits != "" {
+	if n := len(r.Waiting); n > 0 && r.Limits != "" && verbose {
 		fmt.Fprintf(w, "%d %s %s for a slot (pullRequests: %s); the dashboard lists them\n",
 			n, plural(n, "update", "updates"), would(plural(n, "waits", "wait"), "would wait"), r.Limits)
 	}
@@ -161,7 +176,18 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun bool) {
 		fmt.Fprintf(w, "failed: %v\n", err)
 	}
 	if n := len(r.RateLimited); n > 0 {
-		fmt.Fprintf(w, "rate-limited: %d %s left for the next run\n", n, plural(n, "pull request", "pull requests"))
+		fmt.Fprintf(w, "rate-limited: %d %s left for the next run\n", n, plural(n, hw.one, hw.many))
 	}
 	printProblems(w, p.Problems, false)
+}
+
+// words are what the host calls a change request, and how it numbers one:
+// "pull request" and #12, or GitLab's "merge request" and !12.
+type words struct{ one, many, sigil string }
+
+func hostWords(k gitops.Kind) words {
+	if k == gitops.GitLab {
+		return words{"merge request", "merge requests", "!"}
+	}
+	return words{"pull request", "pull requests", "#"}
 }

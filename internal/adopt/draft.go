@@ -45,6 +45,10 @@ type draft struct {
 	commitMessage string
 	// mirrors are init's --mirror flags, by registry host.
 	mirrors map[string]string
+	// onGitHub says the config runs in GitHub Actions, where ghcr.io gets
+	// the workflow's GITHUB_TOKEN; on GitLab CI and Gitea Actions it does
+	// not.
+	onGitHub bool
 	// why holds a line comment per top-level key written ("maxOpen":
 	// "prConcurrentLimit: 5").
 	why map[string]string
@@ -181,7 +185,7 @@ func (d *draft) header(summarise bool) string {
 		"yaml-language-server: $schema=" + schemaURL,
 		"",
 		"imagebot configuration, written by `imagebot " + d.origin + "`.",
-		"Reference: https://github.com/imagebot/imagebot#configuration-reference-imagebotyaml",
+		"Reference: https://github.com/imagebot/imagebot/blob/main/docs/configuration.md",
 		"Check it with `imagebot validate`, and see what it would do with `imagebot plan`.",
 	}
 	if len(d.notes) > 0 {
@@ -205,7 +209,7 @@ func (d *draft) header(summarise bool) string {
 // credentials, and which gates are worth turning on.
 func (d *draft) policiesComment() string {
 	var lines []string
-	lines = append(lines, registryComment(d.hosts)...)
+	lines = append(lines, registryComment(d.hosts, d.onGitHub)...)
 	if len(lines) > 0 {
 		lines = append(lines, "")
 	}

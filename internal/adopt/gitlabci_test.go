@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -102,4 +103,35 @@ func commands(line string) []string {
 		}
 	}
 	return out
+}
+
+// TestGhcrTokenOnlyOnGitHub: ghcr.io gets the workflow's GITHUB_TOKEN only
+// in GitHub Actions, so only the config written for GitHub says it needs
+// no entry; on GitLab and Gitea, ghcr.io gets a credentials stub as any
+// private registry does.
+func TestGhcrTokenOnlyOnGitHub(t *testing.T) {
+	fsys := fstest.MapFS{"app.yaml": {Data: []byte("kind: Pod\nspec:\n  containers:\n    - image: ghcr.io/acme/api:1.2.3\n")}}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want bool
+	}{
+		{"github", Options{ActionRef: "v1"}, true},
+		{"gitlab", Options{GitLab: true}, false},
+		{"gitea", Options{ActionRef: "v1", Runner: OnGitea}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Init(t.Context(), fsys, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := string(res.Config)
+			if got := strings.Contains(cfg, "GITHUB_TOKEN"); got != tc.want {
+				t.Errorf("config mentions GITHUB_TOKEN: %v, want %v:\n%s", got, tc.want, cfg)
+			}
+			if !tc.want && !strings.Contains(cfg, "passwordEnv: "+TokenEnv("ghcr.io")) {
+				t.Errorf("no credentials stub for ghcr.io:\n%s", cfg)
+			}
+		})
+	}
 }

@@ -97,6 +97,7 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	d.notes = ns.sorted()
 	d.mirrors = o.Mirrors
+	d.onGitHub = !o.GitLab && o.Runner == OnGitHub
 	cfg, err := d.render()
 	if err != nil {
 		return nil, err

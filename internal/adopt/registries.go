@@ -65,7 +65,7 @@ func (h *host) private() bool {
 
 // registryComment lists the registries and, for those that may need
 // credentials, a commented stub to uncomment.
-func registryComment(hosts []*host) []string {
+func registryComment(hosts []*host, onGitHub bool) []string {
 	if len(hosts) == 0 {
 		return nil
 	}
@@ -86,7 +86,7 @@ func registryComment(hosts []*host) []string {
 		case h.authed:
 			why = "the old tool had credentials for it"
 		}
-		if h.name == "ghcr.io" {
+		if h.name == "ghcr.io" && onGitHub {
 			// The forge's token is never a registry password in the
 			// config; the keychain gives it to ghcr.io alone.
 			stub = append(stub, fmt.Sprintf("  # ghcr.io (%s) needs no entry: it gets the workflow's GITHUB_TOKEN (the job has `packages: read`)", why))

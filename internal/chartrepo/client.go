@@ -41,6 +41,7 @@ type options struct {
 	logger      *slog.Logger
 	guardLocal  bool            // WithLocalHosts was given
 	localHosts  map[string]bool // the local hosts allowed
+	mirrors     []chartMirror   // WithMirrors, longest prefix first
 }
 
 // WithCredentials sets credentials per repository host ("charts.example.com",
@@ -141,6 +142,11 @@ func New(opts ...Option) *Client {
 	if o.transport == nil {
 		o.transport = http.DefaultTransport
 	}
+	for _, m := range o.mirrors {
+		if o.guardLocal {
+			o.localHosts[strings.ToLower(m.to.Host)] = true // written on purpose
+		}
+	}
 	c := &Client{o: o, sem: make(chan struct{}, o.concurrency), stats: map[string]*hostStats{}}
 	c.rt = retry.Transport(&attempt{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)
 	return c
@@ -166,11 +172,11 @@ func (c *Client) Versions(ctx context.Context, repoURL, chart string) (Chart, er
 	key := shown + userKey(user) // a repository asked for with and without credentials answers each
 	withUser := *u
 	withUser.User = user
-	idx, err := c.indexes.Get(ctx, key, func(ctx context.Context) (*index, error) { return c.load(ctx, &withUser, only) })
+	idx, err := c.indexes.Get(ctx, key, func(ctx context.Context) (*index, error) { return c.loadMirrored(ctx, &withUser, only) })
 	if err == nil && !idx.keeps(chart) {
 		// Not expected: the whole index, once more (a caller that
 		// expects what it asks for never comes here).
-		idx, err = c.indexes.Get(ctx, key+"\x00*", func(ctx context.Context) (*index, error) { return c.load(ctx, &withUser, nil) })
+		idx, err = c.indexes.Get(ctx, key+"\x00*", func(ctx context.Context) (*index, error) { return c.loadMirrored(ctx, &withUser, nil) })
 	}
 	if err != nil {
 		return Chart{}, err

@@ -117,10 +117,21 @@ func globProblem(g string) string {
 // a bracketed IPv6 address.
 var hostPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$`)
 
+// isDockerHub reports whether host is one of Docker Hub's names, which
+// are one registry (as internal/imagename.IsDockerHub, which the config
+// may not import).
+func isDockerHub(host string) bool {
+	switch strings.ToLower(host) {
+	case "docker.io", "index.docker.io", "registry-1.docker.io":
+		return true
+	}
+	return false
+}
+
 // canonicalHost spells a registry host the way normalized image names do.
 func canonicalHost(host string) string {
 	host = strings.ToLower(host)
-	if host == "index.docker.io" {
+	if isDockerHub(host) {
 		return "docker.io"
 	}
 	return host
@@ -138,12 +149,23 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 	schemes := map[string]mirrorAt{}
 	for _, kv := range d.pairs(n, "registries") {
 		c.checkMirrorScheme(d, schemes, kv)
-		key, host := kv.key.Value, canonicalHost(kv.key.Value)
+		key := kv.key.Value
+		hostPart, prefix, hasPath := strings.Cut(key, "/")
+		host := canonicalHost(hostPart)
+		if hasPath {
+			host += "/" + strings.TrimRight(prefix, "/")
+		}
 		switch {
 		case strings.Contains(key, "://"):
 			d.errorf(kv.key, "registry %q must be a host such as \"docker.io\", not a URL (a mirror URL goes under \"mirror\")", key)
-		case !hostPattern.MatchString(host):
-			d.errorf(kv.key, "registry %q must be a host[:port] such as \"ghcr.io\" or \"localhost:5000\"", key)
+		case !hostPattern.MatchString(canonicalHost(hostPart)):
+			d.errorf(kv.key, "registry %q must be a host[:port] such as \"ghcr.io\" or \"localhost:5000\" (or, for a chart repository mirror, host/path)", key)
+		case hasPath && !cleanPrefix(strings.TrimRight(prefix, "/")):
+			d.errorf(kv.key, "registry %q: the path after the host must be a chart repository path such as \"charts.bitnami.com/bitnami\", without empty, . or .. segments, query or fragment", key)
+		case hasPath && c.Registries[key].Mirror == "":
+			d.errorf(kv.key, "registry %q has a path, which only maps HTTP chart repository URLs to a mirror: give it a mirror (or write the bare host %q)", key, hostPart)
+		case hasPath && (c.Registries[key].Concurrency != 0 || c.Registries[key].MaxRequests != 0):
+			d.errorf(kv.key, "registry %q has a path: concurrency and maxRequests are set per host, on %q", key, hostPart)
 		case first[host] != nil:
 			d.errorf(kv.key, "registry %q is the same as %q at line %d", key, first[host].Value, first[host].Line)
 		default:
@@ -152,6 +174,20 @@ func (c *Config) checkRegistries(d *decoder, n *yaml.Node) {
 		}
 	}
 	c.Registries = byHost
+}
+
+// cleanPrefix reports whether p is a path prefix of URLs: non-empty
+// segments, none of them . or .., and no query or fragment.
+func cleanPrefix(p string) bool {
+	if p == "" || strings.ContainsAny(p, "?#\\ ") {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // mirrorAt is where a mirror host was first seen, and with which scheme.
@@ -316,7 +352,7 @@ func matchProblem(g string) string {
 		return fmt.Sprintf("never fits: names are lower case (did you mean %q?)", strings.ToLower(g))
 	case strings.ContainsAny(literalText(strings.Join(segs[1:], "/")), ":@"):
 		return "never fits: match names images, without a tag or digest (put versions in allow, range or ignore)"
-	case first == "index.docker.io":
+	case first != "docker.io" && isDockerHub(first):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/%s\"?)", rest)
 	case first == "docker.io" && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
 		return fmt.Sprintf("never fits: names are normalized (did you mean \"docker.io/library/%s\"?)", rest)

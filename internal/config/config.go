@@ -11,7 +11,11 @@ import (
 // Config is the content of .imagebot.yaml with defaults filled in.
 type Config struct {
 	// Registries is keyed by registry host as normalized image names spell
-	// it: lowercase, and "index.docker.io" in the file becomes "docker.io".
+	// it: lowercase, and Docker Hub's other names ("index.docker.io",
+	// "registry-1.docker.io") in the file become "docker.io". A key may also
+	// be a host followed by a path prefix ("charts.bitnami.com/bitnami"):
+	// its mirror replaces that prefix of HTTP chart repository URLs (see
+	// ChartMirrors), and it serves no registry.
 	Registries map[string]Registry `yaml:"registries"`
 	// Policies apply in file order; see For.
 	Policies []Policy `yaml:"policies"`
@@ -211,15 +215,37 @@ func (c *Config) MajorMinorSeparate() bool {
 }
 
 // Mirrors maps registry host ("docker.io") to mirror URL for the registries
-// that have one.
+// that have one. Keys with a path prefix map chart repositories only, and
+// are not among them.
 func (c *Config) Mirrors() map[string]string {
 	m := map[string]string{}
 	for host, r := range c.Registries {
-		if r.Mirror != "" {
+		if r.Mirror != "" && !strings.Contains(host, "/") {
 			m[host] = r.Mirror
 		}
 	}
 	return m
+}
+
+// ChartMirrors maps the URL prefixes of HTTP chart repositories, written
+// as host or host/path ("charts.bitnami.com/bitnami"), to the mirror URL
+// that replaces them: every registries entry with a mirror. A bare host
+// maps the whole host.
+func (c *Config) ChartMirrors() map[string]string {
+	m := map[string]string{}
+	for key, r := range c.Registries {
+		if r.Mirror != "" {
+			m[key] = r.Mirror
+		}
+	}
+	return m
+}
+
+// Host is the host of a registries key: the key itself, or what comes
+// before the path of a chart repository prefix.
+func Host(key string) string {
+	h, _, _ := strings.Cut(key, "/")
+	return h
 }
 
 // Included reports whether the file at relPath (slash-separated, relative to

@@ -48,6 +48,13 @@ func TestParse(t *testing.T) {
 			}}),
 		},
 		{
+			"registry-1.docker.io is docker.io",
+			"registries:\n  registry-1.docker.io: {username: u, passwordEnv: T}\n",
+			withDefaults(Config{Registries: map[string]Registry{
+				"docker.io": {Username: "u", PasswordEnv: "T", PasswordEnvLine: 2},
+			}}),
+		},
+		{
 			"policy keys",
 			`policies:
   - match: "ghcr.io/acme/**"
@@ -286,6 +293,7 @@ func TestMirrors(t *testing.T) {
   index.docker.io: {mirror: "https://hub.example.com"}
   ghcr.io: {username: u}
   localhost:5000: {mirror: "http://cache:5000/v2-proxy"}
+  Charts.Bitnami.com/bitnami/: {mirror: "https://artifactory.example.com/artifactory/api/helm/bitnami-remote", username: u}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -293,6 +301,12 @@ func TestMirrors(t *testing.T) {
 	want := map[string]string{"docker.io": "https://hub.example.com", "localhost:5000": "http://cache:5000/v2-proxy"}
 	if diff := gocmp.Diff(want, c.Mirrors()); diff != "" {
 		t.Errorf("Mirrors (-want +got):\n%s", diff)
+	}
+	// A key with a path maps chart repository URLs only; its host is
+	// lowercased, its path kept as written, without the trailing slash.
+	want["charts.bitnami.com/bitnami"] = "https://artifactory.example.com/artifactory/api/helm/bitnami-remote"
+	if diff := gocmp.Diff(want, c.ChartMirrors()); diff != "" {
+		t.Errorf("ChartMirrors (-want +got):\n%s", diff)
 	}
 }
 

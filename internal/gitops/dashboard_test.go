@@ -10,6 +10,7 @@ import (
 	"github.com/imagebot/imagebot/internal/dashboard"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // dashRun is a run as cmd/bot's with the dashboard on: the dashboard is
@@ -334,3 +335,49 @@ func TestLongestWaitingFirst(t *testing.T) {
 }
 
 var markerLine = regexp.MustCompile(`<!-- imagebot:dashboard \{[^\n]*\} -->`)
+
+// TestDashboardProblemPlaces: a failed lookup of an image used in several
+// files is one problem on the dashboard that names every place of it.
+func TestDashboardProblemPlaces(t *testing.T) {
+	w := newWorld(t)
+	s, p, reg := w.open(t)
+	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Problems = append(p.Problems, plan.Problem{File: "apps/a.yaml", Line: 3, Failed: true, Image: "docker.io/library/nginx",
+		Message:   "look up docker.io/library/nginx (3 references): registry down",
+		Locations: []scan.Location{{File: "apps/a.yaml", Line: 3}, {File: "apps/b.yaml", Line: 9}, {File: "c.yaml", Line: 1}}})
+	w.finish(t, s, p, reg, func(o *gitops.RunOptions) { o.Dashboard, o.DashboardTitle = d, "imagebot dashboard" })
+	body := w.dashboardIssue(t).Body
+	if !strings.Contains(body, "look up docker.io/library/nginx (3 references): registry down (also at apps/b.yaml:9, c.yaml:1)") {
+		t.Errorf("the dashboard does not name every place of the failed lookup:\n%s", body)
+	}
+}
+
+// TestHostWords: on GitLab the bot writes "merge request" in its bodies
+// and its dashboard, as GitLab calls them, and numbers them !1; the other
+// hosts keep "pull request" and #1.
+func TestHostWords(t *testing.T) {
+	eachHost(t, func(t *testing.T, on worldOption) {
+		w := newWorld(t, on)
+		w.dashRun(t, maxOpen(1))
+		want, other := "pull request", "merge request"
+		sigil := "[#"
+		if w.host.kind() == gitops.GitLab {
+			want, other, sigil = other, want, "[!" // GitLab reads #1 as an issue
+		}
+		if dash := w.dashboardIssue(t).Body; !strings.Contains(dash, sigil) {
+			t.Errorf("the dashboard does not number its open pull requests as %s1:\n%s", sigil, dash)
+		}
+		texts := []string{w.dashboardIssue(t).Body}
+		for _, c := range w.host.changes() {
+			texts = append(texts, c.Body)
+		}
+		for _, s := range texts {
+			if !strings.Contains(strings.ToLower(s), want) || strings.Contains(strings.ToLower(s), other) {
+				t.Errorf("want %q and never %q in:\n%s", want, other, s)
+			}
+		}
+	})
+}

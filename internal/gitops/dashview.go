@@ -26,7 +26,7 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 			"Turn issues on in the repository's settings to get the dashboard")
 		return
 	}
-	body := dashboard.Render(r.view(p, gs, wait))
+	body := r.words(dashboard.Render(r.view(p, gs, wait)))
 	r.res.Dashboard = d.Number
 	if body == d.Body {
 		return
@@ -80,8 +80,8 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 			continue // up to date is no news; held has its own section
 		}
 		text := n.Reason
-		if n.Image != "" {
-			text = word(shortName(n.Image)) + ":" + word(n.Tag) + ": " + n.Reason
+		if ref := noticeRef(n); ref != "" {
+			text = ref + ": " + n.Reason
 		}
 		if n.Detail != "" {
 			text += ": " + tame(n.Detail)
@@ -89,7 +89,11 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 		v.Notices = append(v.Notices, r.note(n.File, n.Line, text))
 	}
 	for _, pr := range append(slices.Clone(p.Problems), r.res.Problems...) {
-		v.Problems = append(v.Problems, r.note(pr.File, pr.Line, tame(pr.Message)))
+		text := tame(pr.Message)
+		if e := pr.Elsewhere(); e != "" {
+			text += " (also at " + tame(e) + ")" // a failed lookup stands for every place of its image
+		}
+		v.Problems = append(v.Problems, r.note(pr.File, pr.Line, text))
 	}
 	return v
 }
@@ -182,7 +186,7 @@ func (r *runner) openEntries() []dashboard.Entry {
 	slices.SortFunc(list, func(a, b PullRequest) int { return cmp.Compare(a.Number, b.Number) })
 	var out []dashboard.Entry
 	for _, pr := range list {
-		out = append(out, dashboard.Entry{Text: fmt.Sprintf("[#%d](%s) %s", pr.Number, pr.URL, tame(pr.Title))})
+		out = append(out, dashboard.Entry{Text: fmt.Sprintf("[%s](%s) %s", r.num(pr.Number), pr.URL, tame(pr.Title))})
 	}
 	return out
 }
@@ -198,7 +202,7 @@ func (r *runner) declinedEntries(gs []group) []dashboard.Entry {
 			}
 			text := fmt.Sprintf("%s %s → %s", word(shortName(u.Image)), word(u.From), word(u.To))
 			if n := r.closedNumber(g, u); n != 0 {
-				text += fmt.Sprintf(" (#%d closed)", n)
+				text += fmt.Sprintf(" (%s closed)", r.num(n)) // GitLab reads #3 as an issue
 			}
 			out = append(out, dashboard.Entry{ID: againID(g, u), Text: text})
 		}

@@ -89,7 +89,7 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 		// A merged one whose config was deleted since: offered again.
 	}
 	if closed != nil && open == nil {
-		r.res.Stopped = fmt.Sprintf("the onboarding pull request #%d was closed without merging: imagebot does nothing here until a config file (%s) is committed", closed.Number, ob.Path)
+		r.res.Stopped = r.words(fmt.Sprintf("the onboarding pull request %s was closed without merging: imagebot does nothing here until a config file (%s) is committed", r.num(closed.Number), ob.Path))
 		r.log.Info(r.res.Stopped)
 		return r.res, nil
 	}
@@ -107,9 +107,9 @@ func (r *runner) onboard(ctx context.Context, p *plan.Plan) (*Result, error) {
 		r.log.Warn("branch has commits imagebot did not make; leaving it alone", "branch", branch)
 		return r.res, nil
 	}
-	body := onboardBody(ob, p, r.o.BranchPrefix)
+	body := r.words(onboardBody(ob, p, r.o.BranchPrefix))
 	if r.o.DryRun {
-		fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)
+		fmt.Fprint(r.o.Out, r.words(fmt.Sprintf("would open pull request %q from %s\n\n%s\n", onboardTitle, branch, body)))
 		r.res.Opened = append(r.res.Opened, branch)
 		return r.res, nil
 	}
@@ -198,7 +198,11 @@ func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
 				fmt.Fprintf(&b, "- … and %d more\n", len(p.Problems)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", lit(fmt.Sprintf("%s:%d", pr.File, pr.Line)), tame(pr.Message))
+			text := tame(pr.Message)
+			if e := pr.Elsewhere(); e != "" {
+				text += " (also at " + tame(e) + ")"
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", lit(fmt.Sprintf("%s:%d", pr.File, pr.Line)), text)
 		}
 		b.WriteString("\n")
 	}
@@ -218,7 +222,10 @@ func previewNotes(b *strings.Builder, heading string, ns []plan.Notice) {
 		if n.Reason == plan.ReasonUpToDate {
 			continue
 		}
-		line := fmt.Sprintf("- %s: %s:%s %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), word(shortName(n.Image)), word(n.Tag), n.Reason)
+		line := fmt.Sprintf("- %s: %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), n.Reason)
+		if ref := noticeRef(n); ref != "" {
+			line = fmt.Sprintf("- %s: %s %s", lit(fmt.Sprintf("%s:%d", n.File, n.Line)), ref, n.Reason)
+		}
 		if n.Detail != "" {
 			line += ": " + tame(n.Detail)
 		}

@@ -86,10 +86,10 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *Change, pushed bo
 		}
 		return nil
 	}
-	b := body(r.details(ctx, g))
+	b := r.words(body(r.details(ctx, g)))
 	if pr == nil {
 		if r.o.DryRun {
-			fmt.Fprintf(r.o.Out, "would open pull request %q from %s\n\n", t, g.Branch)
+			fmt.Fprint(r.o.Out, r.words(fmt.Sprintf("would open pull request %q from %s\n\n", t, g.Branch)))
 			r.res.Opened = append(r.res.Opened, g.Branch)
 			return nil
 		}
@@ -116,7 +116,7 @@ func (r *runner) pullRequest(ctx context.Context, g group, pr *Change, pushed bo
 	if r.o.DryRun {
 		r.record(g.Branch, pr, t)
 		r.res.Updated = append(r.res.Updated, g.Branch)
-		fmt.Fprintf(r.o.Out, "would update pull request #%d to %q\n\n", pr.Number, t)
+		fmt.Fprint(r.o.Out, r.words(fmt.Sprintf("would update pull request %s to %q\n\n", r.num(pr.Number), t)))
 		return nil
 	}
 	if r.limited {
@@ -189,10 +189,10 @@ func (r *runner) foreign(ctx context.Context, g group, pr *Change, tip *object.C
 	if r.limited {
 		return errRateLimited
 	}
-	return r.h.Comment(ctx, pr.Number, fmt.Sprintf(
+	return r.h.Comment(ctx, pr.Number, r.words(fmt.Sprintf(
 		"This branch has commits that imagebot did not make, so imagebot will not push to it. "+
 			"It would now propose: %s. The branch is yours: merge it as it is, or close this pull request "+
-			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark))
+			"and delete the branch, and imagebot proposes the next newer version.\n\n%s", tame(title(g)), mark)))
 }
 
 // blockedError is a branch of the bot's whose PR the host will not open
@@ -254,12 +254,12 @@ func (r *runner) closeObsolete(ctx context.Context, p *plan.Plan, handled map[st
 		if r.o.DryRun {
 			r.record(branch, pr, pr.Title)
 			r.res.Closed = append(r.res.Closed, branch)
-			fmt.Fprintf(r.o.Out, "would close pull request #%d %q: no longer needed\n\n", pr.Number, pr.Title)
+			fmt.Fprint(r.o.Out, r.words(fmt.Sprintf("would close pull request %s %q: no longer needed\n\n", r.num(pr.Number), pr.Title)))
 			continue
 		}
-		comment := obsoleteComment(m, r.base)
+		comment := r.words(obsoleteComment(m, r.base))
 		if by := r.carrier(m, branch); by != "" {
-			comment = r.supersededComment(by)
+			comment = r.words(r.supersededComment(by))
 		}
 		err := r.h.Comment(ctx, pr.Number, comment)
 		if err == nil {
@@ -291,7 +291,7 @@ func (r *runner) record(branch string, pr *Change, title string) {
 
 // report prints what a dry run would push.
 func (r *runner) report(g group, files map[string][]byte) {
-	fmt.Fprintf(r.o.Out, "--- %s\n%s\n%s\n", g.Branch, title(g), body(g))
+	fmt.Fprintf(r.o.Out, "--- %s\n%s\n%s\n", g.Branch, title(g), r.words(body(g)))
 	for _, f := range sortedKeys(files) {
 		before, _ := fileAt(r.tip, f)
 		r.o.Out.Write(diff.Diff("a/"+f, before, "b/"+f, files[f]))

@@ -175,6 +175,11 @@ func TestDryRun(t *testing.T) {
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		dry := func(o *gitops.RunOptions) { o.DryRun = true }
+		// The host's words: GitLab's merge requests are !12.
+		noun, sigil := "pull request", "#"
+		if w.host.kind() == gitops.GitLab {
+			noun, sigil = "merge request", "!"
+		}
 
 		t.Run("before any PR", func(t *testing.T) {
 			before := w.counters()
@@ -194,7 +199,7 @@ func TestDryRun(t *testing.T) {
 				title := "Update " + shortName(s.Image) + " to " + s.To
 				for _, want := range []string{
 					"--- " + s.Branch + "\n" + title + "\n",
-					"would open pull request \"" + title + "\" from " + s.Branch,
+					"would open " + noun + " \"" + title + "\" from " + s.Branch,
 					`<!-- imagebot:v1 {"image":"` + s.Image + `","branch":"` + s.Branch + `"`,
 				} {
 					if !strings.Contains(out, want) {
@@ -225,7 +230,7 @@ func TestDryRun(t *testing.T) {
 			}
 			diffSets(t, "would update", res.Updated, []string{node})
 			out := w.out.String()
-			if want := "would update pull request #" + strconv.Itoa(pr.Number) + ` to "Update node to 22.2.0"`; !strings.Contains(out, want) {
+			if want := "would update " + noun + " " + sigil + strconv.Itoa(pr.Number) + ` to "Update node to 22.2.0"`; !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
 			if !strings.Contains(out, "-          image: node:20.11.1\n+          image: node:22.2.0\n") {

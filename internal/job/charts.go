@@ -3,8 +3,6 @@ package job
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/chartrepo"
@@ -26,7 +24,10 @@ func chartRepos(o *Options, cfg *config.Config, creds map[string]registry.Creden
 	}
 	opts := []chartrepo.Option{
 		chartrepo.WithCredentials(cc),
-		chartrepo.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
+		chartrepo.WithLocalHosts(configHosts(cfg)),
+		// A registries key with a mirror maps chart repository URLs too:
+		// a bare host all of them on it, a host/path those under it.
+		chartrepo.WithMirrors(cfg.ChartMirrors()),
 		chartrepo.WithLogger(log),
 	}
 	if c := o.Registry.Cache; c != nil && c.Dir != "" {

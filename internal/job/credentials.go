@@ -27,6 +27,9 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 	}
 	concurrency, budgets := map[string]int{}, map[string]int{}
 	for host, r := range cfg.Registries {
+		if strings.Contains(host, "/") {
+			continue // a chart repository prefix, not a registry
+		}
 		if r.Concurrency > 0 {
 			concurrency[host] = r.Concurrency
 		}
@@ -45,7 +48,7 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 		// Hosts on this machine or its networks are contacted only when
 		// the config names them (or a mirror is there), never because a
 		// manifest does.
-		registry.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
+		registry.WithLocalHosts(configHosts(cfg)),
 		// The flags are for every host; the config's entries, for one.
 		registry.WithConcurrency(o.Registry.Concurrency),
 		registry.WithHostConcurrency(concurrency),
@@ -80,12 +83,19 @@ func credentials(cfg *config.Config, mirrors map[string]string, rs Registry, log
 			continue
 		}
 		if r.PasswordEnv != "" {
-			if err := allowed(rs.AllowEnv, r.PasswordEnv, host); err != nil {
+			if err := allowed(rs.AllowEnv, r.PasswordEnv, config.Host(host)); err != nil {
 				return nil, fmt.Errorf("%s: registries.%s.passwordEnv: %w", configLine(cfg, r.PasswordEnvLine), host, err)
 			}
 		}
 		contacted := host
-		if m, ok := mirrors[host]; ok {
+		if strings.Contains(host, "/") {
+			// A chart repository prefix: its credentials are its
+			// mirror's (the config requires one), for the mirror's host
+			// only.
+			if u, err := url.Parse(r.Mirror); err == nil {
+				contacted = u.Host
+			}
+		} else if m, ok := mirrors[host]; ok {
 			if m != r.Mirror {
 				// A --mirror flag put another host in front of this
 				// registry: the entry's credentials are the registry's,
@@ -109,9 +119,23 @@ func credentials(cfg *config.Config, mirrors map[string]string, rs Registry, log
 				"config", configName(cfg), "registry", host, "passwordEnv", r.PasswordEnv)
 			continue
 		}
-		creds[contacted] = registry.Credentials{Username: r.Username, Password: password}
+		creds[contacted] = registry.Credentials{Username: r.Username, Password: password, Env: r.PasswordEnv}
 	}
 	return creds, nil
+}
+
+// configHosts are the hosts the config names under registries: (a chart
+// repository prefix names its host): those on this machine or its
+// networks may be contacted.
+func configHosts(cfg *config.Config) []string {
+	var hosts []string
+	for key := range cfg.Registries {
+		if h := config.Host(key); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts
 }
 
 // lookupEnv reads a variable the config names; a nil lookup has none.

@@ -37,6 +37,9 @@ type engine struct {
 	log        *slog.Logger
 	progress   Progress
 	shared     bool // reg serves other repositories too (serve's pool)
+	// creds are the credentials the config gives, by contacted host: a
+	// refusal names the variable they came from.
+	creds map[string]registry.Credentials
 	// The dashboard's record of first sightings (run only; see readDashboard).
 	firstSeenTimes
 }
@@ -116,7 +119,7 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 		return nil, err
 	}
 	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, insp: insp, identities: identities,
-		log: log, progress: o.progress(), shared: o.Pool != nil}, nil
+		log: log, progress: o.progress(), shared: o.Pool != nil, creds: creds}, nil
 }
 
 // flush writes what the run learnt to the registry cache (--cache). A
@@ -209,6 +212,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		return nil, res, err
 	}
 	confirmDigests(ctx, e.reg, p) // a digest from --cache is confirmed before anything writes it
+	explainRefused(p.Problems, e.creds)
 	for _, s := range e.reg.Stats() {
 		// While planning, manifest and blob GETs and referrers are what the
 		// gates cost: a plan without gates makes none. (A client serve

@@ -3,6 +3,8 @@ package job
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // PartialError says that a command did what it could while some lookups or
@@ -39,4 +41,15 @@ func (e *explained) Unwrap() error { return e.cause }
 
 func explain(cause error, format string, args ...any) error {
 	return &explained{msg: fmt.Sprintf(format, args...), cause: cause}
+}
+
+// status is "401 Unauthorized" for a refusal with its status code and
+// what the server said, without saying the code twice: GitLab's message
+// is "401 Unauthorized" already.
+func status(code int, msg string) string {
+	c := strconv.Itoa(code)
+	if msg == c || strings.HasPrefix(msg, c+" ") {
+		return msg
+	}
+	return strings.TrimSpace(c + " " + msg)
 }

@@ -136,11 +136,11 @@ func explainGitLab(err error, c gitops.Options) error {
 		return explain(err, "GitLab at %s has no project %s that this token can see (404): check CI_PROJECT_PATH (or origin's URL) "+
 			"and that GITLAB_TOKEN is a member of the project", host, c.Repository)
 	case errors.As(err, &er) && er.StatusCode == http.StatusUnauthorized:
-		return explain(err, "GitLab at %s rejected GITLAB_TOKEN (401 %s): it is expired, revoked or mistyped; "+
-			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, gitlabMessage(er, "Unauthorized"))
+		return explain(err, "GitLab at %s rejected GITLAB_TOKEN (%s): it is expired, revoked or mistyped; "+
+			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, status(http.StatusUnauthorized, gitlabMessage(er, "Unauthorized")))
 	case errors.As(err, &er) && er.StatusCode == http.StatusForbidden:
-		return explain(err, "GitLab at %s refused GITLAB_TOKEN on %s (403 %s): give the token the api scope and at least the Developer role "+
-			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, gitlabMessage(er, "Forbidden"))
+		return explain(err, "GitLab at %s refused GITLAB_TOKEN on %s (%s): give the token the api scope and at least the Developer role "+
+			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, status(http.StatusForbidden, gitlabMessage(er, "Forbidden")))
 	case errors.As(err, &unknownCA):
 		return explain(err, "GitLab at %s presented a certificate from an authority this machine does not trust: "+
 			"point SSL_CERT_FILE at a bundle that holds the instance's CA (or add its directory to SSL_CERT_DIR)", host)

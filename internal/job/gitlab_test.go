@@ -61,14 +61,14 @@ func TestExplainGitLab(t *testing.T) {
 		want string
 	}{
 		{"unknown token", open(conn("glpat-mistyped", "acme/gitops")),
-			"GitLab at " + host + " rejected GITLAB_TOKEN (401 401 Unauthorized): it is expired, revoked or mistyped; create a new project or group access token with the api scope"},
+			"GitLab at " + host + " rejected GITLAB_TOKEN (401 Unauthorized): it is expired, revoked or mistyped; create a new project or group access token with the api scope"},
 		{"revoked token", open(conn("glpat-old", "acme/gitops")),
 			"rejected GITLAB_TOKEN (401 invalid_token: Token was revoked. You have to re-authorize from the user.)"},
 		{"no such project", open(conn(gitlabtest.DefaultToken, "acme/nothing")),
 			"GitLab at " + host + " has no project acme/nothing that this token can see (404): check CI_PROJECT_PATH"},
 		{"read_api", create("glpat-read"),
 			"GitLab at " + host + " refused GITLAB_TOKEN on acme/gitops (403 insufficient_scope: The request requires higher privileges than provided by the access token.)"},
-		{"reporter", create("glpat-reporter"), "(403 403 Forbidden): give the token the api scope and at least the Developer role " +
+		{"reporter", create("glpat-reporter"), "(403 Forbidden): give the token the api scope and at least the Developer role " +
 			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)"},
 		{"private CA", open(private), "presented a certificate from an authority this machine does not trust: point SSL_CERT_FILE"},
 	} {

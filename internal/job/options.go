@@ -97,7 +97,10 @@ type RunReport struct {
 	Preview bool
 	// Stopped is the one line a run that did nothing has to say: the
 	// onboarding pull request was closed unmerged.
-	Stopped   string
+	Stopped string
+	// Forge is the host the run worked on, whose words its report uses
+	// (GitLab's merge requests are !12); "" when it is not known.
+	Forge     gitops.Kind
 	Cost      []registry.HostStats
 	ChartCost []chartrepo.HostStats
 }

@@ -30,6 +30,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	rep.Forge = conn.Forge
 	if !ok {
 		return rep, ErrNoToken
 	}

@@ -32,6 +32,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	rep.Forge = conn.Forge
 	if !ok {
 		if o.DryRun {
 			return preview(ctx, &o)

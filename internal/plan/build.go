@@ -271,6 +271,10 @@ func skippedNotice(s scan.Skipped) Notice {
 		// A valid reference that cannot be written: named as it is.
 		tag, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.Value, s.Image), ":"), "@")
 		return Notice{File: s.File, Line: s.Line, Image: s.Image, Tag: tag, Reason: ReasonFolded, Detail: s.Detail}
+	case scan.SkipWatched:
+		// Not a reference to pull, but it names an image: the notice
+		// says which, and what is written there (a constraint, an alias).
+		return Notice{File: s.File, Line: s.Line, Image: s.Image, Reason: ReasonWatched, Detail: strconv.Quote(s.Value) + ": " + s.Detail}
 	}
 	if s.Detail != "" {
 		n.Detail += ": " + s.Detail

@@ -67,7 +67,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 	img, repo, file := refs[0].Image, refs[0].Repo, refs[0].File
 	pol, err := opts.Policy(img, file)
 	if err != nil {
-		out.problems = []Problem{problem(refs[0], false, "policy for %s: %v", img, err)}
+		out.problems = []Problem{problemAt(refs, false, "policy for %s: %v", img, err)}
 		return nil, out
 	}
 	if pol.Skip() {
@@ -100,7 +100,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 	}
 	listing, err := opts.Registry.Tags(ctx, repo)
 	if err != nil {
-		out.problems = append(out.problems, problem(refs[0], true, "look up %s (%s): %v", img, count(len(refs), "reference"), err))
+		out.problems = append(out.problems, problemAt(refs, true, "look up %s (%s): %v", img, count(len(refs), "reference"), err))
 		return nil, out
 	}
 	slices.Sort(tags)
@@ -195,7 +195,7 @@ type decider struct {
 func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Problem) {
 	current := cmp.Or(from, "latest")
 	fail := func(format string, args ...any) (*Update, []Notice, []Problem) {
-		return nil, nil, []Problem{problem(refs[0], true, format, args...)}
+		return nil, nil, []Problem{problemAt(refs, true, format, args...)}
 	}
 	g := &gating{d: &d, current: current, pinned: pinnedDigest(refs)}
 	dec, err := d.idx.Decide(current)
@@ -220,7 +220,7 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 			return fail("pin %s:%s: %v", d.img, current, err)
 		}
 		if target == "" {
-			return nil, nil, []Problem{problem(refs[0], false, "pin %s:%s: no versioned tag has the same digest", d.img, current)}
+			return nil, nil, []Problem{problemAt(refs, false, "pin %s:%s: no versioned tag has the same digest", d.img, current)}
 		}
 		to, typ = target, "pin"
 	case len(dec.Candidates) > 0 && !d.gated():
@@ -349,7 +349,7 @@ func (d decider) digest(to string, refs []scan.Ref) (string, *Problem) {
 	}
 	digest, err := d.reg.Digest(d.ctx, d.repo.Tag(to))
 	if err != nil {
-		p := problem(refs[0], true, "digest of %s:%s: %v", d.img, to, err)
+		p := problemAt(refs, true, "digest of %s:%s: %v", d.img, to, err)
 		return "", &p
 	}
 	return digest, nil
@@ -400,6 +400,20 @@ func notices(refs []scan.Ref, reason, detail string) []Notice {
 		out[i] = notice(r, reason, detail)
 	}
 	return out
+}
+
+// problemAt is a problem of every reference in refs, told at the first:
+// the others are its Locations, so that a lookup failed for an image used
+// in several files names each of them.
+func problemAt(refs []scan.Ref, failed bool, format string, args ...any) Problem {
+	p := problem(refs[0], failed, format, args...)
+	if len(refs) > 1 {
+		p.Locations = make([]scan.Location, len(refs))
+		for i, r := range refs {
+			p.Locations[i] = r.Location
+		}
+	}
+	return p
 }
 
 func problem(r scan.Ref, failed bool, format string, args ...any) Problem {

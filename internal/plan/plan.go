@@ -2,6 +2,7 @@ package plan
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -80,6 +81,7 @@ const (
 	ReasonSkipped         = "skipped"                    // a policy says skip
 	ReasonRenamed         = "renamed"                    // a kustomization building the file renames the image: its images: entry is the reference
 	ReasonFolded          = scan.SkipFolded              // an image in Argo CD helm.values written as a folded or quoted string: found, never written
+	ReasonWatched         = "watched"                    // a repository another image automation watches (Flux ImageRepository, Argo CD Image Updater), not an image to pull
 	ReasonPattern         = "pattern"                    // the tag does not match the policy's pattern or versioning
 	ReasonPromoted        = "promoted"                   // the file's environment takes versions from another one (detail: which, and what holds it)
 	ReasonLockstep        = "lockstep"                   // a lockstep group waits for a tag every member has
@@ -180,4 +182,21 @@ type Problem struct {
 	// Image is the image a failed lookup concerns, so that its open pull
 	// requests are kept rather than closed as obsolete.
 	Image string `json:"-"`
+	// Locations are every reference the problem concerns, File:Line the
+	// first, when there is more than one (a failed lookup of an image used
+	// in several files); nil otherwise.
+	Locations []scan.Location `json:"locations,omitempty"`
+}
+
+// Elsewhere lists the places a problem concerns besides File:Line
+// ("b.yaml:7, c.yaml:9"), "" when there are none.
+func (p Problem) Elsewhere() string {
+	var out []string
+	for _, l := range p.Locations {
+		if l.File == p.File && l.Line == p.Line {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s:%d", l.File, l.Line))
+	}
+	return strings.Join(out, ", ")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 
+	"github.com/imagebot/imagebot/internal/imagename"
 	"github.com/imagebot/imagebot/internal/localnet"
 )
 
@@ -176,7 +177,9 @@ func (c *Client) route(repo name.Repository) (route, error) {
 	if c.err != nil {
 		return route{}, c.err
 	}
-	reg, p := repo.RegistryStr(), repo.RepositoryStr()
+	// A name parsed elsewhere than by imagename may still say
+	// registry-1.docker.io: it is Docker Hub all the same.
+	reg, p := imagename.CanonicalHost(repo.RegistryStr()), repo.RepositoryStr()
 	if reg == "" || p == "" {
 		return route{}, errors.New("no repository named")
 	}
@@ -234,13 +237,15 @@ func parseMirror(m Mirror) mirror {
 }
 
 // canonicalHost spells a registry host as name.Registry does, so that
-// "docker.io" and "index.docker.io" are one host.
+// Docker Hub's names ("docker.io", "index.docker.io",
+// "registry-1.docker.io") are one host: one mirror, one set of
+// credentials, one cache.
 func canonicalHost(host string) string {
 	r, err := name.NewRegistry(host)
 	if err != nil {
 		return host
 	}
-	return r.RegistryStr()
+	return imagename.CanonicalHost(r.RegistryStr())
 }
 
 func canonicalCreds(in map[string]Credentials) map[string]Credentials {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/testing/registrytest"
@@ -94,6 +95,44 @@ func TestMirrorURLErrors(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), "list tags docker.io/library/nginx: ") {
 				t.Errorf("error %q does not name the operation and repository", err)
+			}
+		})
+	}
+}
+
+// TestDockerHubAliasesAreOneRegistry: Docker Hub's three names (Argo CD
+// writes registry-1.docker.io for Docker Hub's OCI charts) share one
+// mirror, whichever name the mirror is keyed by, and one listing.
+func TestDockerHubAliasesAreOneRegistry(t *testing.T) {
+	srv := registrytest.NewServer(t)
+	pushTags(t, srv, "bitnamicharts/nginx", "18.1.0")
+	raw := func(s string) name.Repository {
+		r, err := name.NewRepository(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, key := range []string{"docker.io", "index.docker.io", "registry-1.docker.io"} {
+		t.Run(key, func(t *testing.T) {
+			srv.Reset()
+			c := newClient(registry.WithMirrors(map[string]string{key: srv.URL()}))
+			for _, repo := range []name.Repository{
+				registrytest.Repo(t, "registry-1.docker.io/bitnamicharts/nginx"),
+				raw("registry-1.docker.io/bitnamicharts/nginx"), // not parsed by imagename
+				registrytest.Repo(t, "docker.io/bitnamicharts/nginx"),
+				raw("index.docker.io/bitnamicharts/nginx"),
+			} {
+				got, err := c.Tags(t.Context(), repo)
+				if err != nil {
+					t.Fatalf("%s: %v", repo, err)
+				}
+				if diff := cmp.Diff([]string{"18.1.0"}, got); diff != "" {
+					t.Errorf("%s tags (-want +got):\n%s", repo, diff)
+				}
+			}
+			if n := srv.Count(http.MethodGet, "/v2/bitnamicharts/nginx/tags/list"); n != 1 {
+				t.Errorf("tags listed %d times, want once for the four names; requests: %v", n, srv.Requests())
 			}
 		})
 	}

@@ -17,7 +17,13 @@ import (
 type Mirror struct{ URL string }
 
 // Credentials authenticate against one registry host.
-type Credentials struct{ Username, Password string }
+type Credentials struct {
+	Username, Password string
+	// Env names the variable Password came from, for messages ("the
+	// registry refused the credentials from IMAGEBOT_GHCR_TOKEN"); it is
+	// never sent.
+	Env string
+}
 
 // Limits bound what one registry may cost a run. A zero field keeps its
 // default.

@@ -30,7 +30,9 @@ type chartRef struct {
 // documents are only walked.
 func (w *walker) object(doc *kyaml.Node) {
 	group, _, _ := strings.Cut(str(doc, "apiVersion"), "/")
-	switch kind := str(doc, "kind"); {
+	kind := str(doc, "kind")
+	w.watched(doc, group, kind)
+	switch {
 	case group == "helm.toolkit.fluxcd.io" && kind == "HelmRelease":
 		w.helmRelease(doc)
 	case group == "source.toolkit.fluxcd.io" && kind == "HelmRepository":
