@@ -133,6 +133,11 @@ func New(opts ...Option) *Client {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	for _, m := range o.mirrors {
+		if o.guardLocal {
+			o.localHosts[strings.ToLower(m.to.Host)] = true // written on purpose
+		}
+	}
 	if o.transport == nil && o.guardLocal {
 		// The guard on the address dialled, as on the spelling
 		// (checkLocal): a name resolving to this machine or its networks
@@ -141,11 +146,6 @@ func New(opts ...Option) *Client {
 	}
 	if o.transport == nil {
 		o.transport = http.DefaultTransport
-	}
-	for _, m := range o.mirrors {
-		if o.guardLocal {
-			o.localHosts[strings.ToLower(m.to.Host)] = true // written on purpose
-		}
 	}
 	c := &Client{o: o, sem: make(chan struct{}, o.concurrency), stats: map[string]*hostStats{}}
 	c.rt = retry.Transport(&attempt{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)

@@ -193,7 +193,11 @@ func TestDeclinedMajorKeepsMinors(t *testing.T) {
 			t.Errorf("2.1.0 proposed although the 2.x line was declined")
 		}
 		d := w.dashboardIssue(t)
-		contains(t, "dashboard", d.Body, "ghcr.io/alexxit/go2rtc 1.8.0 → 2.1.0 (#"+itoa(open[go2Major].Number)+" closed)")
+		sigil := "#"
+		if w.host.kind() == gitops.GitLab {
+			sigil = "!" // GitLab reads #2 as an issue
+		}
+		contains(t, "dashboard", d.Body, "ghcr.io/alexxit/go2rtc 1.8.0 → 2.1.0 ("+sigil+itoa(open[go2Major].Number)+" closed)")
 
 		// Ticked "propose again": the major line is proposed once more.
 		w.tick(t, "again:"+go2Major+"@2.1.0")
