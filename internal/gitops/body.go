@@ -231,10 +231,12 @@ func clip(s string, n int) string {
 // runes is the length GitHub's limits count.
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
-// oneLine makes s plain text of one line, as a title is.
+// oneLine makes s plain text of one line, as a title is: control
+// characters and Unicode's line and paragraph separators (which Markdown
+// renderers may break on) become spaces.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r
@@ -439,13 +441,7 @@ func word(s string) string {
 // marker) and @mentions from forming, in and out of code spans, and a line
 // break cannot end the paragraph or the list item.
 func tame(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.NewReplacer("<", "<\u200b", "@", "@\u200b").Replace(s)
+	return strings.NewReplacer("<", "<\u200b", "@", "@\u200b").Replace(oneLine(s))
 }
 
 func codeList(items []string) string {
