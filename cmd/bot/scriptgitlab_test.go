@@ -27,6 +27,10 @@ import (
 //	glmrs [PATH]    print the number of PATH's merge requests (default acme/gitops),
 //	                then each: !N state source title
 //	glclose BRANCH  close BRANCH's open merge request without merging
+//	glmerge BRANCH  merge BRANCH's open merge request, as a maintainer does
+//	glbody BRANCH   print the description of BRANCH's newest merge request
+//	glissue         print the description of acme/gitops's only issue (the dashboard)
+//	glage DUR       let DUR pass for acme/gitops's merge requests (see gitlabtest.Server.Age)
 //	glwrites        print the API writes since the last glwrites ("N writes")
 //	glrequests      print the API requests since the last glrequests ("N requests")
 
@@ -35,6 +39,8 @@ const gitlabScriptToken = "glpat-SCRIPT7oken5ecretNotPrinted"
 func gitlabCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	return map[string]func(*testscript.TestScript, bool, []string){
 		"glrepo": cmdGLRepo, "glproject": cmdGLProject, "glmrs": cmdGLMRs, "glclose": cmdGLClose, "glwrites": cmdGLWrites, "glrequests": cmdGLRequests,
+		"glmerge": cmdGLMerge, "glbody": cmdGLBody, "glissue": cmdGLIssue, "glage": cmdGLAge,
+		"regmany": cmdRegMany, // script_many_test.go
 	}
 }
 
@@ -115,6 +121,56 @@ func cmdGLClose(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("no open merge request from %s", args[0])
+}
+
+// glMR is the newest merge request from branch, open when open is true.
+func glMR(ts *testscript.TestScript, branch string, open bool) gitlabtest.MR {
+	_, gl := gitlabOf(ts)
+	var found *gitlabtest.MR
+	for _, mr := range gl.MRs("acme/gitops") {
+		if mr.Source == branch && (!open || mr.State == "opened") {
+			found = &mr
+		}
+	}
+	if found == nil {
+		ts.Fatalf("no merge request from %s", branch)
+	}
+	return *found
+}
+
+func cmdGLMerge(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: glmerge branch")
+	}
+	_, gl := gitlabOf(ts)
+	ts.Check(gl.MergeMR("acme/gitops", glMR(ts, args[0], true).IID))
+}
+
+func cmdGLBody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: glbody branch")
+	}
+	fmt.Fprint(ts.Stdout(), glMR(ts, args[0], false).Description)
+}
+
+func cmdGLIssue(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: glissue")
+	}
+	_, gl := gitlabOf(ts)
+	is := gl.Issues("acme/gitops")
+	if len(is) != 1 {
+		ts.Fatalf("%d issues, want the dashboard alone", len(is))
+	}
+	fmt.Fprint(ts.Stdout(), is[0].Description)
+}
+
+func cmdGLAge(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: glage duration")
+	}
+	_, gl := gitlabOf(ts)
+	ts.Check(gl.Age("acme/gitops", parseAgo(ts, args[0])))
 }
 
 // glCounts are each fake's counters at the last glwrites and

@@ -476,3 +476,23 @@ func (s *Server) OpenMR(path, login, source, target, title, desc string, fromFor
 	p.mrs = append(p.mrs, m)
 	return int(m.iid), nil
 }
+
+// Age moves every merge request of the project, and its notes, d into
+// the past, as if d passed: a bot run as its own process reads the
+// machine's clock, which a test cannot move, so time passes for the
+// project instead (pullRequests.perHour counts creation times).
+func (s *Server) Age(path string, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.projects[strings.ToLower(path)]
+	if p == nil {
+		return fmt.Errorf("no project %s", path)
+	}
+	for _, m := range p.mrs {
+		m.created, m.upd = m.created.Add(-d), m.upd.Add(-d)
+		for _, n := range m.notes {
+			n.at = n.at.Add(-d)
+		}
+	}
+	return nil
+}
