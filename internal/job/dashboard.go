@@ -31,7 +31,7 @@ func readDashboard(ctx context.Context, e *engine, sess *gitops.Session) (*gitop
 // the config init would write (converted from Renovate or Flux when they
 // update it; repository is its owner/name, whose Renovate presets are
 // followed), and nothing else.
-func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions, repository string) error {
+func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops.RunOptions, repository string, host gitops.Kind) error {
 	cfg := e.cfg
 	ro.MaxOpen, ro.PerHour, ro.PerRun = cfg.PullRequests.MaxOpen, cfg.PullRequests.PerHour, cfg.PullRequests.PerRun
 	ro.Dashboard, ro.DashboardTitle = d, cfg.DashboardTitle
@@ -39,7 +39,7 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
 		return nil
 	}
-	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg, Repository: repository})
+	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg, Repository: repository, GitLab: host == gitops.GitLab, Runner: runnerOn(host)})
 	if err != nil {
 		return err
 	}
@@ -52,6 +52,15 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	}
 	ro.Onboarding = ob
 	return nil
+}
+
+// runnerOn is the CI whose words the onboarding config speaks on host:
+// GitHub Actions (whose GITHUB_TOKEN reads ghcr.io) only on GitHub.
+func runnerOn(host gitops.Kind) string {
+	if host == gitops.Gitea {
+		return adopt.OnGitea
+	}
+	return adopt.OnGitHub
 }
 
 // updateFiles are the files an update changes.

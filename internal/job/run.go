@@ -69,7 +69,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	ro := pullRequestOptions(e, o.DryRun, o.out())
-	if err := keepOptions(ctx, e, dash, &ro, conn.Repository); err != nil {
+	if err := keepOptions(ctx, e, dash, &ro, conn.Repository, conn.Forge); err != nil {
 		return rep, err
 	}
 	endPRs := o.progress().Phase(phasePRs)
