@@ -179,7 +179,7 @@ func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
 	if len(gs) == 0 {
 		b.WriteString("Every image is up to date: no pull request would open now.\n\n")
 	} else {
-		fmt.Fprintf(&b, "These pull requests would open (subject to `pullRequests.maxOpen`/`perRun` and `approval`; "+
+		fmt.Fprintf(&b, "These pull requests would open (subject to `pullRequests.maxOpen`/`perHour`/`perRun` and `approval`; "+
 			"the rest wait on the dashboard issue imagebot then creates):\n\n")
 		for i, g := range gs {
 			if i == 200 {
