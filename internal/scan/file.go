@@ -89,9 +89,11 @@ func scanFile(file string, src []byte) fileResult {
 // mayHold is the cheap screen before parsing: most files in a big
 // repository hold no image and no chart. "imagebot" (the marker) and
 // "images" contain "image" too; "hart" is in chart, Chart and helmCharts;
-// "Repository" in Flux's sources; "argoproj" in every Argo CD object.
+// "Repository" in Flux's sources; "argoproj" in every Argo CD object;
+// "Image", "IMAGE", "epository", "oci://", "renovate:" in keys.go's and
+// annotation.go's shapes.
 func mayHold(src []byte) bool {
-	for _, s := range []string{"image", "hart", "Repository", "argoproj"} {
+	for _, s := range []string{"image", "hart", "Repository", "argoproj", "Image", "IMAGE", "epository", "oci://", "renovate:"} {
 		if bytes.Contains(src, []byte(s)) {
 			return true
 		}
