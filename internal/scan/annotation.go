@@ -11,7 +11,8 @@ import (
 )
 
 // scalar looks at every value the walk passes: a line comment marker, a
-// Renovate annotation on the line above, an oci:// reference.
+// Renovate annotation on the line above, an oci:// reference, YAML inside
+// a block string.
 func (w *walker) scalar(n *kyaml.Node) {
 	if n.Kind != kyaml.ScalarNode {
 		return
@@ -20,6 +21,9 @@ func (w *walker) scalar(n *kyaml.Node) {
 	w.renovate(n)
 	if strings.HasPrefix(n.Value, "oci://") {
 		w.ociString(n)
+	}
+	if n.Style&kyaml.LiteralStyle != 0 {
+		w.blockString(n)
 	}
 }
 

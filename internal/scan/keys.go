@@ -16,7 +16,7 @@ import (
 // sidecarImage, node_image, SIDECAR_IMAGE. `image` itself, and kustomize's
 // `images`, have their own rules.
 func imageKey(k string) bool {
-	return k != "image" && (strings.HasSuffix(k, "image") || strings.HasSuffix(k, "Image") || strings.HasSuffix(k, "_IMAGE"))
+	return k != "image" && keyRE.MatchString(k) && (strings.HasSuffix(k, "image") || strings.HasSuffix(k, "Image") || strings.HasSuffix(k, "_IMAGE"))
 }
 
 // keyedImage takes the value of a key that names an image. A string is a
