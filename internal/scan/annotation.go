@@ -20,23 +20,24 @@ func (w *walker) scalar(n *kyaml.Node) {
 	w.marker(n)
 	w.renovate(n)
 	if strings.HasPrefix(n.Value, "oci://") {
-		w.ociString(n)
+		w.schemeString(n, "oci://", KindOCI)
 	}
 	if n.Style&kyaml.LiteralStyle != 0 {
 		w.blockString(n)
 	}
 }
 
-// ociString takes `oci://REGISTRY/REPO:TAG` (Flux Operator's
-// distribution.artifact, `helm install oci://...` values): the part after
-// the scheme is a reference whose tag is updated. Without a tag or digest
-// it names a repository (an Argo CD repoURL, an OCIRepository url), whose
-// version is written elsewhere: not a reference.
-func (w *walker) ociString(n *kyaml.Node) {
+// schemeString takes `oci://REGISTRY/REPO:TAG` (Flux Operator's
+// distribution.artifact, `helm install oci://...` values) and a workflow
+// step's `docker://IMAGE:TAG`: the part after the scheme is a reference
+// whose tag is updated. Without a tag or digest it names a repository (an
+// Argo CD repoURL, an OCIRepository url), whose version is written
+// elsewhere: not a reference.
+func (w *walker) schemeString(n *kyaml.Node, prefix string, kind Kind) {
 	if w.seen[n] || !hasValue(n) {
 		return
 	}
-	const scheme = len("oci://")
+	scheme := len(prefix)
 	p, err := parseRef(n.Value[scheme:])
 	if err != nil || (p.tagStart < 0 && p.digestStart < 0) {
 		return
@@ -46,7 +47,7 @@ func (w *walker) ociString(n *kyaml.Node) {
 		return // a block or escaped string is no artifact URL
 	}
 	w.seen[n] = true
-	r := Ref{Location: w.at(n), Kind: KindOCI, Name: p.name, Repo: p.repo, Tag: p.tag, Digest: p.digest}
+	r := Ref{Location: w.at(n), Kind: kind, Name: p.name, Repo: p.repo, Tag: p.tag, Digest: p.digest}
 	r.TagField, r.DigestField = stringFields(Span{span.Start + scheme, span.End}, p)
 	w.add(r)
 }

@@ -31,12 +31,16 @@ func scanFile(file string, src []byte) fileResult {
 		res.Problems = []Problem{*p}
 		return res
 	}
+	if isDockerfile(file) {
+		return scanDockerfile(file, src)
+	}
 	// Cheap screen first: most files in a big repository hold no image.
 	// "imagebot" (the marker) and "images" contain "image" too.
 	// A kustomization is read whatever it holds: what it builds from
 	// decides which names its overlays rename (kustomizegraph.go).
 	kust, chart := isKustomization(file), isChartFile(file)
-	if !kust && !chart && !mayHold(src) {
+	ci := isWorkflow(file) || isGitLabCI(file) // container: node:20 holds no "image"
+	if !kust && !chart && !ci && !mayHold(src) {
 		return res
 	}
 	// A Helm or Go template is only YAML after rendering, but its lines
@@ -79,6 +83,10 @@ func scanFile(file string, src []byte) fileResult {
 			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
 			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
+		case isWorkflow(file):
+			w.workflow(top)
+		case isGitLabCI(file):
+			w.gitlab(top)
 		}
 		w.walk(d)
 	}
