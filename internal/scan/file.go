@@ -68,7 +68,7 @@ func scanFile(file string, src []byte) fileResult {
 	if kust {
 		res.kust = readKustomization(file, docs)
 	}
-	w := &walker{file: file, lines: newLines(body), seen: map[*kyaml.Node]bool{}, problems: res.Problems}
+	w := &walker{file: file, lines: newLines(body), seen: map[*kyaml.Node]bool{}, problems: res.Problems, template: template}
 	for _, d := range docs {
 		// The objects that hold chart versions come first: they take the
 		// nodes they read (a kustomize.images string), which the walk

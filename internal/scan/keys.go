@@ -32,8 +32,8 @@ func (w *walker) keyedImage(v *kyaml.Node) {
 	case v.Kind == kyaml.MappingNode && child(v, "repository") != nil:
 		w.helm(v)
 	case v.Kind == kyaml.ScalarNode && hasValue(v) && !w.seen[v]:
-		if isVariable(v.Value) {
-			w.refString(v, KindImage) // a variable notice
+		if isVariable(v.Value) && !strings.ContainsAny(v.Value, " \t\n") {
+			w.refString(v, KindImage) // a variable notice; a command line is none
 			return
 		}
 		if p, err := parseRef(v.Value); err == nil && (p.tagStart >= 0 || p.digestStart >= 0) && !strings.Contains(v.Value, "://") {

@@ -44,12 +44,12 @@ func TestImagesWhereverYAMLWritesThem(t *testing.T) {
 	}{{
 		name: "keys ending in image",
 		src: "sidecarImage: \"redis:7.2.4\"\nnode_image: kindest/node:v1.29.0\nSIDECAR_IMAGE: 'busybox@" + d + "'\n" +
-			"baseImage: ubuntu\nuseImage: true\ndescriptionImage: \"Some Text: here\"\nrunnerImage: ${RUNNER}\n",
+			"baseImage: ubuntu\nuseImage: true\n.build-image: export BUILD_IMAGE=$CI_REGISTRY_IMAGE:${TAG}\n\"echo image\": nginx:1.0.0\ndescriptionImage: \"Some Text: here\"\nrunnerImage: ${RUNNER}\n",
 		want: []string{
 			`1 image docker.io/library/redis tag="7.2.4" digest=insert"@"`,
 			`2 image docker.io/kindest/node tag="v1.29.0" digest=insert"@"`,
 			`3 image docker.io/library/busybox tag=insert":" digest="` + d + `"`,
-			"skipped 7 image variable ${RUNNER}",
+			"skipped 9 image variable ${RUNNER}",
 		},
 	}, {
 		name: "maps with repository and tag or version under any key",

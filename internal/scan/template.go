@@ -169,18 +169,23 @@ func shift(n *kyaml.Node, lines int) {
 }
 
 // untemplated puts the template's own text back into the notices about
-// values that held template syntax, which the scan saw as placeholders.
+// values that held template syntax, which the scan saw as placeholders:
+// the value is at the notice's place, or (a notice about one part of a
+// map, placed at another) first found on its line or in the file.
 func untemplated(skipped []Skipped, ls *lines, src []byte) {
 	for i, s := range skipped {
-		off := ls.offset(s.Line, s.Col)
-		if off < 0 || off >= len(src) {
+		v := strings.TrimSuffix(s.Value, "…")
+		if !strings.Contains(v, "$(_") {
 			continue
 		}
-		if c := ls.src[off]; c == '"' || c == '\'' {
+		off := ls.offset(s.Line, s.Col)
+		if off >= 0 && off < len(src) && (src[off] == '"' || src[off] == '\'') {
 			off++
 		}
-		v := strings.TrimSuffix(s.Value, "…")
-		if off+len(v) <= len(src) && string(ls.src[off:off+len(v)]) == v {
+		if off < 0 || off+len(v) > len(src) || string(ls.src[off:off+len(v)]) != v {
+			off = bytes.Index(ls.src, []byte(v))
+		}
+		if off >= 0 {
 			skipped[i].Value = clip(string(src[off : off+len(v)]))
 		}
 	}

@@ -40,6 +40,16 @@ func TestTemplateFragments(t *testing.T) {
 			"problem chart/templates/two.yaml:7: template ({{ ... }}), skipped: this document does not parse once its template syntax is left out; its images are not read: found unexpected end of stream (a quote opened on this line is never closed)",
 		},
 	}, {
+		name: "if/else branches repeat a key: each is a value of its own",
+		file: "chart/templates/redis.yaml",
+		src: "spec:\n  containers:\n    - name: redis\n      {{- if .Values.public }}\n      image: redis:alpine@sha256:8096655e437712b07503796fb64d81359256cfcff0ab29d95a7da72863786efb\n" +
+			"      {{- else }}\n      image: {{ .Values.repository }}/redis:alpine\n      {{- end }}\n" +
+			"  source:\n    repoURL: {{ .Values.repo }}\n    targetRevision: HEAD\n",
+		want: []string{
+			`5 image docker.io/library/redis tag="alpine" digest="sha256:8096655e437712b07503796fb64d81359256cfcff0ab29d95a7da72863786efb"`,
+			"skipped 7 image variable {{ .Values.repository }}/redis:alpine",
+		},
+	}, {
 		name: "jinja",
 		file: "roles/k3s/templates/registries.yaml.j2",
 		src:  "{% if k3s_mirror %}\nmirrors:\n  image: {{ mirror_image }}\n{% endif %}\n{# a comment #}\nhelper:\n  image: rancher/mirrored-pause:3.6\n",

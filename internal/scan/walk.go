@@ -26,6 +26,10 @@ type walker struct {
 	// notes are the `# renovate:` annotations by the line they stand
 	// on, read on first use (annotation.go).
 	notes map[int]string
+	// template is set for a file read with its template syntax left out:
+	// a key repeated there is one per branch of an {{ if }}/{{ else }},
+	// each a value of its own, not an ambiguity.
+	template bool
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
@@ -47,7 +51,10 @@ func (w *walker) walk(n *kyaml.Node) {
 			w.walk(c)
 		}
 	case kyaml.MappingNode:
-		dups := duplicated(n)
+		var dups map[string]int
+		if !w.template {
+			dups = duplicated(n)
+		}
 		w.mapImage(n)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
