@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"fmt"
 	"regexp"
+	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -42,15 +44,33 @@ func (w *walker) innerWalk(b block, docs []*kyaml.Node) *walker {
 // configuration files, prose): one that does not parse, that is no
 // mapping or list, or that holds no reference, is left alone without a
 // word, unlike helm.values, which must be YAML.
-func (w *walker) blockString(v *kyaml.Node) {
-	if w.seen[v] || v.Style&kyaml.LiteralStyle == 0 || !mayHold([]byte(v.Value)) {
+func (w *walker) blockString(v *kyaml.Node) { w.innerYAML(v, false) }
+
+// blockFile reads a block string under a key that names a YAML file
+// (a ConfigMap's `podspec.yaml: |-`): meant as YAML, so one that holds
+// what may be images and does not parse is a problem at its line, as
+// helm.values are, rather than passed over.
+func (w *walker) blockFile(v *kyaml.Node) { w.innerYAML(v, true) }
+
+func (w *walker) innerYAML(v *kyaml.Node, strict bool) {
+	if w.seen[v] || v.Kind != kyaml.ScalarNode || v.Style&kyaml.LiteralStyle == 0 || !mayHold([]byte(v.Value)) {
 		return
 	}
 	b, ok := w.block(v)
 	if !ok {
 		return
 	}
-	docs, _, err := parse([]byte(b.text))
+	docs, read, err := parse([]byte(b.text))
+	if err != nil && strict {
+		// At the inner line to fix; not an ErrSyntax, which would hold
+		// back the edits of the rest of the file.
+		w.seen[v] = true
+		p := syntaxError(w.file, []byte(b.text), err, read)
+		p.Location = b.location(p.Location)
+		p.Err = fmt.Errorf("the block string under the key above is not valid YAML, images in it are left untouched: %s", strings.TrimPrefix(p.Err.Error(), ErrSyntax.Error()+": "))
+		w.problems = append(w.problems, p)
+		return
+	}
 	if err != nil || !collections(docs) {
 		return
 	}
@@ -78,3 +98,8 @@ func collections(docs []*kyaml.Node) bool {
 // keyRE is a key as configuration writes one: no spaces, so that a
 // script line (`echo image: nginx:1.0.0`) read as YAML names no image.
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// yamlName reports whether a key names a YAML file.
+func yamlName(k string) bool {
+	return keyRE.MatchString(k) && (strings.HasSuffix(k, ".yaml") || strings.HasSuffix(k, ".yml"))
+}

@@ -39,6 +39,10 @@ func TestBlockStrings(t *testing.T) {
 			"broken: |\n  image: nginx:1.25.3\n   bad: [\n" +
 			"json: |\n  {\"a\": 1, \"sidecarImages\": [\"busybox\"]}\n",
 		want: nil,
+	}, {
+		name: "a block under a YAML file's name that does not parse",
+		src:  "data:\n  podspec.yaml: |-\n    image: nginx:1.25.3\n     bad: [\n  run.sh: |\n    image: nginx:1.25.3\n     bad: [\n",
+		want: []string{"problem x.yaml:4: the block string under the key above is not valid YAML, images in it are left untouched: mapping values are not allowed in this context (a value holding \": \" needs quotes)"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := found("x.yaml", tc.src)

@@ -68,6 +68,8 @@ func (w *walker) walk(n *kyaml.Node) {
 				w.kustomizeImages(v)
 			case imageKey(k.Value) && !dup:
 				w.keyedImage(v)
+			case yamlName(k.Value):
+				w.blockFile(v)
 			}
 			w.scalar(v)
 			w.walk(v)
