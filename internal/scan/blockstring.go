@@ -101,5 +101,5 @@ var keyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // yamlName reports whether a key names a YAML file.
 func yamlName(k string) bool {
-	return keyRE.MatchString(k) && (strings.HasSuffix(k, ".yaml") || strings.HasSuffix(k, ".yml"))
+	return (strings.HasSuffix(k, ".yaml") || strings.HasSuffix(k, ".yml")) && keyRE.MatchString(k)
 }

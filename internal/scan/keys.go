@@ -16,7 +16,8 @@ import (
 // sidecarImage, node_image, SIDECAR_IMAGE. `image` itself, and kustomize's
 // `images`, have their own rules.
 func imageKey(k string) bool {
-	return k != "image" && keyRE.MatchString(k) && (strings.HasSuffix(k, "image") || strings.HasSuffix(k, "Image") || strings.HasSuffix(k, "_IMAGE"))
+	// The suffix first: the pattern is only for the few keys that have it.
+	return k != "image" && (strings.HasSuffix(k, "image") || strings.HasSuffix(k, "Image") || strings.HasSuffix(k, "_IMAGE")) && keyRE.MatchString(k)
 }
 
 // keyedImage takes the value of a key that names an image. A string is a
