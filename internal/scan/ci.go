@@ -29,15 +29,34 @@ func isWorkflow(file string) bool {
 	return false
 }
 
-// isGitLabCI reports whether file is a GitLab CI file: .gitlab-ci.yml, or
+// isGitLabCI reports whether file is a GitLab CI file: .gitlab-ci.yml and
+// the files split from it (gitlab-ci.build.yml, deploy.gitlab-ci.yml), or
 // a file included from the .gitlab/ directory by convention.
 func isGitLabCI(file string) bool {
 	base, ext := path.Base(file), path.Ext(file)
 	if ext != ".yml" && ext != ".yaml" {
 		return false
 	}
-	return strings.TrimSuffix(base, ext) == ".gitlab-ci" || strings.HasSuffix(strings.TrimSuffix(base, ext), ".gitlab-ci") ||
-		strings.HasPrefix(file, ".gitlab/") || strings.Contains(file, "/.gitlab/")
+	return strings.Contains(base, "gitlab-ci") || strings.HasPrefix(file, ".gitlab/") || strings.Contains(file, "/.gitlab/")
+}
+
+// isCloudBuild reports whether file is a Google Cloud Build config.
+func isCloudBuild(file string) bool {
+	base := path.Base(file)
+	return base == "cloudbuild.yaml" || base == "cloudbuild.yml" || strings.HasSuffix(base, ".cloudbuild.yaml") || strings.HasSuffix(base, ".cloudbuild.yml")
+}
+
+// cloudBuild takes the image each Cloud Build step runs in: steps[].name.
+func (w *walker) cloudBuild(top *kyaml.Node) {
+	steps := child(top, "steps")
+	if steps == nil || steps.Kind != kyaml.SequenceNode {
+		return
+	}
+	for _, s := range steps.Content {
+		if n := mapValue(s, "name"); n != nil && hasValue(n) {
+			w.refString(n, KindImage)
+		}
+	}
 }
 
 // workflow takes jobs.*.container written as a string, and steps that run

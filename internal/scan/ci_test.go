@@ -51,6 +51,19 @@ func TestCIImages(t *testing.T) {
 			`12 image docker.io/library/docker tag="24.0.7-dind" digest=insert"@"`,
 			"skipped 11 image variable $CI_REGISTRY_IMAGE:latest",
 		},
+	}, {
+		name: "gitlab file split from the main one",
+		file: "ci/gitlab-ci.build.yml",
+		src:  "build:\n  services:\n    - name: docker:24.0.7-dind\n",
+		want: []string{`3 image docker.io/library/docker tag="24.0.7-dind" digest=insert"@"`},
+	}, {
+		name: "cloud build",
+		file: "cloudbuild.yaml",
+		src:  "steps:\n  - name: 'gcr.io/k8s-skaffold/skaffold:v2.16.1'\n    args: [run]\n  - name: ubuntu\n  - id: no-name\n",
+		want: []string{
+			`2 image gcr.io/k8s-skaffold/skaffold tag="v2.16.1" digest=insert"@"`,
+			`4 image docker.io/library/ubuntu tag=insert":" digest=insert"@"`,
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := found(tc.file, tc.src)

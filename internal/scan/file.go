@@ -39,7 +39,7 @@ func scanFile(file string, src []byte) fileResult {
 	// A kustomization is read whatever it holds: what it builds from
 	// decides which names its overlays rename (kustomizegraph.go).
 	kust, chart := isKustomization(file), isChartFile(file)
-	ci := isWorkflow(file) || isGitLabCI(file) // container: node:20 holds no "image"
+	ci := isWorkflow(file) || isGitLabCI(file) || isCloudBuild(file) // container: node:20 holds no "image"
 	if !kust && !chart && !ci && !mayHold(src) {
 		return res
 	}
@@ -87,6 +87,8 @@ func scanFile(file string, src []byte) fileResult {
 			w.workflow(top)
 		case isGitLabCI(file):
 			w.gitlab(top)
+		case isCloudBuild(file):
+			w.cloudBuild(top)
 		}
 		w.walk(d)
 	}
