@@ -4,11 +4,10 @@
 //
 // It reads files and parses them with kyaml only to learn positions; it never
 // writes, never re-serializes, and never asks a registry anything. A file it
-// cannot use (above the size cap, not UTF-8, not valid YAML; for a
-// template, each document that does not parse once its template syntax is
-// left out)
-// becomes a Problem naming the file and the line to fix, and yields no
-// references, so nothing downstream can touch it. A value where a reference
+// cannot use (above the size cap, not UTF-8, not valid YAML) becomes a
+// Problem naming the file and the line to fix, and yields no references, so
+// nothing downstream can touch it; in a template, so does each document
+// that does not parse once its template syntax is left out. A value where a reference
 // belongs that is not one (a variable, an invalid reference) is Skipped,
 // never dropped silently.
 //
