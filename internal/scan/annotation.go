@@ -79,7 +79,9 @@ var renovateRE = regexp.MustCompile(`^\s*#\s*renovate:\s*(.*?)\s*$`)
 // datasources (github-releases, git-tags, ...) are not images: left alone.
 func (w *walker) renovate(n *kyaml.Node) {
 	note, ok := w.note(n.Line - 1)
-	if !ok || w.seen[n] || !hasValue(n) {
+	// A line below that holds no version (`- name: nginx`, the version
+	// further down for a custom regex to find) is not the one meant.
+	if !ok || w.seen[n] || !hasValue(n) || !strings.ContainsAny(n.Value, "0123456789") {
 		return
 	}
 	f := fields(note)

@@ -79,6 +79,11 @@ func (w *walker) workflow(top *kyaml.Node) {
 			if u := mapValue(s, "uses"); u != nil && strings.HasPrefix(u.Value, "docker://") {
 				w.schemeString(u, "docker://", KindImage)
 			}
+			// An action's inputs are its own: `with: {repository:
+			// owner/repo, tag: v1}` downloads a release, it is no image.
+			if with := child(s, "with"); with != nil && with.Kind == kyaml.MappingNode {
+				w.seen[with] = true
+			}
 		}
 	}
 }

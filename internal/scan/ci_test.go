@@ -19,7 +19,8 @@ func TestCIImages(t *testing.T) {
 		src: "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    container: node:20.11.1\n" +
 			"    services:\n      db:\n        image: postgres:15.4\n    steps:\n      - uses: actions/checkout@v4\n" +
 			"      - uses: docker://alpine:3.19.1\n      - uses: docker://ghcr.io/acme/tool\n" +
-			"  other:\n    container:\n      image: ghcr.io/acme/api:v1.8.2\n  matrix:\n    container: ${{ matrix.image }}\n",
+			"  other:\n    container:\n      image: ghcr.io/acme/api:v1.8.2\n  matrix:\n    container: ${{ matrix.image }}\n" +
+			"    steps:\n      - uses: robinraju/release-downloader@v1\n        with: {repository: acme/tool, tag: v1.0.0}\n",
 		want: []string{
 			`5 image docker.io/library/node tag="20.11.1" digest=insert"@"`,
 			`8 image docker.io/library/postgres tag="15.4" digest=insert"@"`,
