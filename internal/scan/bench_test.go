@@ -1,6 +1,11 @@
 package scan
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/fstest"
+)
 
 // The hostile inputs of issue 9, as benchmarks: their speed is measured
 // here, never asserted in a timed test. Before the fixes, on a shared
@@ -39,6 +44,25 @@ func BenchmarkFileBundle8MiB(b *testing.B) {
 	for b.Loop() {
 		if res := File("bundle.yaml", src); len(res.Refs) == 0 {
 			b.Fatal("no refs")
+		}
+	}
+}
+
+// BenchmarkFS1000Dockerfiles is issue 28's workload of Dockerfiles: a
+// thousand multi-stage files with ARG defaults, continuations and heredocs,
+// scanned from memory.
+func BenchmarkFS1000Dockerfiles(b *testing.B) {
+	fsys := fstest.MapFS{}
+	for i := range 1000 {
+		fsys[fmt.Sprintf("svc%d/Dockerfile", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf(
+			"# syntax=docker/dockerfile:1\nARG GO=1.22.%d\nFROM --platform=$BUILDPLATFORM \\\n    golang:${GO} AS build\nRUN <<EOF\nFROM x:1\nEOF\n"+
+				"COPY --from=ghcr.io/acme/tools:v1.%d / /\nFROM gcr.io/distroless/static:nonroot\nCOPY --from=build /out /\n", i%10, i%7))}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := FS(context.Background(), fsys, nil)
+		if err != nil || len(res.Refs) != 3000 {
+			b.Fatalf("%d refs, %v", len(res.Refs), err)
 		}
 	}
 }
