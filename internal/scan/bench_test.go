@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -63,6 +64,20 @@ func BenchmarkFS1000Dockerfiles(b *testing.B) {
 		res, err := FS(context.Background(), fsys, nil)
 		if err != nil || len(res.Refs) != 3000 {
 			b.Fatalf("%d refs, %v", len(res.Refs), err)
+		}
+	}
+}
+
+// BenchmarkTemplateManyActions: a template line of 400,000 actions, and as
+// many action lines. Each action looked back to its line's start, which
+// took minutes, before the line starts were tracked as the scan moves on.
+func BenchmarkTemplateManyActions(b *testing.B) {
+	n := 400000
+	src := []byte("a: " + strings.Repeat("{{x}} ", n) + "\nimage: nginx:1.2\n" + strings.Repeat("{{ if }}\n", n) + "{{ unclosed")
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if res := File("templates/x.yaml", src); len(res.Refs) != 1 {
+			b.Fatalf("%d refs", len(res.Refs))
 		}
 	}
 }

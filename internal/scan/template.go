@@ -45,7 +45,18 @@ func detemplate(src []byte) []byte {
 	out := bytes.Clone(src)
 	blank := map[int]bool{}   // line starts to blank whole
 	touched := map[int]bool{} // line starts with an action inside the line
-	lineStart := func(i int) int { return bytes.LastIndexAny(src[:i], "\r\n") + 1 }
+	// lineStart is the start of the line holding offset i. Offsets only
+	// grow, so a cursor walks the file once: a line of a million actions
+	// costs its length, not its length for each action.
+	cursor, start := 0, 0
+	lineStart := func(i int) int {
+		for ; cursor < i; cursor++ {
+			if src[cursor] == '\n' || src[cursor] == '\r' {
+				start = cursor + 1
+			}
+		}
+		return start
+	}
 	for i := 0; i+1 < len(src); i++ {
 		if src[i] != '{' {
 			continue
