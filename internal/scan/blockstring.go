@@ -31,7 +31,7 @@ func (w *walker) splice(v *kyaml.Node, b block, inner *walker) {
 // innerWalk scans the YAML documents docs, parsed from block b's text, as
 // a file of their own.
 func (w *walker) innerWalk(b block, docs []*kyaml.Node) *walker {
-	inner := &walker{file: w.file, lines: newLines([]byte(b.text)), seen: map[*kyaml.Node]bool{}}
+	inner := &walker{file: w.file, lines: newLines([]byte(b.text)), seen: map[*kyaml.Node]bool{}, depth: w.depth + 1}
 	for _, d := range docs {
 		inner.walk(d)
 	}
@@ -53,7 +53,9 @@ func (w *walker) blockString(v *kyaml.Node) { w.innerYAML(v, false) }
 func (w *walker) blockFile(v *kyaml.Node) { w.innerYAML(v, true) }
 
 func (w *walker) innerYAML(v *kyaml.Node, strict bool) {
-	if w.seen[v] || v.Kind != kyaml.ScalarNode || v.Style&kyaml.LiteralStyle == 0 || !mayHold([]byte(v.Value)) {
+	// Each level of nesting parses its text again: a few levels are what
+	// real files hold, and the bound keeps a hostile nest linear.
+	if w.seen[v] || w.depth >= maxBlockDepth || v.Kind != kyaml.ScalarNode || v.Style&kyaml.LiteralStyle == 0 || !mayHold([]byte(v.Value)) {
 		return
 	}
 	b, ok := w.block(v)
@@ -80,6 +82,9 @@ func (w *walker) innerYAML(v *kyaml.Node, strict bool) {
 	}
 	w.splice(v, b, inner)
 }
+
+// maxBlockDepth is how deep block strings inside block strings are read.
+const maxBlockDepth = 3
 
 // collections reports whether every document is a mapping or a list: a
 // script or a sentence parses as one plain scalar.

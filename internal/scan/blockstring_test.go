@@ -43,6 +43,15 @@ func TestBlockStrings(t *testing.T) {
 		name: "a block under a YAML file's name that does not parse",
 		src:  "data:\n  podspec.yaml: |-\n    image: nginx:1.25.3\n     bad: [\n  run.sh: |\n    image: nginx:1.25.3\n     bad: [\n",
 		want: []string{"problem x.yaml:4: the block string under the key above is not valid YAML, images in it are left untouched: mapping values are not allowed in this context (a value holding \": \" needs quotes)"},
+	}, {
+		name: "three levels of nesting are read, a fourth is not",
+		src: "a: |\n  image: nginx:1.25.1\n  b: |\n    image: nginx:1.25.2\n    c: |\n      image: nginx:1.25.3\n" +
+			"      d: |\n        image: nginx:1.25.4\n",
+		want: []string{
+			`2 image docker.io/library/nginx tag="1.25.1" digest=insert"@"`,
+			`4 image docker.io/library/nginx tag="1.25.2" digest=insert"@"`,
+			`6 image docker.io/library/nginx tag="1.25.3" digest=insert"@"`,
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := found("x.yaml", tc.src)

@@ -171,6 +171,18 @@ func parseTemplate(file string, body []byte) ([]*kyaml.Node, []Problem) {
 	return docs, problems
 }
 
+// near finds v within a few lines of line (a map's parts are written
+// together), or returns -1: bounded, so that many notices in a big file
+// cost no search of the whole file each.
+func near(ls *lines, line int, v string) int {
+	from, to := max(line-8, 1), min(line+8, len(ls.starts))
+	start, end := ls.starts[from-1], ls.end(to)
+	if i := bytes.Index(ls.src[start:end], []byte(v)); i >= 0 {
+		return start + i
+	}
+	return -1
+}
+
 // shift moves every node of a document parsed on its own down by lines.
 func shift(n *kyaml.Node, lines int) {
 	n.Line += lines
@@ -194,7 +206,7 @@ func untemplated(skipped []Skipped, ls *lines, src []byte) {
 			off++
 		}
 		if off < 0 || off+len(v) > len(src) || string(ls.src[off:off+len(v)]) != v {
-			off = bytes.Index(ls.src, []byte(v))
+			off = near(ls, s.Line, v)
 		}
 		if off >= 0 {
 			skipped[i].Value = clip(string(src[off : off+len(v)]))

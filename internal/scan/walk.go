@@ -30,6 +30,7 @@ type walker struct {
 	// a key repeated there is one per branch of an {{ if }}/{{ else }},
 	// each a value of its own, not an ambiguity.
 	template bool
+	depth    int // block strings this walk is inside (blockstring.go)
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
