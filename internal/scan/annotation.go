@@ -86,6 +86,13 @@ func (w *walker) renovate(n *kyaml.Node) {
 	}
 	f := fields(note)
 	dep, want := f["depName"], "`# renovate: datasource=docker depName=<image>`"
+	// packageName (lookupName before it) is what Renovate looks up, when
+	// depName is only the name shown.
+	for _, k := range []string{"lookupName", "packageName"} {
+		if f[k] != "" {
+			dep = f[k]
+		}
+	}
 	switch f["datasource"] {
 	case "docker":
 		if dep == "" {

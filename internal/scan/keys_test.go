@@ -99,10 +99,12 @@ func TestImagesWhereverYAMLWritesThem(t *testing.T) {
 			"  # renovate: datasource=docker depName=ghcr.io/acme/api\n  api: \"1.0 beta\"\n" +
 			"  # renovate: datasource=helm depName=cilium\n  nourl: 1.15.1\n" +
 			"  # renovate: datasource=docker depName=nginx\n\n  apart: 1.25.3\n" +
-			"list:\n  # renovate: datasource=docker depName=nginx\n  - name: nginx\n    version: 1.25.3\n",
+			"list:\n  # renovate: datasource=docker depName=nginx\n  - name: nginx\n    version: 1.25.3\n" +
+			"# renovate: datasource=docker depName=kubelet packageName=ghcr.io/siderolabs/kubelet\nk8s: v1.30.1\n",
 		want: []string{
 			`3 marker ghcr.io/acme/worker tag="build-10" digest=-`,
 			`5 marker docker.io/library/nginx tag="1.25.3" digest=insert"@"`,
+			`22 marker ghcr.io/siderolabs/kubelet tag="v1.30.1" digest=-`,
 			`7 chart-marker https://helm.cilium.io/cilium tag="1.15.1" digest=-`,
 			"skipped 11 marker invalid ghcr.io/acme/api:1.0 beta",
 			"problem values.yaml:13:10: annotation on line 12 names no depName or no registryUrl (want `# renovate: datasource=helm depName=<chart> registryUrl=<url>`)",
