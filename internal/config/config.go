@@ -134,7 +134,13 @@ type PullRequests struct {
 }
 
 // DefaultPaths are scanned when the file gives no paths.
-var DefaultPaths = []string{"**/*.yaml", "**/*.yml"}
+// Besides YAML they hold YAML behind a template suffix (Ansible's Jinja,
+// Talos and home-lab Go templates), read where it parses, and Dockerfiles.
+var DefaultPaths = []string{
+	"**/*.yaml", "**/*.yml",
+	"**/*.yaml.j2", "**/*.yml.j2", "**/*.yaml.tmpl", "**/*.yml.tmpl", "**/*.yaml.tpl", "**/*.yml.tpl",
+	"**/Dockerfile", "**/Dockerfile.*", "**/*.Dockerfile", "**/Containerfile", "**/Containerfile.*", "**/*.Containerfile",
+}
 
 // Defaults for the keys the file leaves out.
 const (

@@ -138,7 +138,11 @@ func TestParseErrors(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	want := &Config{
-		Paths: []string{"**/*.yaml", "**/*.yml"},
+		Paths: []string{
+			"**/*.yaml", "**/*.yml",
+			"**/*.yaml.j2", "**/*.yml.j2", "**/*.yaml.tmpl", "**/*.yml.tmpl", "**/*.yaml.tpl", "**/*.yml.tpl",
+			"**/Dockerfile", "**/Dockerfile.*", "**/*.Dockerfile", "**/Containerfile", "**/Containerfile.*", "**/*.Containerfile",
+		},
 		Git: Git{
 			Author:        Author{Name: "imagebot", Email: "imagebot@users.noreply.github.com"},
 			CommitMessage: "Update {{.Image}} to {{.To}}",

@@ -130,7 +130,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	p := &Plan{Updates: []Update{}, Notices: []Notice{}, Problems: []Problem{}}
 	for _, sp := range res.Problems {
 		if errors.Is(sp.Err, scan.ErrTemplate) {
-			opts.Logger.Debug("skipped template", "file", sp.File)
+			opts.Logger.Debug("skipped template", "file", sp.File, "line", sp.Line, "why", sp.Err.Error())
 			continue
 		}
 		p.Problems = append(p.Problems, Problem{File: sp.File, Line: sp.Line, Message: sp.Err.Error()})

@@ -229,7 +229,9 @@ func verify(out []byte, changes []plan.Change, edits []Edit) error {
 	res := scan.File(file, out)
 	refs, probs := append(res.Refs, res.Charts...), res.Problems
 	for _, p := range probs {
-		if errors.Is(p.Err, scan.ErrSyntax) || errors.Is(p.Err, scan.ErrTemplate) {
+		// A template's document that was unreadable before stays so
+		// (ErrTemplatePart): only tag bytes on literal lines changed.
+		if errors.Is(p.Err, scan.ErrSyntax) || errors.Is(p.Err, scan.ErrTemplate) && !errors.Is(p.Err, scan.ErrTemplatePart) {
 			return fmt.Errorf("%s: result would not parse, left untouched: %w", file, p.Err)
 		}
 	}

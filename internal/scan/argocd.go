@@ -165,23 +165,7 @@ func (w *walker) blockValues(v *kyaml.Node) {
 		w.problem(v, "the values block is not valid YAML, images in it are left untouched: %v", err)
 		return
 	}
-	inner := &walker{file: w.file, lines: newLines([]byte(b.text)), seen: map[*kyaml.Node]bool{}}
-	for _, d := range docs {
-		inner.walk(d)
-	}
-	for _, r := range inner.refs {
-		r.Location = b.location(r.Location)
-		r.TagField, r.DigestField = b.field(r.TagField), b.field(r.DigestField)
-		w.refs = append(w.refs, r)
-	}
-	for _, s := range inner.skipped {
-		s.Location = b.location(s.Location)
-		w.skipped = append(w.skipped, s)
-	}
-	for _, p := range inner.problems {
-		p.Location = b.location(p.Location)
-		w.problems = append(w.problems, p)
-	}
+	w.splice(v, b, w.innerWalk(b, docs))
 }
 
 // stringValues takes Helm values written as a folded (>, >-) or quoted

@@ -45,7 +45,8 @@ func Dir(ctx context.Context, root string, include func(rel string) bool, opts .
 }
 
 // FS scans every YAML file of fsys that include accepts (include gets slash
-// paths relative to the root of fsys; nil means every *.yaml and *.yml).
+// paths relative to the root of fsys; nil means every *.yaml and *.yml, and the same behind a
+// template suffix: .j2, .tmpl, .tpl, and Dockerfiles).
 // `.git` is never entered. fsys may be a directory (os.DirFS) or a git tree,
 // so that `run` plans from exactly the commit it will commit onto. Files are
 // read and parsed concurrently; the result is sorted by file and position,
@@ -60,7 +61,7 @@ func FS(ctx context.Context, fsys fs.FS, include func(rel string) bool, opts ...
 	o := newOptions(opts)
 	if include == nil {
 		include = func(rel string) bool {
-			return strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml")
+			return strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml") || isTemplateFile(rel) || isDockerfile(rel)
 		}
 	}
 	var files []string

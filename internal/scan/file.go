@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -36,35 +35,44 @@ func scanFile(file string, src []byte) fileResult {
 		res.Problems = []Problem{*p}
 		return res
 	}
+	if isDockerfile(file) {
+		return scanDockerfile(file, src)
+	}
 	// Cheap screen first: most files in a big repository hold no image.
 	// "imagebot" (the marker) and "images" contain "image" too.
 	// A kustomization is read whatever it holds: what it builds from
 	// decides which names its overlays rename (kustomizegraph.go).
 	kust, chart := isKustomization(file), isChartFile(file)
-	if !kust && !chart && !mayHold(src) {
+	ci := isWorkflow(file) || isGitLabCI(file) || isCloudBuild(file) // container: node:20 holds no "image"
+	if !kust && !chart && !ci && !mayHold(src) {
 		return res
 	}
-	// A Helm or Go template is only YAML after rendering: its bytes are not
-	// ours to edit. A values file that merely holds "{{ .Release.Name }}" in
-	// a string is plain YAML, and is scanned like any other.
-	template := bytes.Contains(src, []byte("{{"))
-	if template && (strings.HasPrefix(file, "templates/") || strings.Contains(file, "/templates/")) {
-		res.Problems = []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
-		return res
+	// A Helm or Go template is only YAML after rendering, but its lines
+	// without template syntax are YAML already (template.go): they are
+	// read with the syntax left out, byte for byte, so that the spans
+	// found are the file's. A values file that merely holds
+	// "{{ .Release.Name }}" in a string is plain YAML, and read as it is.
+	body := src
+	template := bytes.Contains(src, []byte("{{")) && inTemplates(file) || isTemplateFile(file)
+	var docs []*kyaml.Node
+	if !template {
+		var read int
+		var err error
+		docs, read, err = parse(src)
+		if err != nil && !bytes.Contains(src, []byte("{{")) {
+			res.Problems = []Problem{syntaxError(file, src, err, read)}
+			return res
+		}
+		template = err != nil
 	}
-	docs, read, err := parse(src)
-	if err != nil && template {
-		res.Problems = []Problem{{Location: Location{File: file, Line: 1}, Err: ErrTemplate}}
-		return res
-	}
-	if err != nil {
-		res.Problems = []Problem{syntaxError(file, src, err, read)}
-		return res
+	if template {
+		body = detemplate(src)
+		docs, res.Problems = parseTemplate(file, body)
 	}
 	if kust {
 		res.kust = readKustomization(file, docs)
 	}
-	w := &walker{file: file, lines: newLines(src), seen: map[*kyaml.Node]bool{}}
+	w := &walker{file: file, lines: newLines(body), seen: map[*kyaml.Node]bool{}, problems: res.Problems, template: template}
 	for _, d := range docs {
 		// The objects that hold chart versions come first: they take the
 		// nodes they read (a kustomize.images string), which the walk
@@ -79,10 +87,19 @@ func scanFile(file string, src []byte) fileResult {
 			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
 			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
+		case isWorkflow(file):
+			w.workflow(top)
+		case isGitLabCI(file):
+			w.gitlab(top)
+		case isCloudBuild(file):
+			w.cloudBuild(top)
 		}
 		w.walk(d)
 	}
 	res.Refs, res.Skipped, res.Problems = w.refs, w.skipped, w.problems
+	if template {
+		untemplated(res.Skipped, w.lines, src)
+	}
 	// Alone, a file resolves the sources it holds; FS resolves the rest.
 	res.Charts, _ = resolveSources(w.charts, nil, w.sources, false)
 	res.sources, res.chartRefs, res.unnamed = w.sources, w.chartRefs, w.unnamed
@@ -93,9 +110,11 @@ func scanFile(file string, src []byte) fileResult {
 // mayHold is the cheap screen before parsing: most files in a big
 // repository hold no image and no chart. "imagebot" (the marker) and
 // "images" contain "image" too; "hart" is in chart, Chart and helmCharts;
-// "Repository" in Flux's sources; "argoproj" in every Argo CD object.
+// "Repository" in Flux's sources; "argoproj" in every Argo CD object;
+// "Image", "IMAGE", "epository", "oci://", "renovate:" in keys.go's and
+// annotation.go's shapes.
 func mayHold(src []byte) bool {
-	for _, s := range []string{"image", "hart", "Repository", "argoproj"} {
+	for _, s := range []string{"image", "hart", "Repository", "argoproj", "Image", "IMAGE", "epository", "oci://", "renovate:"} {
 		if bytes.Contains(src, []byte(s)) {
 			return true
 		}

@@ -34,6 +34,9 @@ func (w *walker) helm(m *kyaml.Node) {
 		}
 	}
 	repo, tag := mapValue(m, "repository"), mapValue(m, "tag")
+	if child(m, "tag") == nil {
+		tag = mapValue(m, "version") // exporterImage: {repository, version}
+	}
 	byName := repo == nil
 	if byName {
 		repo = mapValue(m, "name") // image: {name: ghcr.io/acme/api, tag: v1.2.3}

@@ -11,7 +11,8 @@ import (
 //
 //	value: ghcr.io/acme/app:1.2.3   # imagebot: image
 //	appVersion: 1.2.3               # imagebot: tag ghcr.io/acme/app
-var markerRE = regexp.MustCompile(`(?:^|\s)imagebot:\s*(image|tag)\b\s*(\S*)`)
+//	version: 15.4.1                 # imagebot: chart https://charts.bitnami.com/bitnami/nginx
+var markerRE = regexp.MustCompile(`(?:^|\s)imagebot:\s*(image|tag|chart)\b\s*(\S*)`)
 
 // marker takes a scalar whose line comment is a marker. A marker that names
 // no image, or not a valid one, is a Problem: the instruction itself is
@@ -24,17 +25,24 @@ func (w *walker) marker(n *kyaml.Node) {
 	if m == nil {
 		return
 	}
-	if m[1] == "image" {
+	switch {
+	case m[1] == "image":
 		w.refString(n, KindMarker)
-		return
-	}
-	if m[2] == "" {
+	case m[1] == "chart":
+		w.chartMarker(n, m[2], "`# imagebot: chart <repository>/<chart>`")
+	case m[2] == "":
 		w.problem(n, "marker %s names no image (want `# imagebot: tag <image>`)", quote(n.LineComment))
-		return
+	default:
+		w.markedTag(n, m[2], "`# imagebot: tag <image>`")
 	}
-	repo, err := parseName(m[2])
+}
+
+// markedTag takes scalar n as a tag of image, which a marker named; want
+// says how the marker is written, for a message.
+func (w *walker) markedTag(n *kyaml.Node, image, want string) {
+	repo, err := parseName(image)
 	if err != nil {
-		w.problem(n, "marker: %v (want `# imagebot: tag <image>`)", err)
+		w.problem(n, "marker: %v (want %s)", err, want)
 		return
 	}
 	if w.seen[n] || !hasValue(n) {
@@ -42,7 +50,7 @@ func (w *walker) marker(n *kyaml.Node) {
 	}
 	w.seen[n] = true
 	if err := checkMarkedTag(n.Value); err != nil {
-		w.skip(w.at(n), KindMarker, m[2]+":"+n.Value, err.Error())
+		w.skip(w.at(n), KindMarker, image+":"+n.Value, err.Error())
 		return
 	}
 	span, ok := w.span(n)
@@ -53,7 +61,7 @@ func (w *walker) marker(n *kyaml.Node) {
 	w.add(Ref{
 		Location: w.at(n),
 		Kind:     KindMarker,
-		Name:     m[2],
+		Name:     image,
 		Repo:     repo,
 		Tag:      n.Value,
 		TagField: Field{Span: span, OK: true, Scalar: n.Style == 0},

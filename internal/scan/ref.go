@@ -13,7 +13,8 @@ const (
 	KindImage     Kind = "image"     // a string value under an `image:` key
 	KindKustomize Kind = "kustomize" // a kustomization `images:` entry
 	KindHelm      Kind = "helm"      // a Helm-style `image: {registry, repository, tag}` map
-	KindMarker    Kind = "marker"    // a scalar whose line carries an `# imagebot:` marker
+	KindMarker    Kind = "marker"    // a scalar whose line carries an `# imagebot:` marker, or below a `# renovate:` annotation
+	KindOCI       Kind = "oci"       // an `oci://REGISTRY/REPO:TAG` string (an OCI artifact)
 
 	// Chart versions (Ref.Chart is set; see chart.go).
 	KindHelmRelease     Kind = "helmrelease"      // Flux HelmRelease spec.chart.spec.version
@@ -21,13 +22,14 @@ const (
 	KindArgoCD          Kind = "argocd"           // Argo CD Application/ApplicationSet source targetRevision
 	KindChartDependency Kind = "chart-dependency" // Chart.yaml dependencies[].version
 	KindHelmCharts      Kind = "helmcharts"       // kustomize helmCharts[].version
+	KindChartMarker     Kind = "chart-marker"     // a version marked `# imagebot: chart`, or below `# renovate: datasource=helm`
 )
 
 // IsChart reports whether references of this kind are chart versions
 // rather than image tags.
 func (k Kind) IsChart() bool {
 	switch k {
-	case KindHelmRelease, KindOCIRepository, KindArgoCD, KindChartDependency, KindHelmCharts:
+	case KindHelmRelease, KindOCIRepository, KindArgoCD, KindChartDependency, KindHelmCharts, KindChartMarker:
 		return true
 	}
 	return false

@@ -23,6 +23,14 @@ type walker struct {
 	sources   []fluxSource
 	chartRefs []chartRef
 	unnamed   []unnamedSkip
+	// notes are the `# renovate:` annotations by the line they stand
+	// on, read on first use (annotation.go).
+	notes map[int]string
+	// template is set for a file read with its template syntax left out:
+	// a key repeated there is one per branch of an {{ if }}/{{ else }},
+	// each a value of its own, not an ambiguity.
+	template bool
+	depth    int // block strings this walk is inside (blockstring.go)
 }
 
 func (w *walker) at(n *kyaml.Node) Location {
@@ -40,11 +48,15 @@ func (w *walker) walk(n *kyaml.Node) {
 	switch n.Kind {
 	case kyaml.DocumentNode, kyaml.SequenceNode:
 		for _, c := range n.Content {
-			w.marker(c)
+			w.scalar(c)
 			w.walk(c)
 		}
 	case kyaml.MappingNode:
-		dups := duplicated(n)
+		var dups map[string]int
+		if !w.template {
+			dups = duplicated(n)
+		}
+		w.mapImage(n)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			switch first, dup := dups[k.Value]; {
@@ -55,8 +67,12 @@ func (w *walker) walk(n *kyaml.Node) {
 				w.image(v)
 			case k.Value == "images":
 				w.kustomizeImages(v)
+			case imageKey(k.Value) && !dup:
+				w.keyedImage(v)
+			case yamlName(k.Value):
+				w.blockFile(v)
 			}
-			w.marker(v)
+			w.scalar(v)
 			w.walk(v)
 		}
 	}
