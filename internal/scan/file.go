@@ -79,6 +79,7 @@ func scanFile(file string, src []byte) fileResult {
 			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
 			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
+			w.kustomizeRemotes(top) // gitremote.go
 		}
 		w.walk(d)
 	}

@@ -37,6 +37,8 @@ func (w *walker) object(doc *kyaml.Node) {
 		w.helmRepository(doc)
 	case group == "source.toolkit.fluxcd.io" && kind == "OCIRepository":
 		w.ociRepository(doc)
+	case group == "source.toolkit.fluxcd.io" && kind == "GitRepository":
+		w.gitRepository(doc) // gitsource.go
 	case group == "argoproj.io" && kind == "Application":
 		w.argoSpec(child(doc, "spec"))
 	case group == "argoproj.io" && kind == "ApplicationSet":
