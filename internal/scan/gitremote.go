@@ -144,6 +144,12 @@ func readAsset(s string) (remote, bool) {
 		return remote{}, false // a tag and no file
 	}
 	r.rev, r.start = seg[tagAt], at(tagAt)
+	if r.notTag != "" {
+		r.rev = seg[len(seg)-1] // no tag: the notice names the file
+		if seg[tagAt] == "refs" || seg[tagAt] == "branch" || seg[tagAt] == "commit" {
+			r.rev = seg[tagAt+1+btoi(seg[tagAt] == "refs")]
+		}
+	}
 	return r, true
 }
 
@@ -195,4 +201,11 @@ func (w *walker) remoteEntry(e *kyaml.Node) {
 		g.Credentials = Credentials{} // an asset URL's host may be another than the repository's
 	}
 	w.gitAt(e, g, r.start, r.rev)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
