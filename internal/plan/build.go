@@ -34,6 +34,9 @@ type Options struct {
 	// such charts are problems); charts in OCI registries are the
 	// Registry's.
 	Charts ChartRepo
+	// Git lists the tags of git repositories (nil: git references are
+	// problems); see gitsource.go.
+	Git GitRepo
 	// Policy returns the compiled policy for a normalized image name
 	// referenced in file (slash-separated, relative to the repository
 	// root).
@@ -151,8 +154,11 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			r = ChartRef(r)
 		}
 		form := formOf(r)
-		if form == formHTTP {
+		switch form {
+		case formHTTP:
 			r.Repo = httpRepo(r.Chart)
+		case formGit:
+			r.Repo = gitRepoName(r.Git)
 		}
 		k := scoped{r.Repo, opts.scope(r), form}
 		byRepo[k] = append(byRepo[k], r)
@@ -177,10 +183,15 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	for _, repo := range repos {
 		g.Go(func() error {
 			refs := byRepo[repo]
-			o, h := chartOptions(opts, refs)
-			dec := steps.decide(gctx, refs, o)
-			if refs[0].Chart != nil {
-				dec = withChart(gctx, dec, refs, h)
+			var dec decision
+			if repo.form == formGit {
+				dec = decideGit(gctx, refs, opts, steps.decide)
+			} else {
+				o, h := chartOptions(opts, refs)
+				dec = steps.decide(gctx, refs, o)
+				if refs[0].Chart != nil {
+					dec = withChart(gctx, dec, refs, h)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -211,6 +222,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			p.Updates[i].Group = opts.Group(p.Updates[i].Image).Name
 		}
 		chartUpdate(&p.Updates[i])
+		gitUpdate(&p.Updates[i])
 		WriteChartTags(&p.Updates[i])
 	}
 	ociTagNotices(p.Notices, ociTags)
@@ -289,8 +301,8 @@ func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 	seen := map[name.Repository]bool{}
 	for _, k := range repos {
 		r := byRepo[k][0]
-		if k.form == formHTTP {
-			continue // listed from its repository's index, not a registry
+		if k.form == formHTTP || k.form == formGit {
+			continue // listed from its repository's index or advertisement, not a registry
 		}
 		if pol, err := opts.Policy(r.Image, r.File); err == nil && !pol.Skip() && !seen[k.repo] {
 			seen[k.repo] = true
