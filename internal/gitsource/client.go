@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -194,6 +195,7 @@ func (c *Client) Stats() []HostStats {
 	for _, s := range c.stats {
 		out = append(out, *s)
 	}
+	slices.SortFunc(out, func(a, b HostStats) int { return strings.Compare(a.Host, b.Host) })
 	return out
 }
 

@@ -126,6 +126,8 @@ func gitRevision(rev, tool string) (reason, detail string) {
 	switch {
 	case rev == "":
 		return SkipNotTag, fmt.Sprintf("no revision: %s follows the default branch; write a tag to have it updated", tool)
+	case rev == "HEAD":
+		return SkipNotTag, fmt.Sprintf("revision HEAD: %s follows the default branch; write a tag to have it updated", tool)
 	case wellKnownBranches[rev] || strings.HasPrefix(rev, "refs/heads/"):
 		return SkipNotTag, fmt.Sprintf("revision %s is a branch: %s follows it; write a tag to have it updated", quote(rev), tool)
 	case isCommit(rev):
