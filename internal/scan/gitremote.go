@@ -43,8 +43,9 @@ func readRemote(s string) (remote, bool) {
 	switch {
 	case hasScheme && (scheme == "ssh" || scheme == "git+ssh"):
 	case hasScheme && (scheme == "https" || scheme == "http"):
-		// An http(s) file is a git remote only when it says so.
-		if !strings.Contains(rest, "//") && !strings.Contains(rest, ".git") && query == "" {
+		// An http(s) file is a git remote only when it says so, or is on a
+		// forge where kustomize reads org/repo/path as one.
+		if !strings.Contains(rest, "//") && !strings.Contains(rest, ".git") && query == "" && !knownForges[strings.ToLower(first)] {
 			return remote{}, false
 		}
 	case hasScheme:
@@ -58,8 +59,8 @@ func readRemote(s string) (remote, bool) {
 	// The revision: ref= (or version=, kustomize's older name) in the query.
 	off := len(base) + 1
 	for _, kv := range strings.Split(query, "&") {
-		k, v, _ := strings.Cut(kv, "=")
-		if (k == "ref" || k == "version") && r.start < 0 {
+		k, v, has := strings.Cut(kv, "=")
+		if has && (k == "ref" || k == "version") && r.start < 0 {
 			r.rev, r.start = v, off+len(k)+1
 		}
 		off += len(kv) + 1

@@ -83,10 +83,11 @@ spec:
   - github.com/acme/nobranch//base
   - github.com/acme/main//base?ref=main
   - https://example.com/plain.yaml
+  - https://github.com/argoproj/argo-workflows/manifests/quick-start/base/minio
 components:
   - ssh://git@gitlab.example.com/team/comp.git//c?timeout=10&ref=v0.3.0
 `, want: []string{"github.com/kubernetes-sigs/kustomize@v3.3.1", "github.com/argoproj/argo-cd@v2.14.0", "github.com/org/repo@v0.1.0",
-			"github.com/acme/private@v1.0.0", "gitlab.example.com/team/comp@v0.3.0", "skip not-a-tag github.com/acme/nobranch", "skip not-a-tag github.com/acme/main@main"}},
+			"github.com/acme/private@v1.0.0", "gitlab.example.com/team/comp@v0.3.0", "skip not-a-tag github.com/acme/nobranch", "skip not-a-tag github.com/acme/main@main", "skip not-a-tag github.com/argoproj/argo-workflows"}},
 		{name: "release assets", file: "kustomization.yaml", src: `resources:
   - https://github.com/argoproj/argo-rollouts/releases/download/v1.7.2/install.yaml
   - https://github.com/acme/ops/raw/v1.0.0/deploy/app.yaml
