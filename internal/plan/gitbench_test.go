@@ -15,7 +15,7 @@ import (
 
 const (
 	gitRepoCount = 20
-	gitBases = 200
+	gitBases     = 200
 )
 
 // gitWorkload is issue 28's workload of git-sourced versions: 200
