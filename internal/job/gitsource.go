@@ -65,3 +65,15 @@ func logGitCost(log *slog.Logger, c *gitsource.Client) {
 		log.Info("git requests", "host", s.Host, "requests", s.Requests, "errors", s.Errors, "fromCache", s.FromCache)
 	}
 }
+
+// versionLists lists chart versions and git tags, for a rollback of
+// either (plan.VersionsOf).
+type versionLists struct {
+	chartIndexes
+	gitTags
+}
+
+var _ interface {
+	plan.ChartRepo
+	plan.GitRepo
+} = versionLists{}

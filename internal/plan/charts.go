@@ -416,6 +416,9 @@ func WriteChartTags(u *Update) {
 // reg; an OCI chart's tags from reg, '_' read as '+'; an HTTP chart's
 // versions from its repository's index, through charts.
 func VersionsOf(reg Registry, charts ChartRepo, r scan.Ref) (Registry, name.Repository) {
+	if formOf(r) == formGit {
+		return gitVersionsOf(charts, r)
+	}
 	repo := r.Repo
 	if formOf(r) == formHTTP {
 		repo = httpRepo(r.Chart)

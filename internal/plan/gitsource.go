@@ -260,3 +260,11 @@ func decideGit(ctx context.Context, refs []scan.Ref, opts Options, decide func(c
 	dec.notices = append(dec.notices, notes...)
 	return dec
 }
+
+// gitVersionsOf is VersionsOf for a git reference: its tags, listed by
+// charts when it also lists git tags (GitRepo, as internal/job's does for
+// rollbacks).
+func gitVersionsOf(charts ChartRepo, r scan.Ref) (Registry, name.Repository) {
+	g, _ := charts.(GitRepo)
+	return newGitTags(Options{Git: g}, []scan.Ref{r}), gitRepoName(r.Git)
+}
