@@ -201,6 +201,30 @@ func TestCache(t *testing.T) {
 	}
 }
 
+// TestServesSignedStorage: a forge that redirects a release download to
+// storage signed for GET alone (GitHub) has the asset, whatever the
+// storage answers a HEAD.
+func TestServesSignedStorage(t *testing.T) {
+	storage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "SignatureDoesNotMatch", http.StatusForbidden)
+	}))
+	defer storage.Close()
+	forge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/install.yaml") {
+			http.Redirect(w, r, storage.URL+"/blob?sig=x", http.StatusFound)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer forge.Close()
+	c := New(WithLocalHosts([]string{strings.TrimPrefix(forge.URL, "http://"), strings.TrimPrefix(storage.URL, "http://")}))
+	for path, want := range map[string]bool{"/o/r/releases/download/v2/install.yaml": true, "/o/r/releases/download/v2/crds.yaml": false} {
+		if got, err := c.Serves(context.Background(), forge.URL+path); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", path, got, err, want)
+		}
+	}
+}
+
 func TestServes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodHead {

@@ -141,7 +141,10 @@ type guarded struct {
 func (g *guarded) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Del("Authorization")
-	req.Header.Set("User-Agent", "imagebot")
+	if req.Header.Get("User-Agent") == "" {
+		// go-git's own (go-git/5.x) is kept: git hosts know it, from Flux.
+		req.Header.Set("User-Agent", "imagebot")
+	}
 	if req.URL.Host == g.repo.Host && req.URL.Scheme == g.repo.Scheme {
 		if g.repo.User != nil {
 			p, _ := g.repo.User.Password()
@@ -236,17 +239,26 @@ func (c *Client) Serves(ctx context.Context, assetURL string) (bool, error) {
 		if err != nil {
 			return false, &Error{URL: redact(u), Err: err}
 		}
-		hc := &http.Client{Transport: &guarded{c: c, repo: u}, CheckRedirect: c.redirect}
+		elsewhere := false // redirected to another host
+		hc := &http.Client{Transport: &guarded{c: c, repo: u}, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			elsewhere = elsewhere || req.URL.Host != u.Host
+			return c.redirect(req, via)
+		}}
 		resp, err := hc.Do(req)
 		if err != nil {
 			return false, &Error{URL: redact(u), Err: explain(ctx, err, c.o.timeout)}
 		}
 		resp.Body.Close()
-		switch {
-		case resp.StatusCode == http.StatusOK:
+		switch code := resp.StatusCode; {
+		case code == http.StatusOK:
 			return true, nil
-		case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		case code == http.StatusNotFound || code == http.StatusGone:
 			return false, nil
+		case elsewhere && (code == http.StatusForbidden || code == http.StatusMethodNotAllowed):
+			// The forge sent us on to its storage (GitHub's release
+			// downloads go to a URL signed for GET alone), which it does
+			// only for an asset it has: a missing one is its own 404.
+			return true, nil
 		}
 		return false, &Error{URL: redact(u), Err: fmt.Errorf("HEAD answered %s", resp.Status)}
 	})
