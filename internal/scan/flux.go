@@ -43,6 +43,7 @@ func (w *walker) object(doc *kyaml.Node) {
 		w.argoSpec(child(doc, "spec"))
 	case group == "argoproj.io" && kind == "ApplicationSet":
 		w.argoSpec(childPath(doc, "spec", "template", "spec"))
+		w.argoGenerators(childPath(doc, "spec", "generators"), 0) // gitsource.go
 	}
 }
 

@@ -251,3 +251,22 @@ func (w *walker) argoGit(repo, rev *kyaml.Node) {
 	}
 	w.gitRevisionAt(repo, rev, repo, "Argo CD", false)
 }
+
+// argoGenerators takes the git generators of an ApplicationSet
+// (generators[].git: repoURL, revision), also inside matrix and merge
+// generators, which nest two levels at most in Argo CD.
+func (w *walker) argoGenerators(list *kyaml.Node, depth int) {
+	if list == nil || list.Kind != kyaml.SequenceNode || depth > 2 {
+		return
+	}
+	for _, g := range list.Content {
+		if git := child(g, "git"); git != nil && git.Kind == kyaml.MappingNode {
+			if repo := mapValue(git, "repoURL"); repo != nil && hasValue(repo) {
+				w.gitRevisionAt(repo, mapValue(git, "revision"), repo, "Argo CD", false)
+			}
+		}
+		for _, kind := range []string{"matrix", "merge"} {
+			w.argoGenerators(childPath(g, kind, "generators"), depth+1)
+		}
+	}
+}

@@ -73,7 +73,13 @@ spec:
   template:
     spec:
       source: {repoURL: 'https://gitlab.com/acme/ops.git', targetRevision: 'v2.0.0', path: '{{path}}'}
-`, want: []string{"gitlab.com/acme/ops@v2.0.0"}},
+  generators:
+    - git: {repoURL: https://github.com/acme/config.git, revision: v0.4.0, directories: [{path: apps/*}]}
+    - matrix:
+        generators:
+          - git: {repoURL: https://github.com/acme/config.git, revision: HEAD, files: [{path: x.json}]}
+          - list: {elements: []}
+`, want: []string{"gitlab.com/acme/ops@v2.0.0", "github.com/acme/config@v0.4.0", "skip not-a-tag github.com/acme/config@HEAD"}},
 		{name: "kustomize remotes", file: "kustomization.yaml", src: `resources:
   - ../base
   - github.com/kubernetes-sigs/kustomize//examples/multibases?ref=v3.3.1
