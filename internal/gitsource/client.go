@@ -50,7 +50,17 @@ type options struct {
 	logger      *slog.Logger
 	guardLocal  bool
 	localHosts  map[string]bool
+	concurrency map[string]int
 }
+
+// DefaultConcurrency is the requests in flight per host, as the registry
+// client's default: a fleet naming 500 repositories of one forge opens
+// 8 connections to it, not 500.
+const DefaultConcurrency = 8
+
+// WithHostConcurrency sets the requests in flight per host ("github.com")
+// instead of DefaultConcurrency.
+func WithHostConcurrency(m map[string]int) Option { return func(o *options) { o.concurrency = m } }
 
 // WithCredentials sets credentials per git host ("github.com",
 // "127.0.0.1:8080"): sent to that host alone.
@@ -131,6 +141,7 @@ type Client struct {
 	assets   memo.Memo[bool]
 	mu       sync.Mutex
 	stats    map[string]*HostStats
+	slots    map[string]chan struct{} // per host: the requests in flight
 }
 
 // New returns a Client.
@@ -145,7 +156,7 @@ func New(opts ...Option) *Client {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{o: o, stats: map[string]*HostStats{}}
+	c := &Client{o: o, stats: map[string]*HostStats{}, slots: map[string]chan struct{}{}}
 	c.rt = retry.Transport(&counted{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)
 	return c
 }
@@ -197,6 +208,28 @@ func (c *Client) Stats() []HostStats {
 	}
 	slices.SortFunc(out, func(a, b HostStats) int { return strings.Compare(a.Host, b.Host) })
 	return out
+}
+
+// acquire waits for one of host's slots; release gives it back.
+func (c *Client) acquire(ctx context.Context, host string) (release func(), err error) {
+	host = strings.ToLower(host)
+	c.mu.Lock()
+	slots := c.slots[host]
+	if slots == nil {
+		n := c.o.concurrency[host]
+		if n <= 0 {
+			n = DefaultConcurrency
+		}
+		slots = make(chan struct{}, n)
+		c.slots[host] = slots
+	}
+	c.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (c *Client) count(host string, f func(*HostStats)) {

@@ -243,3 +243,39 @@ func TestServes(t *testing.T) {
 		}
 	}
 }
+
+// TestHostConcurrency: the repositories of one host are listed at most
+// n at a time, however many a plan names at once.
+func TestHostConcurrency(t *testing.T) {
+	arrived, gate := make(chan struct{}, 20), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-gate
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		w.Write(advertisement(1))
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	c := New(WithLocalHosts([]string{host}), WithHostConcurrency(map[string]int{host: 3}))
+	done := make(chan error, 10)
+	for i := range 10 {
+		go func() {
+			_, err := c.List(context.Background(), fmt.Sprintf("%s/acme/r%d", srv.URL, i))
+			done <- err
+		}()
+	}
+	for range 3 {
+		<-arrived
+	}
+	select {
+	case <-arrived:
+		t.Fatal("a fourth request in flight to one host, over the 3 allowed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(gate)
+	for range 10 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -42,11 +42,17 @@ func (c *Client) load(ctx context.Context, u *url.URL) (Listing, error) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
-	defer cancel()
 	if err := c.checkLocal(u); err != nil {
 		return Listing{}, &Error{URL: shown, Err: err}
 	}
+	// The repository's time starts once it has a slot of its host.
+	release, err := c.acquire(ctx, u.Host)
+	if err != nil {
+		return Listing{}, &Error{URL: shown, Err: err}
+	}
+	defer release()
+	ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
+	defer cancel()
 	hc := &http.Client{Transport: &guarded{c: c, repo: u}, CheckRedirect: c.redirect}
 	ep, err := transport.NewEndpoint(shown)
 	if err != nil {
@@ -228,11 +234,16 @@ func (c *Client) Serves(ctx context.Context, assetURL string) (bool, error) {
 		return false, &Error{URL: redactString(assetURL), Err: errors.New("not an http:// or https:// URL")}
 	}
 	return c.assets.Get(ctx, assetURL, func(ctx context.Context) (bool, error) {
-		ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
-		defer cancel()
 		if err := c.checkLocal(u); err != nil {
 			return false, &Error{URL: redact(u), Err: err}
 		}
+		release, err := c.acquire(ctx, u.Host)
+		if err != nil {
+			return false, &Error{URL: redact(u), Err: err}
+		}
+		defer release()
+		ctx, cancel := context.WithTimeoutCause(ctx, c.o.timeout, errTimedOut)
+		defer cancel()
 		plain := *u
 		plain.User = nil
 		req, err := http.NewRequestWithContext(ctx, http.MethodHead, plain.String(), nil)

@@ -24,8 +24,15 @@ func gitSources(o *Options, cfg *config.Config, creds map[string]registry.Creden
 	for host, c := range creds {
 		gc[host] = gitsource.Credentials{Username: c.Username, Password: c.Password}
 	}
+	concurrency := map[string]int{}
+	for host, r := range cfg.Registries {
+		if r.Concurrency > 0 {
+			concurrency[host] = r.Concurrency
+		}
+	}
 	opts := []gitsource.Option{
 		gitsource.WithCredentials(gc),
+		gitsource.WithHostConcurrency(concurrency),
 		gitsource.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
 		gitsource.WithLogger(log),
 	}

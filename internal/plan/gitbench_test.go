@@ -57,8 +57,9 @@ func gitWorkload(b *testing.B, latency time.Duration) (map[string]string, string
 
 // BenchmarkPlanGit200x20 times `plan` (scan and plan.Build with a fresh
 // git client, as each run has) on 200 kustomize remote bases over 20 git
-// repositories whose every answer takes 20 ms: each repository is listed
-// once, all at once, so a plan takes about one round trip (wall-ms).
+// repositories of one host whose every answer takes 20 ms: each
+// repository is listed once, 8 at a time (gitsource.DefaultConcurrency),
+// so a plan takes three round trips, 60 ms, plus the scan (wall-ms).
 //
 //	go test ./internal/plan -run '^$' -bench PlanGit200x20 -benchtime 3x
 func BenchmarkPlanGit200x20(b *testing.B) {
