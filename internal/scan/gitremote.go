@@ -121,6 +121,10 @@ func readAsset(s string) (remote, bool) {
 	case len(seg) >= 6 && seg[2] == "releases" && seg[3] == "download":
 		r.repo = scheme + "://" + host + "/" + seg[0] + "/" + seg[1]
 		tagAt = 4
+	case len(seg) >= 6 && seg[2] == "releases" && seg[3] == "latest" && seg[4] == "download":
+		r.repo = scheme + "://" + host + "/" + seg[0] + "/" + seg[1]
+		tagAt = 3
+		r.notTag = "the URL names the latest release (releases/latest), which moves by itself"
 	case len(seg) >= 5 && seg[2] == "raw":
 		r.repo = scheme + "://" + host + "/" + seg[0] + "/" + seg[1]
 		tagAt = 3
@@ -128,7 +132,7 @@ func readAsset(s string) (remote, bool) {
 		case "tag":
 			tagAt = 4
 		case "branch", "commit":
-			r.notTag = fmt.Sprintf("the URL names a %s (raw/%s/%s), not a tag", seg[3], seg[3], seg[4])
+			r.notTag = fmt.Sprintf("the URL names a %s (raw/%s/%s), not a tag: it follows it", seg[3], seg[3], seg[4])
 		}
 	default:
 		return remote{}, false
@@ -138,7 +142,7 @@ func readAsset(s string) (remote, bool) {
 		case "tags":
 			tagAt += 2
 		case "heads":
-			r.notTag = fmt.Sprintf("the URL names the branch %s (refs/heads), not a tag", seg[tagAt+2])
+			r.notTag = fmt.Sprintf("the URL names the branch %s (refs/heads), not a tag: it follows the branch", seg[tagAt+2])
 		}
 	}
 	if tagAt+1 >= len(seg) || seg[tagAt+1] == "" {
@@ -147,8 +151,13 @@ func readAsset(s string) (remote, bool) {
 	r.rev, r.start = seg[tagAt], at(tagAt)
 	if r.notTag != "" {
 		r.rev = seg[len(seg)-1] // no tag: the notice names the file
-		if seg[tagAt] == "refs" || seg[tagAt] == "branch" || seg[tagAt] == "commit" {
-			r.rev = seg[tagAt+1+btoi(seg[tagAt] == "refs")]
+		switch seg[tagAt] {
+		case "latest":
+			r.rev = "latest"
+		case "refs": // refs/heads/BRANCH
+			r.rev = seg[tagAt+2]
+		case "branch", "commit":
+			r.rev = seg[tagAt+1]
 		}
 	}
 	return r, true
@@ -187,7 +196,7 @@ func (w *walker) remoteEntry(e *kyaml.Node) {
 	g := GitSource{URL: u, Credentials: cred}
 	switch {
 	case r.notTag != "":
-		w.gitSkip(e, g.Match(), r.rev, SkipNotTag, r.notTag+": it follows the branch; write a tag to have it updated")
+		w.gitSkip(e, g.Match(), r.rev, SkipNotTag, r.notTag+"; write a tag to have it updated")
 		return
 	case r.start < 0:
 		w.gitSkip(e, g.Match(), "", SkipNotTag, "no ?ref=: kustomize takes the default branch; write ?ref=TAG to have it updated")
@@ -202,11 +211,4 @@ func (w *walker) remoteEntry(e *kyaml.Node) {
 		g.Credentials = Credentials{} // an asset URL's host may be another than the repository's
 	}
 	w.gitAt(e, g, r.start, r.rev)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -100,8 +100,9 @@ components:
   - https://raw.githubusercontent.com/acme/ops/refs/tags/v1.1.0/deploy/app.yaml
   - https://raw.githubusercontent.com/acme/ops/refs/heads/main/deploy/app.yaml
   - https://gitea.example.com/acme/ops/raw/branch/main/app.yaml
+  - https://github.com/acme/ops/releases/latest/download/app.yaml
 `, want: []string{"github.com/argoproj/argo-rollouts@v1.7.2", "github.com/acme/ops@v1.0.0", "github.com/acme/ops@v1.1.0",
-			"skip not-a-tag github.com/acme/ops@main", "skip not-a-tag gitea.example.com/acme/ops@main"},
+			"skip not-a-tag github.com/acme/ops@main", "skip not-a-tag gitea.example.com/acme/ops@main", "skip not-a-tag github.com/acme/ops@latest"},
 			asset: "https://github.com/argoproj/argo-rollouts/releases/download/v9.9.9/install.yaml"},
 		{name: "not git", file: "kustomization.yaml", src: `resources:
   - base
