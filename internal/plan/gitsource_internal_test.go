@@ -125,3 +125,28 @@ func TestGitCost(t *testing.T) {
 		}
 	}
 }
+
+// TestGitMonorepoTags: a repository tagging several components
+// (argo-cd-7.8.0 beside argo-workflows-0.46.0, kustomize/v5.5.0 beside
+// api/v0.18.0 and v5.6.0) moves each reference within its own component,
+// '/' read as a separator as '-' is.
+func TestGitMonorepoTags(t *testing.T) {
+	res := scan.File("kustomization.yaml", []byte(`resources:
+  - https://github.com/argoproj/argo-helm//charts/argo-cd?ref=argo-cd-7.7.0
+  - https://github.com/kubernetes-sigs/kustomize//examples?ref=kustomize/v5.4.1
+`))
+	def, _ := policy.New(policy.Spec{})
+	git := &listedGit{tags: []string{"argo-cd-7.7.0", "argo-cd-7.8.0", "argo-cd-8.0.0-rc1", "argo-workflows-0.46.0",
+		"kustomize/v5.4.1", "kustomize/v5.5.0", "api/v0.18.0", "v5.6.0"}, lists: map[string]int{}}
+	p, err := Build(t.Context(), res, Options{Git: git, Policy: func(string, string) (*policy.Policy, error) { return def, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range p.Updates {
+		got = append(got, u.From+" -> "+u.To)
+	}
+	if want := "argo-cd-7.7.0 -> argo-cd-7.8.0, kustomize/v5.4.1 -> kustomize/v5.5.0"; strings.Join(got, ", ") != want {
+		t.Errorf("updates %q, want %q (notices %+v)", got, want, p.Notices)
+	}
+}
