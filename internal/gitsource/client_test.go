@@ -106,14 +106,18 @@ func TestCredentialsOwnHost(t *testing.T) {
 func TestBadHosts(t *testing.T) {
 	hang := make(chan struct{})
 	defer close(hang)
+	big := advertisement(50_000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/html/"):
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<html>sign in</html>")
+		case strings.HasPrefix(r.URL.Path, "/text/"):
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "<html>a page served as text</html>")
 		case strings.HasPrefix(r.URL.Path, "/big/"):
 			w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
-			w.Write(advertisement(50_000))
+			w.Write(big)
 		case strings.HasPrefix(r.URL.Path, "/hang/"):
 			select {
 			case <-hang:
@@ -125,14 +129,22 @@ func TestBadHosts(t *testing.T) {
 	}))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	c := New(WithLocalHosts([]string{host}), WithTimeout(200*time.Millisecond), WithMaxBytes(1<<20), WithRetry(0, time.Second))
+	// Only the hanging host waits for the timeout: the others answer at
+	// once, whatever the machine's load.
+	c := New(WithLocalHosts([]string{host}), WithMaxBytes(1<<20), WithRetry(0, time.Second))
+	short := New(WithLocalHosts([]string{host}), WithTimeout(200*time.Millisecond), WithRetry(0, time.Second))
 	for _, tc := range []struct{ path, want string }{
 		{"/html/a", "HTML page"},
 		{"/missing/a", "not found (404)"},
+		{"/text/a", "the answer (text/plain) is not git's smart HTTP ref advertisement"},
 		{"/big/a", "over the 1 MiB allowed"},
 		{"/hang/a", "no answer within 200ms"},
 	} {
-		_, err := c.List(context.Background(), srv.URL+tc.path)
+		cl := c
+		if strings.HasPrefix(tc.path, "/hang/") {
+			cl = short
+		}
+		_, err := cl.List(context.Background(), srv.URL+tc.path)
 		if err == nil || !strings.Contains(err.Error(), srv.URL+tc.path) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming the URL and saying %q", tc.path, err, tc.want)
 		}

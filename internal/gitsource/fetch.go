@@ -163,9 +163,17 @@ func (g *guarded) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" && resp.StatusCode == http.StatusOK {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode != http.StatusOK:
+	case mt == "text/html":
 		resp.Body.Close()
 		return nil, &errHTML{status: resp.Status}
+	case strings.HasSuffix(req.URL.Path, "/info/refs") && mt != "application/x-git-upload-pack-advertisement":
+		// Git's smart HTTP says what it sends; anything else (a dumb
+		// HTTP server, a file) is no advertisement to decode.
+		resp.Body.Close()
+		return nil, &retry.Permanent{Err: fmt.Errorf("the answer (%s) is not git's smart HTTP ref advertisement: is the URL a git repository's?", orNone(mt))}
 	}
 	if resp.ContentLength > g.c.o.maxBytes {
 		resp.Body.Close()
@@ -273,4 +281,11 @@ func (c *Client) Serves(ctx context.Context, assetURL string) (bool, error) {
 		}
 		return false, &Error{URL: redact(u), Err: fmt.Errorf("HEAD answered %s", resp.Status)}
 	})
+}
+
+func orNone(mt string) string {
+	if mt == "" {
+		return "no content type"
+	}
+	return mt
 }
