@@ -59,6 +59,8 @@ func TestLayering(t *testing.T) {
 		// Rollouts are decided from interfaces that gitops implements.
 		{"internal/rollout", append(later("registry", "rewrite", "gitops"), network...), []string{"net/http", "os/exec"}},
 		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
+		// Git tags are listed beside the registry, below what decides.
+		{"internal/gitsource", append(later("scan", "policy", "plan", "rewrite", "gitops", "config", "gate"), "github.com/google/go-github/", "github.com/google/go-containerregistry/pkg/v1/remote"), nil},
 		// How times are written, below config and the gates alike.
 		{"internal/timefmt", network, []string{"net/http", "os/exec"}},
 		// What a registry says about an image, shared by the registry

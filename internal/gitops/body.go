@@ -98,6 +98,9 @@ func body(g group) string {
 		if n := chartNotes(u); n != "" && !slices.Contains(notes, n) {
 			notes = append(notes, n)
 		}
+		if n := gitNotes(u); n != "" && !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
 	}
 	for _, n := range notes {
 		if len(g.images()) > 1 {

@@ -318,6 +318,9 @@ func (r *runner) details(ctx context.Context, g group) group {
 			}
 			continue
 		}
+		if u.Kind == plan.KindGitTag {
+			continue // a git tag has no image to describe (issue 28)
+		}
 		if infos[i] = g.info(i); infos[i] != nil {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gate"
 	"github.com/imagebot/imagebot/internal/gate/inspect"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitsource"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -30,7 +31,9 @@ type engine struct {
 	// charts lists chart versions in HTTP Helm repositories: one client
 	// per run, so that each index is fetched once.
 	charts *chartrepo.Client
-	insp   *inspect.Inspector
+	// git lists the tags of git repositories, once each per run.
+	git  *gitsource.Client
+	insp *inspect.Inspector
 	// identities are the config's keyless signature identities, compiled
 	// once per config (by their source), anchored as the gate matches them.
 	identities map[string]*regexp.Regexp
@@ -118,7 +121,11 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 	if err != nil {
 		return nil, err
 	}
-	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, insp: insp, identities: identities,
+	git, err := gitSources(o, cfg, creds, log)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, git: git, insp: insp, identities: identities,
 		log: log, progress: o.progress(), shared: o.Pool != nil, creds: creds}, nil
 }
 
@@ -141,6 +148,7 @@ func (e *engine) cost() ([]registry.HostStats, []chartrepo.HostStats) {
 	}
 	charts := e.charts.Stats()
 	logChartCost(e.log, charts)
+	logGitCost(e.log, e.git)
 	return cost, charts
 }
 
@@ -193,6 +201,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
 		Charts:    chartIndexes{e.charts},
+		Git:       gitTags{e.git},
 		Policy:    e.policies(),
 		Scope:     e.cfg.Scope,
 		Gates:     e.gates(),

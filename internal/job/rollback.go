@@ -52,7 +52,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 		return rep, err
 	}
 	u, err := rollout.Rollback(ctx, append(res.Refs, res.Charts...), rollout.RollbackOptions{
-		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg, Charts: chartIndexes{e.charts},
+		Image: o.Image, To: o.To, History: sess, Tip: tipName(sess), Registry: e.reg, Charts: versionLists{chartIndexes{e.charts}, gitTags{e.git}},
 	})
 	var lookup *rollout.LookupError
 	if errors.As(err, &lookup) {

@@ -34,6 +34,9 @@ type Options struct {
 	// such charts are problems); charts in OCI registries are the
 	// Registry's.
 	Charts ChartRepo
+	// Git lists the tags of git repositories (nil: git references are
+	// problems); see gitsource.go.
+	Git GitRepo
 	// Policy returns the compiled policy for a normalized image name
 	// referenced in file (slash-separated, relative to the repository
 	// root).
@@ -155,8 +158,11 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 			r = ChartRef(r)
 		}
 		form := formOf(r)
-		if form == formHTTP {
+		switch form {
+		case formHTTP:
 			r.Repo = httpRepo(r.Chart)
+		case formGit:
+			r.Repo = gitRepoName(r.Git)
 		}
 		k := scoped{r.Repo, opts.scope(r), form}
 		byRepo[k] = append(byRepo[k], r)
@@ -181,10 +187,15 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 	for _, repo := range repos {
 		g.Go(func() error {
 			refs := byRepo[repo]
-			o, h := chartOptions(opts, refs)
-			dec := steps.decide(gctx, refs, o)
-			if refs[0].Chart != nil {
-				dec = withChart(gctx, dec, refs, h)
+			var dec decision
+			if repo.form == formGit {
+				dec = decideGit(gctx, refs, opts, steps.decide)
+			} else {
+				o, h := chartOptions(opts, refs)
+				dec = steps.decide(gctx, refs, o)
+				if refs[0].Chart != nil {
+					dec = withChart(gctx, dec, refs, h)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -219,6 +230,7 @@ func Build(ctx context.Context, res scan.Result, opts Options) (*Plan, error) {
 				u.Group = opts.Group(u.Image).Name
 			}
 			chartUpdate(u)
+			gitUpdate(u)
 			WriteChartTags(u)
 		}
 	}
@@ -301,8 +313,8 @@ func expect(opts Options, repos []scoped, byRepo map[scoped][]scan.Ref) {
 	seen := map[name.Repository]bool{}
 	for _, k := range repos {
 		r := byRepo[k][0]
-		if k.form == formHTTP {
-			continue // listed from its repository's index, not a registry
+		if k.form == formHTTP || k.form == formGit {
+			continue // listed from its repository's index or advertisement, not a registry
 		}
 		if pol, err := opts.Policy(r.Image, r.File); err == nil && !pol.Skip() && !seen[k.repo] {
 			seen[k.repo] = true

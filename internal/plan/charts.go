@@ -89,10 +89,13 @@ const (
 	formImage   chartForm = iota // an image
 	formOCIHelm                  // a Helm chart (or an OCIRepository's artifact) in an OCI registry: '+' is '_' in tags
 	formHTTP                     // a chart in an HTTP repository
+	formGit                      // a git tag (gitsource.go)
 )
 
 func formOf(r scan.Ref) chartForm {
 	switch {
+	case r.Git != nil:
+		return formGit
 	case r.Chart == nil:
 		return formImage
 	case r.Kind == scan.KindOCIRepository:
@@ -332,7 +335,7 @@ func chartSkippedNotice(s scan.Skipped) Notice {
 		if s.Detail != "" {
 			n.Detail += " (" + s.Detail + ")"
 		}
-	case scan.SkipNoSource, scan.SkipNotChart, scan.SkipLocal:
+	case scan.SkipNoSource, scan.SkipNotChart, scan.SkipLocal, scan.SkipNotTag:
 		n.Reason, n.Detail = s.Reason, s.Detail
 	}
 	return n
@@ -418,6 +421,9 @@ func WriteChartTags(u *Update) {
 // reg; an OCI chart's tags from reg, '_' read as '+'; an HTTP chart's
 // versions from its repository's index, through charts.
 func VersionsOf(reg Registry, charts ChartRepo, r scan.Ref) (Registry, name.Repository) {
+	if formOf(r) == formGit {
+		return gitVersionsOf(charts, r)
+	}
 	repo := r.Repo
 	if formOf(r) == formHTTP {
 		repo = httpRepo(r.Chart)

@@ -194,7 +194,7 @@ func TestBuildCharts(t *testing.T) {
 	wantNotes := []string{
 		"argo/app.yaml:10 " + url + "/old:0.1.0 deprecated: its repository marks the chart deprecated: it gets no new versions; look for its successor",
 		`argo/app.yaml:16 ` + url + `/web:1.* range: left alone: a range; pin a version to have it updated (version range "1.*": resolved at deploy time; write one exact version to have it updated)`,
-		`argo/app.yaml:19 : not-a-chart: repoURL is a git repository (a path, no chart:): targetRevision is a git revision, not a chart version`,
+		`argo/app.yaml:19 github.com/acme/deploy:main not-a-tag: revision "main" is a branch: Argo CD follows it; write a tag to have it updated`,
 		`chart/Chart.yaml:9 : local: a chart from this tree (file:// or no repository): its version is not looked up`,
 		`flux/releases.yaml:28 lost:1.0.0 no-source: HelmRepository "nowhere" (namespace "flux-system") is not in this tree, so its repository is unknown`,
 	}

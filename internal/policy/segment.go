@@ -41,7 +41,7 @@ func segments(s string) []segment {
 
 func isSep(s string, i int) bool {
 	switch s[i] {
-	case '-', '_':
+	case '-', '_', '/': // '/' only in git tags (kustomize/v5.4.1): image tags hold none
 		return true
 	case '.':
 		return i == 0 || i == len(s)-1 || !isDigit(s[i-1]) || !isDigit(s[i+1])

@@ -51,6 +51,14 @@ func checkText(r scan.Ref, tag string) error {
 	if tag == "" {
 		return nil
 	}
+	if r.Git != nil {
+		// A git tag, written into a URL's path or query as often as into
+		// a YAML value: a name git allows that needs no escaping there.
+		if strings.ContainsAny(tag, " \t~^:?*[\\&#%") || strings.Contains(tag, "..") || (r.Git.Asset != "" && strings.Contains(tag, "/")) {
+			return fmt.Errorf("refusing to write %q: not a git tag imagebot writes into a URL", tag)
+		}
+		return nil
+	}
 	if r.Chart != nil && r.Kind != scan.KindOCIRepository {
 		if _, err := semver.StrictNewVersion(strings.TrimPrefix(tag, "v")); err != nil {
 			return fmt.Errorf("refusing to write %q: not one exact chart version", tag)

@@ -132,7 +132,7 @@ func Previous(ctx context.Context, h History, refs []scan.Ref) (tag string, brou
 		in[r.File] = true
 	}
 	st := refFiles(refs, func(f string) bool { return in[f] })
-	if refs[0].Chart != nil {
+	if refs[0].Chart != nil || refs[0].Git != nil {
 		st = chartFiles(refs, func(f string) bool { return in[f] })
 	}
 	cur := tagsOf(st, img)

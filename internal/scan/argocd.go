@@ -31,12 +31,7 @@ func (w *walker) argoSource(s *kyaml.Node) {
 	case chart != nil && hasValue(chart):
 		w.argoChart(chart, repo, rev)
 	case repo != nil && hasValue(repo):
-		at := repo
-		if rev != nil && hasValue(rev) {
-			at = rev
-		}
-		w.chartSkip(at, KindArgoCD, Chart{}, repo.Value, SkipNotChart,
-			"repoURL is a git repository (a path, no chart:): targetRevision is a git revision, not a chart version")
+		w.argoGit(repo, rev) // gitsource.go
 	}
 	helm := child(s, "helm")
 	if ps := child(helm, "parameters"); ps != nil && ps.Kind == kyaml.SequenceNode {

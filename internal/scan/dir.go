@@ -18,7 +18,7 @@ type Result struct {
 	// Refs are the image references. Chart versions are apart, in
 	// Charts, so that every stage that handles images sees only images.
 	Refs     []Ref
-	Charts   []Ref     // chart versions (Ref.Chart set)
+	Charts   []Ref     // chart versions (Ref.Chart set) and git tags (Ref.Git set)
 	Skipped  []Skipped // values where a reference belongs that are not usable ones
 	Problems []Problem
 	Files    int // files looked at

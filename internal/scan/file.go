@@ -87,6 +87,7 @@ func scanFile(file string, src []byte) fileResult {
 			w.chartList(top, "dependencies", KindChartDependency, "repository", "no version: helm dependency update takes the newest")
 		case kust:
 			w.chartList(top, "helmCharts", KindHelmCharts, "repo", "no version: kustomize pulls the newest")
+			w.kustomizeRemotes(top) // gitremote.go
 		case isWorkflow(file):
 			w.workflow(top)
 		case isGitLabCI(file):

@@ -39,10 +39,13 @@ func (w *walker) object(doc *kyaml.Node) {
 		w.helmRepository(doc)
 	case group == "source.toolkit.fluxcd.io" && kind == "OCIRepository":
 		w.ociRepository(doc)
+	case group == "source.toolkit.fluxcd.io" && kind == "GitRepository":
+		w.gitRepository(doc) // gitsource.go
 	case group == "argoproj.io" && kind == "Application":
 		w.argoSpec(child(doc, "spec"))
 	case group == "argoproj.io" && kind == "ApplicationSet":
 		w.argoSpec(childPath(doc, "spec", "template", "spec"))
+		w.argoGenerators(childPath(doc, "spec", "generators"), 0) // gitsource.go
 	}
 }
 

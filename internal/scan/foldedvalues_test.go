@@ -51,7 +51,7 @@ spec:
 	}
 	var got []string
 	for _, s := range res.Skipped {
-		if s.Reason == SkipNotChart {
+		if s.Reason == SkipNotChart || s.Reason == SkipNotTag {
 			continue
 		}
 		got = append(got, fmt.Sprintf("%s %s %s %s", s.Location, s.Reason, s.Image, s.Value))

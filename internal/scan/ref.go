@@ -26,10 +26,12 @@ const (
 )
 
 // IsChart reports whether references of this kind are chart versions
-// rather than image tags.
+// (or git tags, KindGit) rather than image tags.
 func (k Kind) IsChart() bool {
 	switch k {
 	case KindHelmRelease, KindOCIRepository, KindArgoCD, KindChartDependency, KindHelmCharts, KindChartMarker:
+		return true
+	case KindGit: // a git tag is a version as a chart's is, not an image tag
 		return true
 	}
 	return false
@@ -95,6 +97,9 @@ type Ref struct {
 	DigestField Field
 	// Chart names the chart whose version Tag is; nil for an image.
 	Chart *Chart
+	// Git names the git repository whose tag Tag is (KindGit); nil
+	// otherwise. Such references are in Result.Charts.
+	Git *GitSource
 }
 
 func (r Ref) String() string {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/revlist"
@@ -143,6 +144,9 @@ func advertise(w http.ResponseWriter, st storer.Storer, service string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("advertise refs: %w", err)
+	}
+	if service == transport.UploadPackServiceName {
+		peel(ar, st)
 	}
 	ar.Prefix = [][]byte{[]byte("# service=" + service), pktline.Flush}
 	w.Header().Set("Content-Type", "application/x-"+service+"-advertisement")
@@ -342,4 +346,18 @@ func check(st *filesystem.Storage, c *packp.Command) error {
 		return errors.New("missing necessary objects")
 	}
 	return nil
+}
+
+// peel adds the commit of each annotated tag ("refs/tags/v1^{}"), as git's
+// upload-pack advertises it (go-git's server side does not): ls-remote
+// reads a tag's commit from it.
+func peel(ar *packp.AdvRefs, st storer.Storer) {
+	for name, h := range ar.References {
+		if !strings.HasPrefix(name, "refs/tags/") {
+			continue
+		}
+		if t, err := object.GetTag(st, h); err == nil {
+			ar.Peeled[name] = t.Target
+		}
+	}
 }
