@@ -39,6 +39,8 @@ type engine struct {
 	shared     bool // reg serves other repositories too (serve's pool)
 	// The dashboard's record of first sightings (run only; see readDashboard).
 	firstSeenTimes
+	builds plan.BuildTimes // build times kept in --cache; nil without
+
 }
 
 // newEngine is the pipeline over the working tree of o.Repo.
@@ -116,7 +118,7 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 		return nil, err
 	}
 	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, insp: insp, identities: identities,
-		log: log, progress: o.progress(), shared: o.Pool != nil}, nil
+		log: log, progress: o.progress(), shared: o.Pool != nil, builds: o.Registry.Cache.builds(log)}, nil
 }
 
 // flush writes what the run learnt to the registry cache (--cache). A
@@ -200,6 +202,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		Promoted:  promotedOf(e.cfg),
 		FirstSeen: e.firstSeen,
 		SeenSince: e.seenSince,
+		Builds:    e.builds,
 	})
 	e.progress.LookupsDone()
 	if err != nil {

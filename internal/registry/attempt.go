@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/imagebot/imagebot/internal/imagefacts"
 )
 
 // errTimedOut is the cause of an attempt's context when WithTimeout runs out.
@@ -40,6 +42,9 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	k := kindOf(req, h.realm())
+	if n := imagefacts.RequestsOf(req.Context()); n != nil && (k == kindManifestGet || k == kindManifestHead || k == kindBlob) {
+		n.Add(1)
+	}
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
