@@ -40,6 +40,7 @@ type engine struct {
 	// The dashboard's record of first sightings (run only; see readDashboard).
 	firstSeenTimes
 	builds plan.BuildTimes // build times kept in --cache; nil without
+	images []string        // Options.Images: only these are planned
 
 }
 
@@ -118,7 +119,7 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 		return nil, err
 	}
 	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, insp: insp, identities: identities,
-		log: log, progress: o.progress(), shared: o.Pool != nil, builds: o.Registry.Cache.builds(log)}, nil
+		log: log, progress: o.progress(), shared: o.Pool != nil, builds: o.Registry.Cache.builds(log), images: o.Images}, nil
 }
 
 // flush writes what the run learnt to the registry cache (--cache). A
@@ -189,6 +190,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		return nil, res, fmt.Errorf("scan %s: %w", e.repo, err)
 	}
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
+	res = e.only(res)
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
 		Charts:    chartIndexes{e.charts},
