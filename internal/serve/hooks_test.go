@@ -16,8 +16,10 @@ import (
 
 const hookSecret = "s3cret-for-tests"
 
-func sign(body string) string {
-	m := hmac.New(sha256.New, []byte(hookSecret))
+func sign(body string) string { return signWith(hookSecret, body) }
+
+func signWith(secret, body string) string {
+	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte(body))
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
@@ -160,4 +162,13 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+func histogramCount(t *testing.T, s *Server) uint64 {
+	t.Helper()
+	var m dto.Metric
+	if err := s.metrics.hookToPR.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount()
 }
