@@ -64,6 +64,9 @@ func CheckPush(ctx context.Context, o Options, image, tag, digest string) error 
 	if err != nil {
 		return fmt.Errorf("image %q: %w", image, err)
 	}
+	// The notification says the repository changed: a listing --cache
+	// holds as fresh predates it. The run that follows shares the answer.
+	e.reg.Revalidate(repo)
 	tags, err := e.reg.Tags(ctx, repo)
 	if err != nil {
 		return fmt.Errorf("list the tags of %s: %w", image, err)

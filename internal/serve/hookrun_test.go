@@ -61,16 +61,23 @@ func newHookWorld(t *testing.T) *hookWorld {
 			}
 		},
 		Job: job.Options{
-			GitHub:   job.GitHub{Token: apiToken, APIURL: gh.URL(), ServerURL: server},
-			Registry: job.Registry{Mirrors: map[string]string{"ghcr.io": reg.URL() + "/ghcr.io"}},
+			GitHub: job.GitHub{Token: apiToken, APIURL: gh.URL(), ServerURL: server},
+			Registry: job.Registry{Mirrors: map[string]string{"ghcr.io": reg.URL() + "/ghcr.io"},
+				Cache: &job.Cache{Dir: t.TempDir(), TTL: time.Hour, MaxBytes: 64 << 20}},
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// CI pushes a newer build after serve started.
-	next := reg.Push(t, "ghcr.io/acme/api", "main-0f0f0f0", registrytest.Image(t, "0f", base.Add(24*time.Hour), nil))
-	hw.s, hw.gh, hw.reg, hw.next = s, gh, reg, next
+	hw.s, hw.gh, hw.reg = s, gh, reg
+	// A notification of the current build: nothing to do, but the
+	// listing is now in --cache, fresh for an hour.
+	hw.deliver(t, hookSecret, `{"image": "ghcr.io/acme/api", "tag": "main-a1a1a1a"}`)
+	if got := counter(t, s.metrics.hookRequests.WithLabelValues("generic", "done")); got != 1 {
+		t.Fatalf("done = %v after the current build's notification, want 1", got)
+	}
+	// CI pushes a newer build, within the cache's TTL.
+	hw.next = reg.Push(t, "ghcr.io/acme/api", "main-0f0f0f0", registrytest.Image(t, "0f", base.Add(24*time.Hour), nil))
 	return hw
 }
 
@@ -87,7 +94,8 @@ func (w *hookWorld) deliver(t *testing.T, secret, body string) int {
 }
 
 // TestHookOpensPR: a signed notification opens the pull request for the
-// pushed build at once, with no scheduled run, planning that image alone;
+// pushed build at once, with no scheduled run, planning that image alone,
+// even while --cache holds a listing from before the push as fresh;
 // a forged one, or one whose digest the registry does not serve, opens
 // nothing.
 func TestHookOpensPR(t *testing.T) {
@@ -126,8 +134,8 @@ func TestHookOpensPR(t *testing.T) {
 	if is := w.gh.Issues("acme", "gitops"); len(is) != 0 {
 		t.Errorf("a hook's run wrote the dashboard: %+v", is)
 	}
-	if got := counter(t, w.s.metrics.hookRequests.WithLabelValues("generic", "done")); got != 1 {
-		t.Errorf("done = %v, want 1", got)
+	if got := counter(t, w.s.metrics.hookRequests.WithLabelValues("generic", "done")); got != 2 {
+		t.Errorf("done = %v, want 2", got)
 	}
 	if n := histogramCount(t, w.s); n != 1 {
 		t.Errorf("hook_to_pr_seconds count = %d, want 1", n)
