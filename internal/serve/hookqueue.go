@@ -68,11 +68,17 @@ func (s *Server) hookWorker(ctx context.Context) {
 			return
 		case <-s.queue.wake:
 		}
-		for _, q := range s.queue.take() {
-			s.running.Lock()
-			s.handlePush(ctx, q)
+		// The queue is read once the run going on is over, so that
+		// what arrived meanwhile is coalesced per image.
+		s.running.Lock()
+		if ctx.Err() != nil {
 			s.running.Unlock()
+			return
 		}
+		for _, q := range s.queue.take() {
+			s.onPush(ctx, q)
+		}
+		s.running.Unlock()
 	}
 }
 
@@ -136,4 +142,22 @@ func (s *Server) handlePush(ctx context.Context, q queued) {
 	}
 	wg.Wait()
 	result("done")
+}
+
+// runLock is a mutex over a channel: a push hook's worker waiting for the
+// scheduled run blocks on a channel, which lets tests run the schedule in
+// a synctest bubble (a goroutine blocked on a sync.Mutex would stop its
+// clock).
+type runLock chan struct{}
+
+func (l runLock) Lock()   { l <- struct{}{} }
+func (l runLock) Unlock() { <-l }
+
+func (l runLock) TryLock() bool {
+	select {
+	case l <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }

@@ -115,8 +115,11 @@ type Server struct {
 	queue  *hookQueue
 	limits limiters
 	oidc   *oidcVerifier
+	// onPush handles one queued notification (handlePush); tests of the
+	// queue swap in their own.
+	onPush func(context.Context, queued)
 
-	running sync.Mutex // held for the length of a run: runs never overlap
+	running runLock    // held for the length of a run: runs never overlap
 	mu      sync.Mutex // guards last
 	last    lastRun
 }
@@ -143,12 +146,14 @@ func New(o Options) (*Server, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}, queue: newHookQueue(), oidc: newOIDCVerifier(o.Hooks)}
+	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}, queue: newHookQueue(), oidc: newOIDCVerifier(o.Hooks),
+		running: make(runLock, 1)}
 	if s.o.newRun == nil {
 		s.o.newRun = s.jobPass
 	}
 	s.listen = func() (net.Listener, error) { return net.Listen("tcp", o.Listen) }
 	s.sync = s.syncTarget
+	s.onPush = s.handlePush
 	var err error
 	if s.targets, err = s.resolveTargets(); err != nil {
 		return nil, err
@@ -204,6 +209,8 @@ func (s *Server) Run(ctx context.Context) Status {
 	}
 
 	if s.o.Hooks.on() {
+		// A hook's run in progress at a stop is aborted with runCtx
+		// when Run returns: as a half-done run, it is safe.
 		go s.hookWorker(runCtx)
 	}
 	var wg sync.WaitGroup
