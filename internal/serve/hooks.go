@@ -112,6 +112,11 @@ func (s *Server) hooks(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusUnauthorized, "unauthorized", err.Error())
 		return
 	}
+	if kind == "github" && r.Header.Get("X-GitHub-Event") == "ping" {
+		// Sent once when the webhook is created: an answer, no push.
+		answer(http.StatusOK, "ping", "pong")
+		return
+	}
 	pushes, err := parse(body)
 	if err != nil {
 		answer(http.StatusBadRequest, "bad_request", err.Error())

@@ -130,6 +130,7 @@ func TestHookSenders(t *testing.T) {
 	}{
 		{"github", "/hooks/github", map[string]string{"X-Hub-Signature-256": sign(github), "X-GitHub-Event": "registry_package"}, github, 202,
 			[]string{"ghcr.io/acme/api:main-3f9a2c1@" + digest}},
+		{"github ping", "/hooks/github", map[string]string{"X-Hub-Signature-256": sign(`{"zen":"Keep it logically awesome."}`), "X-GitHub-Event": "ping"}, `{"zen":"Keep it logically awesome."}`, 200, nil},
 		{"github forged", "/hooks/github", map[string]string{"X-Hub-Signature-256": sign(github + "x")}, github, 401, nil},
 		{"dockerhub", "/hooks/dockerhub?token=" + hookSecret, nil, dockerhub, 202, []string{"docker.io/acme/api:main-3f9a2c1@"}},
 		{"dockerhub wrong token", "/hooks/dockerhub?token=guess", nil, dockerhub, 401, nil},

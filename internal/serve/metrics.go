@@ -93,7 +93,7 @@ func newMetrics() *metrics {
 		}),
 		hookRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "imagebot_hook_requests_total",
-			Help: "Push notifications by kind (generic, github, dockerhub, quay, harbor) and result: accepted, unauthorized, too_large, bad_request, rate_limited when answered; unknown_image, not_served, lookup_failed, done once looked up.",
+			Help: "Push notifications by kind (generic, github, dockerhub, quay, harbor) and result: accepted, ping (GitHub's), unauthorized, too_large, bad_request, rate_limited when answered; unknown_image, not_served, lookup_failed, done once looked up.",
 		}, []string{"kind", "result"}),
 		// From a notification to its pull request: 50 ms to ~7 min.
 		hookToPR: prometheus.NewHistogram(prometheus.HistogramOpts{
