@@ -213,7 +213,8 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	confirmDigests(ctx, e.reg, p) // a digest from --cache is confirmed before anything writes it
 	for _, s := range e.reg.Stats() {
 		// While planning, manifest and blob GETs and referrers are what the
-		// gates cost: a plan without gates makes none. (A client serve
+		// gates (and policies' order: created) cost: a plan without
+		// either makes none. (A client serve
 		// shares between repositories counts for all of them: its cost is
 		// logged once per run instead.)
 		if !e.shared && s.ManifestGet+s.Blob+s.Referrers > 0 {
