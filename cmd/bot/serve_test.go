@@ -37,6 +37,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{environ{GitHubToken: "t0ken", Lookup: func(string) (string, bool) { return "", false }}, []string{"--repo", repo, "--schedule", "@hourly", "--hook-secret-env", "HOOK_SECRET"}, "--hook-secret-env HOOK_SECRET: the variable is not set or empty"},
 		{token, []string{"--repo", repo, "--schedule", "@hourly", "--hook-oidc", "https://token.actions.githubusercontent.com=imagebot"}, "hooks.oidc in --config names no claims for this issuer"},
 		{token, []string{"--repo", repo, "--schedule", "@hourly", "--hook-oidc", "token.actions.githubusercontent.com"}, "want ISSUER=AUDIENCE"},
+		{token, []string{"--repo", repo, "--once", "--hook-secret-env", "HOOK_SECRET"}, "which --once does not serve"},
 		{environ{}, []string{"--repo", repo, "--schedule", "@hourly"}, "GITHUB_TOKEN is not set: serve needs a token"},
 		{environ{App: map[string]string{envAppID: "12"}}, []string{"--repo", repo, "--schedule", "@hourly"}, "IMAGEBOT_APP_ID is set, but neither"},
 	} {

@@ -28,6 +28,9 @@ func (h *hookFlags) bind(fs *pflag.FlagSet) {
 // is refused, since its every token would be accepted.
 func (o *serveOptions) hookOptions() (serve.HookOptions, error) {
 	var h serve.HookOptions
+	if o.Once && (o.Hooks.SecretEnv != "" || len(o.Hooks.OIDC) > 0) {
+		return h, usagef("--hook-secret-env and --hook-oidc take notifications over HTTP, which --once does not serve")
+	}
 	if n := o.Hooks.SecretEnv; n != "" {
 		v, ok := o.Env.Lookup(n)
 		if !ok || v == "" {

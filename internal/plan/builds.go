@@ -75,7 +75,8 @@ type build struct {
 	tag     string
 	seen    time.Time // first sighting; zero for order created
 	created time.Time // zero while undated or unknown
-	dated   bool
+	dated   bool      // created is a known build time
+	read    bool      // the image was read (or its time kept): dated or not, no more to learn
 }
 
 // later reports whether a is a later build than b: first sighting first,
@@ -125,7 +126,7 @@ func (d decider) orderBuilds(current string) (policy.Decision, *Order, error) {
 	}
 	o.Requests = reqs.N()
 	for _, i := range need {
-		if !bs[i].dated {
+		if !bs[i].read {
 			o.Undated++
 		}
 	}
@@ -198,7 +199,7 @@ func (d decider) date(ctx context.Context, bs []build, need []int, cur int) erro
 	var todo []int
 	for _, i := range need {
 		if at, ok := kept[bs[i].tag]; ok {
-			bs[i].created, bs[i].dated = at, imagefacts.Known(at)
+			bs[i].created, bs[i].dated, bs[i].read = at, imagefacts.Known(at), true
 			continue
 		}
 		todo = append(todo, i)
@@ -226,7 +227,7 @@ func (d decider) date(ctx context.Context, bs []build, need []int, cur int) erro
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			bs[i].created, bs[i].dated = f.Created, imagefacts.Known(f.Created)
+			bs[i].created, bs[i].dated, bs[i].read = f.Created, imagefacts.Known(f.Created), true
 			// An unknown time is kept too: asking again would say the same.
 			fresh[bs[i].tag] = f.Created
 			return nil

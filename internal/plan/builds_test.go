@@ -1,7 +1,9 @@
 package plan_test
 
 import (
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,4 +154,38 @@ func TestOrderMinAge(t *testing.T) {
 	spec := policy.Spec{Order: policy.OrderCreated, Pattern: `^main-`}
 	p := planBuilds(t, w, spec, gate.Spec{MinAge: 2*day + time.Hour}, plan.Options{Builds: kept})
 	check(t, p, []string{"ghcr.io/acme/api main-a1a1a1a -> main-f6f6f6f build note: held back main-b2b2b2b: 2d old, minAge 2d1h"}, nil, nil)
+}
+
+// TestOrderBound: a run reads at most 50 build times per image (current
+// first, then from the end of the listing back) and says how many are
+// left; with the cache the next run reads those and no more.
+func TestOrderBound(t *testing.T) {
+	w := newGateWorld(t)
+	w.push(t, "acme/api", "main-a1a1a1a", ago(100*day))
+	for i := range 55 {
+		w.push(t, "acme/api", fmt.Sprintf("main-%07x", 0xc000000+i), ago(time.Duration(90-i)*day))
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := cacheBuilds{c}
+	spec := policy.Spec{Order: policy.OrderCreated, Pattern: `^main-`}
+	p := planBuilds(t, w, spec, gate.Spec{}, plan.Options{Builds: kept})
+	if len(p.Updates) != 1 {
+		t.Fatalf("updates %+v", p.Updates)
+	}
+	if o := p.Updates[0].Order; o.Requests != 100 || o.Undated != 6 {
+		t.Errorf("first run: order %+v, want 100 requests, 6 undated", o)
+	}
+	if n := strings.Count(p.Updates[0].Notice, "6 builds not dated yet (at most 50 a run)"); n != 1 {
+		t.Errorf("notice %q", p.Updates[0].Notice)
+	}
+	p = planBuilds(t, w, spec, gate.Spec{}, plan.Options{Builds: kept})
+	if o := p.Updates[0].Order; o.Requests != 12 || o.Undated != 0 {
+		t.Errorf("second run: order %+v, want 12 requests, none undated", o)
+	}
+	if got, want := p.Updates[0].To, fmt.Sprintf("main-%07x", 0xc000000+54); got != want {
+		t.Errorf("to %s, want the newest build %s", got, want)
+	}
 }
