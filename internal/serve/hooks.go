@@ -85,7 +85,11 @@ func (s *Server) hooks(w http.ResponseWriter, r *http.Request) {
 	}
 	answer := func(code int, result, msg string) {
 		s.metrics.hookRequests.WithLabelValues(kind, result).Inc()
-		if code >= 400 {
+		switch {
+		case code == http.StatusTooManyRequests:
+			// A flood is counted, not logged line by line.
+			s.log.Debug("push notification refused", "kind", kind, "status", code, "from", sender(r))
+		case code >= 400:
 			// The sender's words are never logged, only what was wrong.
 			s.log.Warn("push notification refused", "kind", kind, "status", code, "why", msg, "from", sender(r))
 		}
