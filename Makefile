@@ -89,7 +89,9 @@ fuzz:
 ## manifests, 1, 4 and 8 at once; then `plan` on issue 21's chart workload
 ## (200 HelmReleases over 20 HTTP repositories of 5,000 versions, 50 OCI
 ## charts, 20ms per request), whose own process must stay within 150 MiB
-## of RSS. Each prints wall time, requests by kind,
+## of RSS; then a push notification to a serve of 200 repositories, 10 of
+## which reference the image (p50/p99 to the first and tenth pull request).
+## Each prints wall time, requests by kind,
 ## the round-trip bound and peak RSS; the other benchmarks follow.
 ## BENCHTIME=1x is the quick run; IMAGEBOT_BENCH_CPUPROFILE=file profiles
 ## the plan's timed loop. `make test` runs the same workloads small
@@ -99,7 +101,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'Plan5000x500' -benchtime $(BENCHTIME) ./internal/plan
 	$(GO) test -run '^$$' -bench 'Fleet200x50' -benchtime 1x -timeout 30m ./cmd/bot
 	$(GO) test -run '^$$' -bench 'PlanCharts200x20' -benchtime $(BENCHTIME) ./internal/plan
-	$(GO) test -run '^$$' -bench . -skip 'Plan5000x500|Fleet200x50|PlanCharts200x20' -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench 'HookToPR' -benchtime 10x ./internal/serve
+	$(GO) test -run '^$$' -bench . -skip 'Plan5000x500|Fleet200x50|PlanCharts200x20|HookToPR' -benchmem -benchtime $(BENCHTIME) ./...
 
 clean:
 	rm -rf bin dist

@@ -282,12 +282,20 @@ func cmdGHCheck(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 }
 
+// cmdRegPush pushes image:tag, built at the RFC 3339 time given third
+// (default: a day after the seeded repository's newest tag).
 func cmdRegPush(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: regpush image tag")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: regpush image tag [created]")
+	}
+	var opts []fixtures.PushOption
+	if len(args) == 3 {
+		at, err := time.Parse(time.RFC3339, args[2])
+		ts.Check(err)
+		opts = append(opts, fixtures.WithCreated(at))
 	}
 	reg, _ := ts.Value(registryKey{}).(*fixtures.Registry)
-	_, err := reg.Push(context.Background(), args[0], args[1])
+	_, err := reg.Push(context.Background(), args[0], args[1], opts...)
 	ts.Check(err)
 }
 

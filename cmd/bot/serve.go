@@ -34,6 +34,8 @@ type serveOptions struct {
 	GitLabGroups []string
 	// ResetCheckout marks DIR as disposable: serve may hard-reset it.
 	ResetCheckout bool
+	// Hooks are the push hook flags (servehooks.go).
+	Hooks hookFlags
 
 	repoSet bool // --repo given, even as "."
 }
@@ -56,7 +58,10 @@ default branch before each run, as the --clone checkouts are. --dry-run
 writes nothing, to DIR or to the remote.
 
 /healthz answers 200 while the process serves; /readyz answers 200 only when
-the last run exited 0; /metrics has Prometheus metrics.
+the last run exited 0; /metrics has Prometheus metrics. With --hook-secret-env
+or --hook-oidc, POST /hooks/KIND takes push notifications (generic, github,
+dockerhub, quay, harbor) and plans the notified image at once in the
+repositories that reference it (docs/serve.md).
 
 The schedule is --schedule, else the schedule: key of the config. With
 --once, serve runs every repository once and exits with the worst status,
@@ -88,6 +93,7 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 	fs.Var(&o.Shard, "shard", "serve only the --clone URLs (and --gitlab-group projects) in share i of n (i/n); auto/n takes i from $JOB_COMPLETION_INDEX")
 	fs.BoolVar(&o.Once, "once", false, "run every repository once and exit with the worst status (no schedule, no HTTP)")
 	fs.BoolVar(&o.RunAtStart, "run-at-start", true, "run at start-up too, not only on the schedule")
+	o.Hooks.bind(fs)
 	o.Parallel = count{min: 1}
 	fs.Var(&o.Parallel, "parallel", fmt.Sprintf("at most `N` repositories at once (default %d: 8, or 4 on one CPU)", defaultParallel()))
 	return cmd
@@ -164,6 +170,10 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 			return nil, err
 		}
 	}
+	hooks, err := o.hookOptions()
+	if err != nil {
+		return nil, err
+	}
 	jo, err := o.githubJob(o.DryRun)
 	if err != nil {
 		return nil, err
@@ -223,6 +233,7 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 		Job:      jo,
 		Out:      o.IO.Out,
 		Report:   o.reportRepository,
+		Hooks:    hooks,
 	})
 }
 

@@ -33,6 +33,11 @@ func TestServeUsageErrors(t *testing.T) {
 		{token, []string{"--gitlab-group", "acme", repo, "--schedule", "@hourly"}, "DIR (--repo) and --gitlab-group: give one"},
 		{token, []string{"--gitlab-group", "acme", "--forge", "gitea", "--schedule", "@hourly"}, "--gitlab-group lists GitLab projects, and --forge gitea names another host"},
 		{token, []string{"--bogus"}, "unknown flag: --bogus"},
+		// Push hooks: a secret that is not there, an issuer without claims.
+		{environ{GitHubToken: "t0ken", Lookup: func(string) (string, bool) { return "", false }}, []string{"--repo", repo, "--schedule", "@hourly", "--hook-secret-env", "HOOK_SECRET"}, "--hook-secret-env HOOK_SECRET: the variable is not set or empty"},
+		{token, []string{"--repo", repo, "--schedule", "@hourly", "--hook-oidc", "https://token.actions.githubusercontent.com=imagebot"}, "hooks.oidc in --config names no claims for this issuer"},
+		{token, []string{"--repo", repo, "--schedule", "@hourly", "--hook-oidc", "token.actions.githubusercontent.com"}, "want ISSUER=AUDIENCE"},
+		{token, []string{"--repo", repo, "--once", "--hook-secret-env", "HOOK_SECRET"}, "which --once does not serve"},
 		{environ{}, []string{"--repo", repo, "--schedule", "@hourly"}, "GITHUB_TOKEN is not set: serve needs a token"},
 		{environ{App: map[string]string{envAppID: "12"}}, []string{"--repo", repo, "--schedule", "@hourly"}, "IMAGEBOT_APP_ID is set, but neither"},
 	} {

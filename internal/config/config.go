@@ -58,6 +58,9 @@ type Config struct {
 	// SeparateMajorMinor is nil when the file leaves it out: on, as in
 	// Renovate. See MajorMinorSeparate.
 	SeparateMajorMinor *bool `yaml:"separateMajorMinor"`
+	// Hooks is what serve's push hooks ask of a notification (serve's
+	// own config file only).
+	Hooks Hooks `yaml:"hooks"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`
@@ -295,4 +298,19 @@ func anyMatch(globs []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// Hooks are serve's push hook settings (DESIGN.md "Own images and push
+// hooks").
+type Hooks struct {
+	// OIDC lists, per issuer of --hook-oidc, the claims its tokens must
+	// carry, each equal to the value given.
+	OIDC []HookOIDC `yaml:"oidc"`
+}
+
+// HookOIDC is one entry of hooks.oidc.
+type HookOIDC struct {
+	Issuer   string            `yaml:"issuer"`
+	Audience string            `yaml:"audience"`
+	Claims   map[string]string `yaml:"claims"`
 }

@@ -41,6 +41,9 @@ type Policy struct {
 	// `versioning: semver` in the same entry (see For).
 	Range *string `yaml:"range"`
 	Pin   *string `yaml:"pin"` // tag | digest
+	// Order is created | firstSeen: how tags without a version (the ones
+	// pattern selects) are ordered; absent means they are not ordered.
+	Order *string `yaml:"order"`
 	// Labels and Reviewers add to pullRequests.labels/reviewers and to
 	// those of earlier matching policies; an empty list clears them (see
 	// For).
@@ -77,6 +80,7 @@ type Policy struct {
 type Resolved struct {
 	Skip                                   bool
 	Allow, Pattern, Versioning, Range, Pin string
+	Order                                  string
 	Ignore, Labels, Reviewers, Automerge   []string
 	// Approval lists the update types (or "all") that wait for a tick on
 	// the dashboard: the top-level approval unless a policy replaces it.
@@ -93,7 +97,7 @@ type Resolved struct {
 func (r Resolved) Spec() policy.Spec {
 	return policy.Spec{
 		Skip: r.Skip, Allow: r.Allow, Ignore: r.Ignore, Pattern: r.Pattern,
-		Versioning: r.Versioning, Range: r.Range, Pin: r.Pin,
+		Versioning: r.Versioning, Range: r.Range, Pin: r.Pin, Order: r.Order,
 	}
 }
 
@@ -139,6 +143,7 @@ func (c *Config) resolve(image, file, updateType string) Resolved {
 		}
 		set(&r.Range, p.Range)
 		set(&r.Pin, p.Pin)
+		set(&r.Order, p.Order)
 		setList(&r.Ignore, p.Ignore)
 		addList(&r.Labels, p.Labels)
 		addList(&r.Reviewers, p.Reviewers)

@@ -86,6 +86,9 @@ func (d *decoder) checkSpec(m mapping, p *Policy) {
 		if f.key == "range" {
 			alone.Versioning = "semver" // checkRange holds the entry to that
 		}
+		if f.key == "pattern" {
+			alone.Order = whole.Order // an order's pattern needs no version group
+		}
 		f.set(&alone, n.Value)
 		if e := compiles(alone); e != nil {
 			d.errorf(n, "%v%s", e, specHint(f, n.Value))
@@ -138,6 +141,7 @@ var specFields = []specField{
 	{"pin", func(s *policy.Spec, v string) { s.Pin = v }, []string{"tag", "digest"}},
 	{"pattern", func(s *policy.Spec, v string) { s.Pattern = v }, nil},
 	{"range", func(s *policy.Spec, v string) { s.Range = v }, nil},
+	{"order", func(s *policy.Spec, v string) { s.Order = v }, []string{policy.OrderCreated, policy.OrderFirstSeen}},
 }
 
 func compiles(s policy.Spec) error {

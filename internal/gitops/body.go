@@ -108,6 +108,7 @@ func body(g group) string {
 		}
 		tail.WriteString("\n" + n + "\n")
 	}
+	tail.WriteString(orderNote(g))
 	tail.WriteString(checks(g))
 	end := "\n" + outro(g) + "\n\n" + markerOf(g).text() + "\n"
 	return fit(head.String(), t, tail.String(), end)
@@ -524,4 +525,34 @@ func sourceURL(s string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// orderNote says how a build without a version was chosen (a policy's
+// order) and what reading build times cost in the run that wrote the
+// body. Only the marker decides whether a PR is edited, so the count
+// changing from run to run never edits a PR by itself.
+func orderNote(g group) string {
+	for _, u := range g.Updates {
+		o := u.Order
+		if o == nil {
+			continue
+		}
+		how := "build time (`order: created`)"
+		if o.By == "firstSeen" {
+			how = "when imagebot first saw each tag (`order: firstSeen`)"
+		}
+		s := fmt.Sprintf("\nChosen as the newest build by %s; reading build times cost %s in this run.\n", how, nounCount(o.Requests, "manifest/config request"))
+		if o.Undated > 0 {
+			s += fmt.Sprintf("%s not dated yet: the next runs read them.\n", nounCount(o.Undated, "build"))
+		}
+		return s
+	}
+	return ""
+}
+
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

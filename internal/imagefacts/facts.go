@@ -1,6 +1,10 @@
 package imagefacts
 
-import "time"
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
 
 // Need says which facts a caller wants, so that an image's config is
 // fetched only when a gate reads it.
@@ -49,3 +53,27 @@ type Facts struct {
 // the Unix epoch (SOURCE_DATE_EPOCH=0) or leave Go's zero time: such an
 // image's age is unknown, not 55 years.
 func Known(t time.Time) bool { return t.Year() > 1970 }
+
+// Requests counts the manifest and blob requests made on behalf of a
+// context (WithRequests), so that a caller can say what one step cost
+// when other steps share the client: the registry client adds to it.
+type Requests struct{ n atomic.Int64 }
+
+// Add counts n more requests.
+func (r *Requests) Add(n int) { r.n.Add(int64(n)) }
+
+// N is how many were counted.
+func (r *Requests) N() int { return int(r.n.Load()) }
+
+type requestsKey struct{}
+
+// WithRequests returns ctx counting into r.
+func WithRequests(ctx context.Context, r *Requests) context.Context {
+	return context.WithValue(ctx, requestsKey{}, r)
+}
+
+// RequestsOf is the counter of ctx, nil if none.
+func RequestsOf(ctx context.Context) *Requests {
+	r, _ := ctx.Value(requestsKey{}).(*Requests)
+	return r
+}

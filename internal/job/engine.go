@@ -45,6 +45,9 @@ type engine struct {
 	creds map[string]registry.Credentials
 	// The dashboard's record of first sightings (run only; see readDashboard).
 	firstSeenTimes
+	builds plan.BuildTimes // build times kept in --cache; nil without
+	images []string        // Options.Images: only these are planned
+
 }
 
 // newEngine is the pipeline over the working tree of o.Repo.
@@ -126,7 +129,8 @@ func engineFor(o *Options, cfg *config.Config, fsys fs.FS, repo string, log *slo
 		return nil, err
 	}
 	return &engine{repo: repo, fsys: fsys, cfg: cfg, reg: reg, charts: charts, git: git, insp: insp, identities: identities,
-		log: log, progress: o.progress(), shared: o.Pool != nil, creds: creds}, nil
+		log: log, progress: o.progress(), shared: o.Pool != nil, creds: creds,
+		builds: o.Registry.Cache.builds(log), images: o.Images}, nil
 }
 
 // flush writes what the run learnt to the registry cache (--cache). A
@@ -198,6 +202,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		return nil, res, fmt.Errorf("scan %s: %w", e.repo, err)
 	}
 	e.log.Debug("scanned", "files", res.Files, "references", len(res.Refs))
+	res = e.only(res)
 	p, err := plan.Build(ctx, res, plan.Options{
 		Registry:  e.reg,
 		Charts:    chartIndexes{e.charts},
@@ -215,6 +220,7 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 		// plan, as the pull request it will be.
 		SeparateMajorMinor: e.cfg.MajorMinorSeparate(),
 		SeenSince:          e.seenSince,
+		Builds:             e.builds,
 	})
 	e.progress.LookupsDone()
 	if err != nil {
@@ -224,7 +230,8 @@ func (e *engine) plan(ctx context.Context) (*plan.Plan, scan.Result, error) {
 	explainRefused(p.Problems, e.creds)
 	for _, s := range e.reg.Stats() {
 		// While planning, manifest and blob GETs and referrers are what the
-		// gates cost: a plan without gates makes none. (A client serve
+		// gates (and policies' order: created) cost: a plan without
+		// either makes none. (A client serve
 		// shares between repositories counts for all of them: its cost is
 		// logged once per run instead.)
 		if !e.shared && s.ManifestGet+s.Blob+s.Referrers > 0 {

@@ -37,6 +37,10 @@ type Options struct {
 	// Pool, set by serve for the length of one run, shares registry
 	// clients between the run's repositories.
 	Pool *Pool
+	// Images, when set (serve's push hooks), are the only images planned
+	// (normalized names): the run is partial, so the pull requests of
+	// other images and the dashboard are left as they are (hook.go).
+	Images []string
 }
 
 // GitHub is how Run and Rollback reach the repository on GitHub, as the

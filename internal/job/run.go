@@ -69,6 +69,9 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
 	ro := pullRequestOptions(e, o.DryRun, o.out())
+	// A hook's run plans one image: what it does not plan it must not
+	// close, nor rewrite the dashboard from.
+	ro.Partial = len(o.Images) > 0
 	if err := keepOptions(ctx, e, dash, &ro, conn.Repository, conn.Forge); err != nil {
 		return rep, err
 	}

@@ -88,6 +88,9 @@ type Options struct {
 	// SeenSince starts the record.
 	FirstSeen map[string]time.Time
 	SeenSince time.Time
+	// Builds keeps the build times an order policy read (nil: read
+	// again each run, within the bound); see builds.go.
+	Builds BuildTimes
 
 	now  time.Time
 	seen *sightings

@@ -93,7 +93,7 @@ func prepare(ctx context.Context, refs []scan.Ref, opts Options) (*image, decisi
 		}
 		byTag[r.Tag] = append(byTag[r.Tag], r)
 	}
-	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now, seen: opts.seen, separate: opts.SeparateMajorMinor}
+	d := decider{ctx: ctx, img: img, repo: repo, pol: pol, reg: opts.Registry, insp: opts.Inspector, spec: opts.gates(img, file), now: opts.now, seen: opts.seen, separate: opts.SeparateMajorMinor, builds: opts.Builds}
 	if len(tags) == 0 {
 		out.problems = append(out.problems, d.danglingDigests(digestOnly)...)
 		return nil, out
@@ -179,6 +179,8 @@ type decider struct {
 	spec gate.Spec
 	now  time.Time
 	seen *sightings // nil: no record of first sightings
+	// builds keeps build times for order policies (nil: none kept).
+	builds BuildTimes
 	// only, when set, is the one tag the image may move to: the tag a
 	// lockstep group chose for all its members.
 	only string
@@ -198,7 +200,22 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 		return nil, nil, []Problem{problemAt(refs, true, format, args...)}
 	}
 	g := &gating{d: &d, current: current, pinned: pinnedDigest(refs)}
-	dec, err := d.idx.Decide(current)
+	var dec policy.Decision
+	var order *Order
+	var err error
+	if d.pol.Order() != "" {
+		dec, order, err = d.orderBuilds(current)
+		// A tag the policy does not select is a notice; a registry that
+		// could not date the builds, a failed lookup.
+		if err != nil && order == nil {
+			return nil, notices(refs, ReasonPattern, err.Error()), d.dangling(from, "", refs, nil)
+		}
+		if err != nil {
+			return fail("order %s:%s: %v", d.img, current, err)
+		}
+	} else {
+		dec, err = d.idx.Decide(current)
+	}
 	if err != nil {
 		return nil, notices(refs, ReasonPattern, err.Error()), d.dangling(from, "", refs, nil)
 	}
@@ -225,6 +242,9 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 		to, typ = target, "pin"
 	case len(dec.Candidates) > 0 && !d.gated():
 		to, typ, note = dec.Candidates[0], policy.Type(current, dec.Candidates[0]), dec.Detail
+		if order != nil {
+			typ = "build"
+		}
 	case len(dec.Candidates) > 0:
 		p, err := g.choose(dec.Candidates)
 		if err != nil {
@@ -233,6 +253,9 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 		held = p.held
 		if p.tag != "" {
 			to, typ, note, ev = p.tag, policy.Type(current, p.tag), dec.Detail, p.ev
+			if order != nil {
+				typ = "build"
+			}
 		}
 	}
 	// Otherwise the tag stays; a digest written beside it (or asked for by
@@ -279,7 +302,7 @@ func (d decider) decide(from string, refs []scan.Ref) (*Update, []Notice, []Prob
 	if len(held) > 0 {
 		note = joinNotes(note, "held back "+heldDetail(held))
 	}
-	up := &Update{Image: d.img, Repo: d.repo, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes}
+	up := &Update{Image: d.img, Repo: d.repo, From: from, To: to, Type: typ, Digest: digest, Notice: note, Evidence: ev, Changes: changes, Order: order}
 	if from == "" {
 		up.From = current
 	}

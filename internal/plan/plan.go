@@ -135,6 +135,9 @@ type Update struct {
 	// Files are edits of whole files that go with the Changes, such as
 	// the pre-pull DaemonSet.
 	Files []FileEdit `json:"-"`
+	// Order, for a build chosen by a policy's order, says by which and
+	// what reading build times cost (builds.go).
+	Order *Order `json:"order,omitempty"`
 	// PullRequest is what the update's pull request carries as the
 	// config's policies say; the job fills it in (nil before).
 	PullRequest *PullRequest `json:"pullRequest,omitempty"`

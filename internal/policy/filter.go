@@ -9,6 +9,10 @@ func (p *Policy) compared(tag string) (string, bool) {
 	if p.pattern == nil {
 		return tag, true
 	}
+	if p.group < 0 {
+		// An order's pattern selects whole tags (Spec.Order).
+		return tag, p.pattern.MatchString(tag)
+	}
 	m := p.pattern.FindStringSubmatchIndex(tag)
 	if m == nil || m[2*p.group] < 0 {
 		return "", false

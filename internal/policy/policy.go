@@ -16,6 +16,10 @@ type Spec struct {
 	Versioning string   // "" (default stream rule), "semver", "numeric", "alphabetical"
 	Range      string   // semver constraint (Masterminds), only with versioning semver (error otherwise)
 	Pin        string   // "", "tag", "digest"
+	// Order, when set ("created" or "firstSeen"), orders tags that carry
+	// no version by build time or by first sight (order.go): the pattern
+	// then selects the tags and needs no `version` group.
+	Order string
 }
 
 // Policy is a compiled Spec. It is immutable and safe for concurrent use.
@@ -78,10 +82,13 @@ func New(s Spec) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf(`pattern "%s": %w`, s.Pattern, err)
 		}
-		if p.group = re.SubexpIndex("version"); p.group < 0 {
+		if p.group = re.SubexpIndex("version"); p.group < 0 && s.Order == "" {
 			return nil, fmt.Errorf(`pattern "%s": needs a named group (?P<version>...) for the part to compare`, s.Pattern)
 		}
 		p.pattern = re
+	}
+	if err := checkOrder(s); err != nil {
+		return nil, err
 	}
 	if s.Range != "" && s.Versioning != "semver" {
 		return nil, fmt.Errorf("range %q: needs versioning semver, not %q", s.Range, s.Versioning)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/imagebot/imagebot/internal/imagefacts"
 	"github.com/imagebot/imagebot/internal/localnet"
 )
 
@@ -44,6 +45,9 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	k := kindOf(req, h.realm())
+	if n := imagefacts.RequestsOf(req.Context()); n != nil && (k == kindManifestGet || k == kindManifestHead || k == kindBlob) {
+		n.Add(1)
+	}
 	ctx, cancel := context.WithTimeoutCause(req.Context(), h.c.o.timeout, errTimedOut)
 	resp, err := a.next.RoundTrip(req.WithContext(ctx))
 	var refused *localnet.DialError

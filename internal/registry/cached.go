@@ -68,7 +68,7 @@ func (l *listings) put(key string, li *cache.Listing, dirty bool) {
 func (c *Client) cachedTags(ctx context.Context, rt route) ([]string, error) {
 	cc := c.o.cache
 	prev, ok := cc.Listing(rt.h.name, rt.path)
-	if ok && cc.Fresh(prev) {
+	if _, stale := c.revalidate.Load(rt.key()); ok && cc.Fresh(prev) && !stale {
 		rt.h.stats.fromCache.Add(1)
 		c.log.Debug("listed tags", "from", rt.key(), "cache", "fresh")
 		c.listed.put(rt.key(), prev, false)
@@ -249,4 +249,14 @@ func (c *Client) Flush() {
 		})
 	}
 	wg.Wait()
+}
+
+// Revalidate makes this Client's next listing of repo ask the registry
+// (conditionally) even while the cached listing is fresh, and forgets the
+// digests kept with it: a push notification says the repository changed
+// within the cache's TTL. Call it before the Client lists repo.
+func (c *Client) Revalidate(repo name.Repository) {
+	if rt, err := c.route(repo); err == nil {
+		c.revalidate.Store(rt.key(), true)
+	}
 }

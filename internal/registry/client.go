@@ -42,6 +42,9 @@ type Client struct {
 	tags    memo[[]string]
 	digests memo[string] // by route key and tag
 	listed  listings     // what WithCache's cache holds for this run
+	// revalidate are the route keys whose cached listing is asked again
+	// however fresh (Revalidate).
+	revalidate sync.Map
 
 	// By route key and digest, except tagManifests (by tag): what the
 	// gates, signature checks and PR bodies read, each fetched once.

@@ -9,7 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Handler serves /healthz, /readyz and /metrics.
+// Handler serves /healthz, /readyz, /metrics and, with Options.Hooks,
+// POST /hooks/{kind}.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	// /healthz says the process serves; it never depends on registries or
@@ -19,6 +20,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("/readyz", s.readyz)
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{Registry: s.metrics.reg}))
+	if s.o.Hooks.on() {
+		mux.HandleFunc("POST /hooks/{kind}", s.hooks)
+	}
 	return mux
 }
 

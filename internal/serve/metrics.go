@@ -27,6 +27,10 @@ type metrics struct {
 	skipped     prometheus.Counter
 	inProgress  prometheus.Gauge
 	dangling    prometheus.Gauge
+	// Push hooks (hooks.go): requests by kind and result, and the time
+	// from a notification to the pull request it opened or updated.
+	hookRequests *prometheus.CounterVec
+	hookToPR     prometheus.Histogram
 
 	// danglingNow adds up the dangling references of the run going on,
 	// so that the gauge moves once per run, not repository by repository.
@@ -87,7 +91,18 @@ func newMetrics() *metrics {
 			Name: "imagebot_dangling_references",
 			Help: "References whose tag or pinned digest the registry no longer has, in the last finished run over every served repository: nodes without the image cached cannot start those workloads.",
 		}),
+		hookRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "imagebot_hook_requests_total",
+			Help: "Push notifications by kind (generic, github, dockerhub, quay, harbor) and result: accepted, ping (GitHub's), unauthorized, too_large, bad_request, rate_limited when answered; unknown_image, not_served, lookup_failed, done once looked up.",
+		}, []string{"kind", "result"}),
+		// From a notification to its pull request: 50 ms to ~7 min.
+		hookToPR: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "imagebot_hook_to_pr_seconds",
+			Help:    "Time from a push notification's arrival to a pull request it opened or updated, per pull request.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
+		}),
 	}
+	m.reg.MustRegister(m.hookRequests, m.hookToPR)
 	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regNotMod, m.regCached,
 		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can

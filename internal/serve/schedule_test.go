@@ -30,7 +30,7 @@ func TestParseSchedule(t *testing.T) {
 	}
 }
 
-func mustSchedule(t *testing.T, spec string) cron.Schedule {
+func mustSchedule(t testing.TB, spec string) cron.Schedule {
 	t.Helper()
 	s, err := ParseSchedule(spec)
 	if err != nil {

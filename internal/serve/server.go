@@ -88,6 +88,10 @@ type Options struct {
 
 	Logger *slog.Logger
 
+	// Hooks turns push notifications on (hooks.go); the zero value has
+	// none, and /hooks/ answers 404.
+	Hooks HookOptions
+
 	// newRun makes each run's pass; tests of scheduling swap in their own.
 	newRun func() pass
 }
@@ -108,7 +112,14 @@ type Server struct {
 	// onListen, when set, learns the address actually listened on.
 	onListen func(addr string)
 
-	running sync.Mutex // held for the length of a run: runs never overlap
+	queue  *hookQueue
+	limits limiters
+	oidc   *oidcVerifier
+	// onPush handles one queued notification (handlePush); tests of the
+	// queue swap in their own.
+	onPush func(context.Context, queued)
+
+	running runLock    // held for the length of a run: runs never overlap
 	mu      sync.Mutex // guards last
 	last    lastRun
 }
@@ -135,12 +146,14 @@ func New(o Options) (*Server, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}}
+	s := &Server{o: o, log: o.Logger, metrics: newMetrics(), cleanup: func() {}, queue: newHookQueue(), oidc: newOIDCVerifier(o.Hooks),
+		running: make(runLock, 1)}
 	if s.o.newRun == nil {
 		s.o.newRun = s.jobPass
 	}
 	s.listen = func() (net.Listener, error) { return net.Listen("tcp", o.Listen) }
 	s.sync = s.syncTarget
+	s.onPush = s.handlePush
 	var err error
 	if s.targets, err = s.resolveTargets(); err != nil {
 		return nil, err
@@ -195,6 +208,11 @@ func (s *Server) Run(ctx context.Context) Status {
 		s.onListen(ln.Addr().String())
 	}
 
+	if s.o.Hooks.on() {
+		// A hook's run in progress at a stop is aborted with runCtx
+		// when Run returns: as a half-done run, it is safe.
+		go s.hookWorker(runCtx)
+	}
 	var wg sync.WaitGroup
 	tick := func() {
 		if !s.running.TryLock() {
@@ -300,13 +318,18 @@ func (s *Server) runOne(ctx context.Context, each func(context.Context, Target) 
 // registry clients and the keyless trust root (a job.Pool per run), each
 // repository's output is written whole when it is done, and once all are
 // done the pool logs the run's cost and brings the cache under its bound.
-func (s *Server) jobPass() pass {
-	pool := job.NewPool(s.o.Job)
+func (s *Server) jobPass() pass { return s.jobPassFor(job.NewPool(s.o.Job), nil) }
+
+// jobPassFor is jobPass over pool, planning only images when set (a push
+// hook's run).
+func (s *Server) jobPassFor(pool *job.Pool, images []string) pass {
 	return pass{
 		each: func(ctx context.Context, t Target) (job.Summary, Status) {
 			buf := &repoOutput{w: s.o.Out}
 			defer buf.flush()
-			rep, err := job.Run(ctx, s.jobOptions(t, pool, buf))
+			o := s.jobOptions(t, pool, buf)
+			o.Images = images
+			rep, err := job.Run(ctx, o)
 			if s.o.Report != nil {
 				s.o.Report(buf, rep, err)
 			}

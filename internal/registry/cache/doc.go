@@ -38,6 +38,9 @@
 //	DIR/v1/documents/12/1234abcd....json  a document's validators and object digest,
 //	                                      as a listing is written, named by the
 //	                                      sha256 of its URL
+//	DIR/v1/builds/12/1234abcd....json     when each tag's image was built, as an order
+//	                                      read it once (Builds), as a listing is
+//	                                      written, named like the listing
 //	DIR/v1/hosts/1234abcd....json         a host's learnt limits, as a listing is
 //	                                      written, named by the sha256 of the host
 //
