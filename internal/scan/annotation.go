@@ -75,8 +75,9 @@ var renovateRE = regexp.MustCompile(`^\s*#\s*renovate:\s*(.*?)\s*$`)
 // renovate honours a Renovate annotation on the line above n, so that a
 // team switching over keeps its annotations working: datasource=docker
 // reads n as a reference to depName, or as a tag of it; datasource=helm
-// reads n as the version of chart depName in registryUrl. Other
-// datasources (github-releases, git-tags, ...) are not images: left alone.
+// reads n as the version of chart depName in registryUrl; the git
+// datasources (git-tags, github-releases, ...) read n as a git tag of the
+// repository (renovateGit). Others (npm, pypi, ...) are left alone.
 func (w *walker) renovate(n *kyaml.Node) {
 	note, ok := w.note(n.Line - 1)
 	// A line below that holds no version (`- name: nginx`, the version
@@ -114,7 +115,50 @@ func (w *walker) renovate(n *kyaml.Node) {
 			return
 		}
 		w.chartMarker(n, strings.TrimSuffix(f["registryUrl"], "/")+"/"+dep, want)
+	case "git-tags", "github-tags", "github-releases", "gitlab-tags", "gitlab-releases", "gitea-tags", "gitea-releases":
+		w.renovateGit(n, f["datasource"], dep, f["registryUrl"])
 	}
+}
+
+// renovateGit reads n, under a Renovate annotation of a git datasource, as
+// a tag of the repository the annotation names: git-tags names its URL;
+// the forges' datasources name owner/repo on github.com or gitlab.com,
+// or on registryUrl's host. The tag is looked up as any git-sourced
+// version is (issue 28): listed with git's protocol, chosen by the stream
+// rule and the policies.
+func (w *walker) renovateGit(n *kyaml.Node, datasource, dep, registryURL string) {
+	want := "`# renovate: datasource=" + datasource + " depName=<owner>/<repository>`"
+	if datasource == "git-tags" {
+		want = "`# renovate: datasource=git-tags depName=<repository URL>`"
+	}
+	if dep == "" {
+		w.problem(n, "annotation on line %d names no depName (want %s)", n.Line-1, want)
+		return
+	}
+	url := dep
+	if datasource != "git-tags" {
+		host := "https://github.com"
+		if strings.HasPrefix(datasource, "gitlab-") {
+			host = "https://gitlab.com"
+		}
+		if registryURL != "" {
+			host = strings.TrimSuffix(registryURL, "/")
+			host = strings.TrimSuffix(host, "/api/v4") // GitLab's API, as Renovate takes it
+			host = strings.TrimSuffix(host, "/api/v3") // GitHub Enterprise's
+		}
+		url = host + "/" + strings.Trim(dep, "/")
+	}
+	u, cred, err := gitRepoURL(url, false)
+	if err != nil {
+		w.gitSkip(n, scrub(url), n.Value, SkipInvalid, err.Error())
+		return
+	}
+	g := GitSource{URL: u, Credentials: cred}
+	if reason, detail := gitRevision(n.Value, "the value"); reason != "" {
+		w.gitSkip(n, g.Match(), n.Value, reason, detail)
+		return
+	}
+	w.gitAt(n, g, 0, n.Value)
 }
 
 // sameImage reports whether two names spell one repository.

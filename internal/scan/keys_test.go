@@ -100,12 +100,17 @@ func TestImagesWhereverYAMLWritesThem(t *testing.T) {
 			"  # renovate: datasource=helm depName=cilium\n  nourl: 1.15.1\n" +
 			"  # renovate: datasource=docker depName=nginx\n\n  apart: 1.25.3\n" +
 			"list:\n  # renovate: datasource=docker depName=nginx\n  - name: nginx\n    version: 1.25.3\n" +
-			"# renovate: datasource=docker depName=kubelet packageName=ghcr.io/siderolabs/kubelet\nk8s: v1.30.1\n",
+			"# renovate: datasource=docker depName=kubelet packageName=ghcr.io/siderolabs/kubelet\nk8s: v1.30.1\n" +
+			"# renovate: datasource=git-tags depName=https://git.example.com/acme/charts.git\ncharts: v0.4.0\n" +
+			"# renovate: datasource=gitlab-tags depName=acme/infra registryUrl=https://gitlab.example.com/api/v4\ninfra: 1.4.0\n",
 		want: []string{
 			`3 marker ghcr.io/acme/worker tag="build-10" digest=-`,
 			`5 marker docker.io/library/nginx tag="1.25.3" digest=insert"@"`,
 			`22 marker ghcr.io/siderolabs/kubelet tag="v1.30.1" digest=-`,
 			`7 chart-marker https://helm.cilium.io/cilium tag="1.15.1" digest=-`,
+			`9 git github.com/acme/tool tag="v1.2.3" digest=-`,
+			`24 git git.example.com/acme/charts tag="v0.4.0" digest=-`,
+			`26 git gitlab.example.com/acme/infra tag="1.4.0" digest=-`,
 			"skipped 11 marker invalid ghcr.io/acme/api:1.0 beta",
 			"problem values.yaml:13:10: annotation on line 12 names no depName or no registryUrl (want `# renovate: datasource=helm depName=<chart> registryUrl=<url>`)",
 		},
