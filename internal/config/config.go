@@ -51,6 +51,10 @@ type Config struct {
 	Approval []string `yaml:"approval"`
 	// Onboarding is nil when the file leaves it out: on. See OnboardingOn.
 	Onboarding *bool `yaml:"onboarding"`
+	// Clusters are compared with the repository by drift (clusters.go).
+	// Both are left out of a JSON dump when unset.
+	Clusters []Cluster `yaml:"clusters" json:"Clusters,omitempty"`
+	Drift    *Drift    `yaml:"drift" json:"Drift,omitempty"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`
