@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 )
@@ -120,6 +121,15 @@ type Finding struct {
 	Expected string `json:"expected,omitempty"`
 	// Tag is the reference's tag, for the pull request that pins it.
 	Tag string `json:"tag,omitempty"`
+	// Changed is, for not-running, the last commit that changed the
+	// reference's file: how long the cluster has not followed it.
+	Changed *Commit `json:"changed,omitempty"`
+}
+
+// Commit is a commit of the repository.
+type Commit struct {
+	Hash string    `json:"commit"`
+	Time time.Time `json:"time"`
 }
 
 // Notice is something drift could not check, and why.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/imagename"
 )
@@ -42,6 +43,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+	}
+	for _, f := range r.Drift {
+		if f.Changed != nil {
+			fmt.Fprintf(w, "%s:%d was last changed by %s at %s\n", f.File, f.Line, shortHash(f.Changed.Hash), f.Changed.Time.UTC().Format(time.RFC3339))
 		}
 	}
 	for _, n := range r.Problems {
@@ -156,4 +162,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

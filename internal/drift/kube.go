@@ -66,8 +66,16 @@ func (k *Kube) list(ctx context.Context, ns string, o *owners) ([]Pod, error) {
 		Limit:         limit,
 	}
 	var pods []Pod
+	restarted := false
 	for {
 		page, err := k.Client.CoreV1().Pods(ns).List(ctx, opts)
+		if apierrors.IsResourceExpired(err) && opts.Continue != "" && !restarted {
+			// The continue token outlived etcd's compaction (a list
+			// slower than about five minutes): list again from the
+			// start, once, rather than mix two snapshots.
+			restarted, opts.Continue, pods = true, "", nil
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

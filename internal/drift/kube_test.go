@@ -157,3 +157,29 @@ func TestKubeOwners(t *testing.T) {
 		t.Fatalf("without replicasets: %+v %q %v", got, notices, err)
 	}
 }
+
+// A continue token that expired (410 Gone) restarts the listing from the
+// start, once, so that no pod is counted twice or from two snapshots.
+func TestKubeExpiredContinue(t *testing.T) {
+	var pods []*corev1.Pod
+	for i := range 4 {
+		pods = append(pods, pod("ns", fmt.Sprintf("p%d", i), "", "", "nginx:1", ""))
+	}
+	cs := fake.NewClientset()
+	asked := pager(t, cs, pods)
+	expired := false
+	cs.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.ListActionImpl).ListOptions.Continue != "" && !expired {
+			expired = true
+			return true, nil, apierrors.NewResourceExpired("continue token expired")
+		}
+		return false, nil, nil
+	})
+	got, _, err := (&drift.Kube{Client: cs, PageSize: 2}).Running(context.Background())
+	if err != nil || len(got) != 4 {
+		t.Fatalf("%d pods, %v", len(got), err)
+	}
+	if len(*asked) != 3 { // page 1, (expired), page 1 again, page 2
+		t.Errorf("%d lists answered, want 3", len(*asked))
+	}
+}

@@ -65,6 +65,7 @@ func Drift(ctx context.Context, o DriftOptions) (*drift.Report, error) {
 		rep.Notices = append(rep.Notices, one.Notices...)
 	}
 	e.flush()
+	markChanged(o.Repo, rep)
 	rep.Sort()
 	if len(rep.Drift) > 0 || len(rep.Problems) > 0 {
 		return rep, partial()
