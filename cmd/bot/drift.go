@@ -50,7 +50,7 @@ config or flag.`,
 	}
 	o.commonOptions.bind(cmd.Flags())
 	cmd.Flags().VarP(o.Output, "output", "o", "output `FORMAT`: text, json or markdown")
-	cmd.Flags().StringVar(&o.Kubeconfig, "kubeconfig", "", "the kubeconfig `FILE` (default: KUBECONFIG, else ~/.kube/config)")
+	bindKubeconfig(cmd, &o.Kubeconfig)
 	cmd.Flags().StringVar(&o.Context, "context", "", "only the clusters of this kubeconfig `CONTEXT`")
 	return cmd
 }
@@ -80,4 +80,10 @@ func writeDrift(w io.Writer, rep *drift.Report, format string) error {
 		return rep.WriteText(w)
 	}
 	return fmt.Errorf("--output: want text, json or markdown, got %q", format)
+}
+
+// bindKubeconfig binds --kubeconfig, of the commands that read clusters
+// (drift, and run and serve when the config has clusters:).
+func bindKubeconfig(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "kubeconfig", "", "the kubeconfig `FILE` for the config's clusters: (default: KUBECONFIG, else ~/.kube/config)")
 }

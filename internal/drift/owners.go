@@ -57,8 +57,9 @@ func (o *owners) replicaSet(ctx context.Context, p *corev1.Pod, rs Workload) (Wo
 	if w, ok := o.rs[key]; ok {
 		return w, nil
 	}
-	// A Deployment names its ReplicaSets <deployment>-<pod-template-hash>.
-	if h := p.Labels["pod-template-hash"]; h != "" && strings.HasSuffix(rs.Name, "-"+h) && o.noRS {
+	// Not listed (forbidden, or created since the list): a Deployment
+	// names its ReplicaSets <deployment>-<pod-template-hash>.
+	if h := p.Labels["pod-template-hash"]; h != "" && strings.HasSuffix(rs.Name, "-"+h) {
 		return Workload{Kind: "Deployment", Namespace: rs.Namespace, Name: strings.TrimSuffix(rs.Name, "-"+h)}, nil
 	}
 	return rs, nil

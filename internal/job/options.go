@@ -37,6 +37,8 @@ type Options struct {
 	// Pool, set by serve for the length of one run, shares registry
 	// clients between the run's repositories.
 	Pool *Pool
+	// Kube reaches the clusters of the config's `clusters:` (driftpin.go).
+	Kube Kube
 }
 
 // GitHub is how Run and Rollback reach the repository on GitHub, as the

@@ -61,6 +61,9 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs, o.Version)
 	}
+	if err == nil && len(e.cfg.Clusters) > 0 {
+		driftPins(ctx, o.Kube, e, scanned.Refs, p)
+	}
 	endPlan()
 	if err != nil {
 		return rep, err
@@ -109,7 +112,10 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	}
 	defer e.flush()
 	endPlan := o.progress().Phase(phasePreview)
-	p, _, err := e.plan(ctx)
+	p, scanned, err := e.plan(ctx)
+	if err == nil && len(e.cfg.Clusters) > 0 {
+		driftPins(ctx, o.Kube, e, scanned.Refs, p)
+	}
 	endPlan()
 	if err != nil {
 		return rep, err

@@ -1,0 +1,175 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/drift"
+	"github.com/imagebot/imagebot/internal/imagename"
+	"github.com/imagebot/imagebot/internal/plan"
+	"github.com/imagebot/imagebot/internal/scan"
+)
+
+// Kube is how run and serve reach the clusters of the config's
+// `clusters:` (drift); the zero value reads KUBECONFIG or ~/.kube/config.
+type Kube struct {
+	Kubeconfig string // --kubeconfig
+	InCluster  bool   // serve: the pod's service account when no kubeconfig exists
+	// Source, when set, replaces the client-go Source (tests).
+	Source func(c config.Cluster) (drift.Source, error)
+}
+
+// source is the Source of cluster c.
+func (k Kube) source(c config.Cluster) (drift.Source, string, error) {
+	if k.Source != nil {
+		s, err := k.Source(c)
+		return s, c.Name, err
+	}
+	rc, err := restConfig(DriftOptions{Kubeconfig: k.Kubeconfig, InCluster: k.InCluster}, c.Context)
+	if err != nil {
+		return nil, "", err
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, "", fmt.Errorf("kubernetes client: %w", err)
+	}
+	return &drift.Kube{Client: client, Namespaces: nonEmpty(c.Namespaces), LabelSelector: c.Selector}, rc.Host, nil
+}
+
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// compareClusters computes the drift of every cluster of the config
+// against refs; a cluster that cannot be read is a problem of the report.
+func compareClusters(ctx context.Context, k Kube, e *engine, refs []drift.Reference) *drift.Report {
+	rep := &drift.Report{Drift: []drift.Finding{}, Notices: []drift.Notice{}, Problems: []drift.Notice{}}
+	for _, c := range e.cfg.Clusters {
+		src, where, err := k.source(c)
+		if err == nil {
+			var pods []drift.Pod
+			var notices []string
+			pods, notices, err = src.Running(ctx)
+			if err == nil {
+				var mine []drift.Reference
+				for _, r := range refs {
+					if c.Runs(r.File) {
+						mine = append(mine, r)
+					}
+				}
+				one := drift.Compare(ctx, drift.Input{Cluster: c.Name, Refs: mine, Pods: pods, Registry: e.reg, Namespaces: nonEmpty(c.Namespaces)})
+				rep.Drift = append(rep.Drift, one.Drift...)
+				rep.Notices = append(rep.Notices, one.Notices...)
+				for _, n := range notices {
+					rep.Notices = append(rep.Notices, drift.Notice{Cluster: c.Name, Message: n})
+				}
+				continue
+			}
+			err = fmt.Errorf("%s: %w", where, err)
+		}
+		rep.Problems = append(rep.Problems, drift.Notice{Cluster: c.Name, Message: err.Error()})
+	}
+	rep.Sort()
+	return rep
+}
+
+// driftPins adds to p the pull requests that fix drift (DESIGN.md
+// "Drift"): a tag reference whose pods run mixed, stale or gone digests is
+// pinned to the digest its tag resolves to now (tag@sha256:…), so that
+// every node runs that one build after the sync. References the plan
+// already moves, and images drift.restart names (their fix is a restart
+// annotation, not a pin), are left alone; a cluster that cannot be read
+// is a failed problem (exit 2).
+func driftPins(ctx context.Context, k Kube, e *engine, scanned []scan.Ref, p *plan.Plan) *drift.Report {
+	refs, err := drift.References(e.fsys, scanned)
+	if err != nil {
+		p.Problems = append(p.Problems, plan.Problem{Message: "drift: " + err.Error(), Failed: true})
+		return nil
+	}
+	rep := compareClusters(ctx, k, e, refs)
+	for _, pr := range rep.Problems {
+		p.Problems = append(p.Problems, plan.Problem{Message: fmt.Sprintf("drift: cluster %s: %s", pr.Cluster, pr.Message), Failed: true})
+	}
+	moved := map[scan.Location]bool{}
+	planned := map[string]bool{}
+	for _, u := range p.Updates {
+		planned[u.Image] = true
+		for _, c := range u.Changes {
+			moved[c.Ref.Location] = true
+		}
+	}
+	byLoc := map[scan.Location]scan.Ref{}
+	for _, r := range scanned {
+		byLoc[scan.Location{File: r.File, Line: r.Line, Col: r.Col}] = r
+	}
+	pins := map[string]*plan.Update{} // image:tag@digest -> its pin
+	var order []string
+	for _, f := range rep.Drift {
+		if (f.Kind != drift.Mixed && f.Kind != drift.Stale && f.Kind != drift.Gone) || f.Tag == "" || f.Expected == "" ||
+			planned[f.Image] || e.cfg.Drift.RestartFor(f.Image) {
+			continue
+		}
+		for _, r := range refsAt(byLoc, f.File, f.Line) {
+			if r.Digest != "" || !r.DigestField.OK || moved[r.Location] || r.Image != f.Image {
+				continue
+			}
+			key := f.Image + ":" + f.Tag + "@" + f.Expected
+			u := pins[key]
+			if u == nil {
+				u = &plan.Update{Image: f.Image, Repo: r.Repo, From: f.Tag, To: f.Tag, Type: "pin", Digest: f.Expected}
+				pins[key] = u
+				order = append(order, key)
+			}
+			moved[r.Location] = true
+			u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag, Digest: f.Expected})
+			u.Locations = append(u.Locations, r.Location)
+			ground := fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, not the one build the tag resolves to now (%s).",
+				f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag, imagename.ShortDigest(f.Expected))
+			switch f.Kind {
+			case drift.Gone:
+				ground = fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, which the registry no longer serves: a restart on a node without it fails.",
+					f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag)
+			case drift.Mixed:
+				ground = fmt.Sprintf("Drift in cluster %s: the pods of %s run %d different builds of %s:%s.",
+					f.Cluster, f.Workload, len(f.Running), f.Image, f.Tag)
+			}
+			if !slices.Contains(u.Grounds, ground) {
+				u.Grounds = append(u.Grounds, ground)
+			}
+		}
+	}
+	for _, key := range order {
+		u := pins[key]
+		u.Grounds = append(u.Grounds, fmt.Sprintf("Pinning the tag to %s makes every node run that build after the sync.", imagename.ShortDigest(u.Digest)))
+		p.Updates = append(p.Updates, *u)
+	}
+	return rep
+}
+
+// refsAt are the scanned references on one line of one file.
+func refsAt(byLoc map[scan.Location]scan.Ref, file string, line int) []scan.Ref {
+	var out []scan.Ref
+	for loc, r := range byLoc {
+		if loc.File == file && loc.Line == line {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b scan.Ref) int { return a.Col - b.Col })
+	return out
+}
+
+func digests(ds []string) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = imagename.ShortDigest(d)
+	}
+	return strings.Join(s, ", ")
+}
