@@ -173,3 +173,22 @@ func digests(ds []string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// DriftCount is how many findings of each kind a run's drift check made
+// (serve's imagebot_drift_references{kind}).
+type DriftCount struct{ Mixed, Stale, Gone, Undeclared, NotRunning int }
+
+// ByKind is c keyed by drift kind, every kind present.
+func (c DriftCount) ByKind() map[drift.Kind]int {
+	return map[drift.Kind]int{drift.Mixed: c.Mixed, drift.Stale: c.Stale, drift.Gone: c.Gone,
+		drift.Undeclared: c.Undeclared, drift.NotRunning: c.NotRunning}
+}
+
+func countDrift(rep *drift.Report) DriftCount {
+	if rep == nil {
+		return DriftCount{}
+	}
+	n := rep.Count()
+	return DriftCount{Mixed: n[drift.Mixed], Stale: n[drift.Stale], Gone: n[drift.Gone],
+		Undeclared: n[drift.Undeclared], NotRunning: n[drift.NotRunning]}
+}

@@ -82,6 +82,11 @@ func TestRunPinsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %+v\n%s", err, rep.Plan.Problems, out.String())
 	}
+	// web runs two builds (mixed, and stale for the old one); job runs an
+	// old build (stale, left to its restart); db is in sync.
+	if want := (DriftCount{Mixed: 1, Stale: 2}); rep.Summary.Drift != want {
+		t.Errorf("summary's drift %+v, want %+v", rep.Summary.Drift, want)
+	}
 	var pins int
 	for _, u := range rep.Plan.Updates {
 		if u.Type != "pin" {

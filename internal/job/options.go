@@ -117,6 +117,7 @@ type Summary struct {
 	RateLimited int
 	Problems    int // problems in the repository's files
 	Dangling    int // references whose image the registry no longer has
+	Drift       DriftCount
 }
 
 // logger is o.Logger, or one that discards.

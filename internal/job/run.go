@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/drift"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
 )
@@ -61,8 +62,9 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs, o.Version)
 	}
+	var drifted *drift.Report
 	if err == nil && len(e.cfg.Clusters) > 0 {
-		driftPins(ctx, o.Kube, e, scanned.Refs, p)
+		drifted = driftPins(ctx, o.Kube, e, scanned.Refs, p)
 	}
 	endPlan()
 	if err != nil {
@@ -70,6 +72,7 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	}
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
+	rep.Summary.Drift = countDrift(drifted)
 	ro := pullRequestOptions(e, o.DryRun, o.out())
 	if err := keepOptions(ctx, e, dash, &ro); err != nil {
 		return rep, err
@@ -113,8 +116,9 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	defer e.flush()
 	endPlan := o.progress().Phase(phasePreview)
 	p, scanned, err := e.plan(ctx)
+	var drifted *drift.Report
 	if err == nil && len(e.cfg.Clusters) > 0 {
-		driftPins(ctx, o.Kube, e, scanned.Refs, p)
+		drifted = driftPins(ctx, o.Kube, e, scanned.Refs, p)
 	}
 	endPlan()
 	if err != nil {
@@ -122,6 +126,7 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	}
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
+	rep.Summary.Drift = countDrift(drifted)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, o.out()); err != nil {
 		return rep, err

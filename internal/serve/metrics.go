@@ -31,6 +31,7 @@ type metrics struct {
 	// danglingNow adds up the dangling references of the run going on,
 	// so that the gauge moves once per run, not repository by repository.
 	danglingNow int
+	drift       *driftGauge // driftmetrics.go
 }
 
 func newMetrics() *metrics {
@@ -87,7 +88,9 @@ func newMetrics() *metrics {
 			Name: "imagebot_dangling_references",
 			Help: "References whose tag or pinned digest the registry no longer has, in the last finished run over every served repository: nodes without the image cached cannot start those workloads.",
 		}),
+		drift: newDriftGauge(),
 	}
+	m.reg.MustRegister(m.drift.vec)
 	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regNotMod, m.regCached,
 		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can
@@ -112,6 +115,7 @@ func (m *metrics) repoDone(s job.Summary) {
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
 	m.danglingNow += s.Dangling
+	m.drift.repoDone(s)
 }
 
 // registryDone adds what a run cost the registries: its clients are
@@ -136,5 +140,6 @@ func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.T
 	m.updates.Set(float64(updates))
 	m.dangling.Set(float64(m.danglingNow))
 	m.danglingNow = 0
+	m.drift.runDone()
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
 }
