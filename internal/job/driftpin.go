@@ -95,6 +95,7 @@ func driftPins(ctx context.Context, k Kube, e *engine, scanned []scan.Ref, p *pl
 		return nil
 	}
 	rep := compareClusters(ctx, k, e, refs)
+	p.Drift = driftNotices(rep)
 	for _, pr := range rep.Problems {
 		p.Problems = append(p.Problems, plan.Problem{Message: fmt.Sprintf("drift: cluster %s: %s", pr.Cluster, pr.Message), Failed: true})
 	}
@@ -191,4 +192,36 @@ func countDrift(rep *drift.Report) DriftCount {
 	n := rep.Count()
 	return DriftCount{Mixed: n[drift.Mixed], Stale: n[drift.Stale], Gone: n[drift.Gone],
 		Undeclared: n[drift.Undeclared], NotRunning: n[drift.NotRunning]}
+}
+
+// driftNotices are the findings as the dashboard's "Drift" section lists
+// them: the kind, and a sentence without pod names (which change with
+// every rollout), so that a rerun writes the same section.
+func driftNotices(rep *drift.Report) []plan.Notice {
+	var out []plan.Notice
+	for _, f := range rep.Drift {
+		where := "cluster " + f.Cluster + ", " + f.Workload.String()
+		ref := f.Image
+		if f.Tag != "" {
+			ref += ":" + f.Tag
+		}
+		var detail string
+		switch f.Kind {
+		case drift.Mixed:
+			detail = fmt.Sprintf("%s runs %d builds of %s (%s)", where, len(f.Running), ref, digests(f.Running))
+		case drift.Stale:
+			detail = fmt.Sprintf("%s runs %s of %s, which is %s now", where, digests(f.Running), ref, imagename.ShortDigest(f.Expected))
+		case drift.Gone:
+			detail = fmt.Sprintf("%s runs %s of %s, which the registry no longer serves", where, digests(f.Running), ref)
+		case drift.Undeclared:
+			detail = fmt.Sprintf("%s runs %s, which no file of the cluster's paths names", where, f.Image)
+		case drift.NotRunning:
+			detail = fmt.Sprintf("%s does not run %s", where, f.Expected)
+			if len(f.Running) > 0 {
+				detail += " (it runs " + strings.Join(f.Running, ", ") + ")"
+			}
+		}
+		out = append(out, plan.Notice{File: f.File, Line: f.Line, Image: f.Image, Tag: f.Tag, Reason: string(f.Kind), Detail: detail})
+	}
+	return out
 }

@@ -87,6 +87,10 @@ func TestRunPinsDrift(t *testing.T) {
 	if want := (DriftCount{Mixed: 1, Stale: 2}); rep.Summary.Drift != want {
 		t.Errorf("summary's drift %+v, want %+v", rep.Summary.Drift, want)
 	}
+	if len(rep.Plan.Drift) != 3 || rep.Plan.Drift[0].Reason != "mixed" ||
+		!strings.Contains(rep.Plan.Drift[0].Detail, "cluster prod, Deployment prod/web runs 2 builds of "+img("acme/web")+":1.0") {
+		t.Errorf("the dashboard's drift: %+v", rep.Plan.Drift)
+	}
 	var pins int
 	for _, u := range rep.Plan.Updates {
 		if u.Type != "pin" {
