@@ -19,9 +19,10 @@ import (
 )
 
 // A run whose config has clusters: pins a tag whose pods run mixed
-// digests to the digest the tag resolves to now, in a pull request of its
-// own (here previewed); a reference drift.restart names is left to its
-// restart, and one that does not drift gets no pin.
+// digests, or a digest the registry deleted, to the digest the tag
+// resolves to now, in a pull request of its own (here previewed); a
+// reference drift.restart names is left to its restart, and one that
+// does not drift gets no pin.
 func TestRunPinsDrift(t *testing.T) {
 	reg := registrytest.NewServer(t)
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -33,6 +34,9 @@ func TestRunPinsDrift(t *testing.T) {
 	jobOld := push("acme/job", "1.0", "job-a")
 	push("acme/job", "1.0", "job-b")
 	db := push("acme/db", "2.0", "db")
+	oldGone := push("acme/old", "3.0", "old-a")
+	oldNow := push("acme/old", "3.0", "old-b")
+	reg.Delete(t, "acme/old", oldGone)
 	img := func(repo string) string { return reg.Host() + "/" + repo }
 
 	dir := t.TempDir()
@@ -40,7 +44,7 @@ func TestRunPinsDrift(t *testing.T) {
 		".imagebot.yaml": "registries: {\"" + reg.Host() + "\": {}}\nclusters:\n  - name: prod\n    paths: [\"envs/prod/**\"]\ndrift:\n  restart: [\"" + img("acme/job") + "\"]\n",
 		"envs/prod/web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  template:\n    spec:\n      containers:\n" +
 			"        - name: web\n          image: " + img("acme/web") + ":1.0\n        - name: job\n          image: " + img("acme/job") + ":1.0\n" +
-			"        - name: db\n          image: " + img("acme/db") + ":2.0\n",
+			"        - name: db\n          image: " + img("acme/db") + ":2.0\n        - name: old\n          image: " + img("acme/old") + ":3.0\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -57,11 +61,12 @@ func TestRunPinsDrift(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: name,
 				OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "other", Controller: &yes}}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{
-				{Name: "web", Image: img("acme/web") + ":1.0"}, {Name: "job", Image: img("acme/job") + ":1.0"}, {Name: "db", Image: img("acme/db") + ":2.0"}}},
+				{Name: "web", Image: img("acme/web") + ":1.0"}, {Name: "job", Image: img("acme/job") + ":1.0"}, {Name: "db", Image: img("acme/db") + ":2.0"}, {Name: "old", Image: img("acme/old") + ":3.0"}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 				{Name: "web", ImageID: img("acme/web") + "@" + web},
 				{Name: "job", ImageID: img("acme/job") + "@" + jobOld},
-				{Name: "db", ImageID: img("acme/db") + "@" + db}}},
+				{Name: "db", ImageID: img("acme/db") + "@" + db},
+				{Name: "old", ImageID: img("acme/old") + "@" + oldGone}}},
 		}
 	}
 	// The pods are the Deployment's: owned by its ReplicaSet.
@@ -84,10 +89,10 @@ func TestRunPinsDrift(t *testing.T) {
 	}
 	// web runs two builds (mixed, and stale for the old one); job runs an
 	// old build (stale, left to its restart); db is in sync.
-	if want := (DriftCount{Mixed: 1, Stale: 2}); rep.Summary.Drift != want {
+	if want := (DriftCount{Mixed: 1, Stale: 2, Gone: 1}); rep.Summary.Drift != want {
 		t.Errorf("summary's drift %+v, want %+v", rep.Summary.Drift, want)
 	}
-	if len(rep.Plan.Drift) != 3 || rep.Plan.Drift[0].Reason != "mixed" ||
+	if len(rep.Plan.Drift) != 4 || rep.Plan.Drift[0].Reason != "mixed" ||
 		!strings.Contains(rep.Plan.Drift[0].Detail, "cluster prod, Deployment prod/web runs 2 builds of "+img("acme/web")+":1.0") {
 		t.Errorf("the dashboard's drift: %+v", rep.Plan.Drift)
 	}
@@ -97,6 +102,13 @@ func TestRunPinsDrift(t *testing.T) {
 			continue
 		}
 		pins++
+		if u.Image == img("acme/old") {
+			// gone: moved to the build the tag serves now
+			if u.Digest != oldNow || !strings.Contains(strings.Join(u.Grounds, " "), "no longer serves") {
+				t.Errorf("gone's pin = %+v", u)
+			}
+			continue
+		}
 		if u.Image != img("acme/web") || u.Digest != webNew || len(u.Changes) != 1 || u.Changes[0].Digest != webNew {
 			t.Errorf("pin = %+v", u)
 		}
@@ -104,8 +116,8 @@ func TestRunPinsDrift(t *testing.T) {
 			t.Errorf("grounds = %q", u.Grounds)
 		}
 	}
-	if pins != 1 {
-		t.Fatalf("%d pins, want web's alone: %+v", pins, rep.Plan.Updates)
+	if pins != 2 {
+		t.Fatalf("%d pins, want web's and old's: %+v", pins, rep.Plan.Updates)
 	}
 	if want := img("acme/web") + ":1.0@" + webNew; !strings.Contains(out.String(), "+          image: "+want) {
 		t.Errorf("the preview lacks the pinned line %q:\n%s", want, out.String())
