@@ -15,6 +15,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/imagebot/imagebot/internal/drift"
+	"github.com/imagebot/imagebot/internal/testing/kubetest"
 )
 
 // BenchmarkRunning10000Pods lists 10,000 running pods of 100 Deployments
@@ -42,7 +43,7 @@ func BenchmarkRunning10000Pods(b *testing.B) {
 	var pods []drift.Pod
 	for b.Loop() {
 		var err error
-		pods, _, err = (&drift.Kube{Client: cs}).Running(context.Background())
+		pods, _, err = (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}

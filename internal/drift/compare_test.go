@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/imagebot/imagebot/internal/drift"
+	"github.com/imagebot/imagebot/internal/testing/kubetest"
 )
 
 // The five kinds from one repository, one registry and one cluster: web's
@@ -39,7 +40,7 @@ func TestCompareFiveKinds(t *testing.T) {
 		pod("prod", "api-bbb-1", "api-bbb", "bbb", api, w.image("acme/api")+"@"+apiOld),
 		pod("prod", "tool-ccc-1", "tool-ccc", "ccc", tool, w.image("acme/tool")+"@"+webNew),
 	)...)
-	src := &drift.Kube{Client: cs}
+	src := &drift.Kube{Client: kubetest.Clientset(cs)}
 	pods, notices, err := src.Running(context.Background())
 	if err != nil || len(notices) > 0 {
 		t.Fatalf("Running: %v %v", notices, err)
@@ -91,7 +92,7 @@ func TestCompareInSync(t *testing.T) {
 	cs := fake.NewClientset(objects(replicaSet("prod", "web", "h"),
 		pod("prod", "web-h-1", "web-h", "h", w.image("acme/web")+":1.0", w.image("acme/web")+"@"+d),
 		pod("prod", "web-h-2", "web-h", "h", w.image("acme/web")+":1.0", w.image("acme/web")+"@"+d))...)
-	pods, _, err := (&drift.Kube{Client: cs}).Running(context.Background())
+	pods, _, err := (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestCompareOtherTagIsNotRunning(t *testing.T) {
 	rs := refs(t, map[string]string{"web.yaml": deployment("prod", "web", w.image("acme/web")+":1.1")})
 	cs := fake.NewClientset(objects(replicaSet("prod", "web", "h"),
 		pod("prod", "web-h-1", "web-h", "h", w.image("acme/web")+":1.0", w.image("acme/web")+"@"+d))...)
-	pods, _, _ := (&drift.Kube{Client: cs}).Running(context.Background())
+	pods, _, _ := (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 	rep := drift.Compare(context.Background(), drift.Input{Cluster: "c", Refs: rs, Pods: pods, Registry: w.client()})
 	if len(rep.Drift) != 1 || rep.Drift[0].Kind != drift.NotRunning ||
 		!slices.Equal(rep.Drift[0].Running, []string{w.image("acme/web") + ":1.0"}) || rep.Drift[0].Pods[0].Name != "prod/web-h-1" {

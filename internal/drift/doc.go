@@ -8,10 +8,12 @@
 //
 // What runs is a container's status.imageID, the digest the node pulled,
 // not its spec's image string, which says only what was asked for. Pods
-// come through Source; Kube is the Source over a client-go clientset: it
-// lists running Pods (paginated, one list per namespace or one for the
-// cluster) and resolves their owners (ReplicaSet to Deployment, Job to
-// CronJob), and reads nothing else: never Secrets, never a write. The
+// come through Source; Kube is the Source over an API server (NewREST, a
+// client-go REST client that knows three API groups, not a clientset
+// that would register them all): it lists running Pods (paginated, one
+// list per namespace or one for the cluster) and resolves their owners
+// (ReplicaSet to Deployment, Job to CronJob), and reads nothing else:
+// never Secrets, never a write. The
 // registry is asked through the same client as plan, one digest per tag
 // and one existence check per running digest.
 //

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // DefaultPageSize is how many pods one list request asks for: a page of
@@ -17,10 +18,20 @@ import (
 // outlive it.
 const DefaultPageSize = 500
 
-// Kube is the Source over a client-go clientset. It reads pods and the
-// ReplicaSets and Jobs that own them, with list and get only.
+// API is what Kube reads of a cluster, with list and get only: pods, the
+// ReplicaSets that own them, and the Jobs a CronJob made. NewREST is the
+// API of an API server; tests wrap client-go's fake clientset
+// (internal/testing/kubetest.Clientset).
+type API interface {
+	Pods(ctx context.Context, namespace string, opts metav1.ListOptions) (*corev1.PodList, error)
+	ReplicaSets(ctx context.Context, namespace string, opts metav1.ListOptions) (*appsv1.ReplicaSetList, error)
+	Job(ctx context.Context, namespace, name string) (*batchv1.Job, error)
+}
+
+// Kube is the Source over an API. It reads pods and the ReplicaSets and
+// Jobs that own them, with list and get only.
 type Kube struct {
-	Client kubernetes.Interface
+	Client API
 	// Namespaces to list, one list each; nil lists the whole cluster in
 	// one list.
 	Namespaces []string
@@ -68,7 +79,7 @@ func (k *Kube) list(ctx context.Context, ns string, o *owners) ([]Pod, error) {
 	var pods []Pod
 	restarted := false
 	for {
-		page, err := k.Client.CoreV1().Pods(ns).List(ctx, opts)
+		page, err := k.Client.Pods(ctx, ns, opts)
 		if apierrors.IsResourceExpired(err) && opts.Continue != "" && !restarted {
 			// The continue token outlived etcd's compaction (a list
 			// slower than about five minutes): list again from the

@@ -16,6 +16,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/imagebot/imagebot/internal/drift"
+	"github.com/imagebot/imagebot/internal/testing/kubetest"
 )
 
 // pager answers pod lists in pages of limit, as the API server does, and
@@ -56,7 +57,7 @@ func TestKubePaginates(t *testing.T) {
 	pods[3].Status.Phase = corev1.PodPending
 	cs := fake.NewClientset()
 	asked := pager(t, cs, pods)
-	got, _, err := (&drift.Kube{Client: cs, PageSize: 3, LabelSelector: "tier=web"}).Running(context.Background())
+	got, _, err := (&drift.Kube{Client: kubetest.Clientset(cs), PageSize: 3, LabelSelector: "tier=web"}).Running(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +91,11 @@ func TestKubeForbidden(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	pods, notices, err := (&drift.Kube{Client: cs, Namespaces: []string{"web", "secret"}}).Running(context.Background())
+	pods, notices, err := (&drift.Kube{Client: kubetest.Clientset(cs), Namespaces: []string{"web", "secret"}}).Running(context.Background())
 	if err != nil || len(pods) != 1 || len(notices) != 1 || !strings.Contains(notices[0], "namespace secret") {
 		t.Fatalf("pods %d, notices %q, err %v", len(pods), notices, err)
 	}
-	_, _, err = (&drift.Kube{Client: cs}).Running(context.Background())
+	_, _, err = (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "clusters[].namespaces") {
 		t.Fatalf("cluster-wide forbidden: %v", err)
 	}
@@ -103,7 +104,7 @@ func TestKubeForbidden(t *testing.T) {
 	cs.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewUnauthorized("token expired")
 	})
-	if _, _, err = (&drift.Kube{Client: cs}).Running(context.Background()); err == nil || !strings.Contains(err.Error(), "renew them") {
+	if _, _, err = (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background()); err == nil || !strings.Contains(err.Error(), "renew them") {
 		t.Fatalf("unauthorized: %v", err)
 	}
 }
@@ -125,7 +126,7 @@ func TestKubeOwners(t *testing.T) {
 		owned(pod("ns", "db-0", "", "", "mariadb:11", ""), "StatefulSet", "db"),
 		owned(pod("ns", "backup-123-z", "", "", "restic:1", ""), "Job", "backup-123"),
 	)
-	got, _, err := (&drift.Kube{Client: cs}).Running(context.Background())
+	got, _, err := (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestKubeOwners(t *testing.T) {
 	cs.PrependReactor("list", "replicasets", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "replicasets"}, "", fmt.Errorf("no"))
 	})
-	got, notices, err := (&drift.Kube{Client: cs}).Running(context.Background())
+	got, notices, err := (&drift.Kube{Client: kubetest.Clientset(cs)}).Running(context.Background())
 	if err != nil || len(notices) != 1 || got[0].Workload.Kind != "Deployment" || got[0].Workload.Name != "web" {
 		t.Fatalf("without replicasets: %+v %q %v", got, notices, err)
 	}
@@ -175,7 +176,7 @@ func TestKubeExpiredContinue(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	got, _, err := (&drift.Kube{Client: cs, PageSize: 2}).Running(context.Background())
+	got, _, err := (&drift.Kube{Client: kubetest.Clientset(cs), PageSize: 2}).Running(context.Background())
 	if err != nil || len(got) != 4 {
 		t.Fatalf("%d pods, %v", len(got), err)
 	}

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // owners resolves a pod's controller to the workload a manifest declares:
@@ -16,7 +15,7 @@ import (
 // listed once per namespace (not fetched per pod) and only their owner is
 // kept; Jobs are fetched once each.
 type owners struct {
-	client  kubernetes.Interface
+	client  API
 	rs      map[string]Workload // namespace/name -> owner
 	listed  map[string]bool     // namespaces whose ReplicaSets were listed
 	jobs    map[string]Workload
@@ -69,7 +68,7 @@ func (o *owners) listReplicaSets(ctx context.Context, ns string) error {
 	o.listed[ns] = true
 	opts := metav1.ListOptions{Limit: DefaultPageSize}
 	for {
-		page, err := o.client.AppsV1().ReplicaSets(ns).List(ctx, opts)
+		page, err := o.client.ReplicaSets(ctx, ns, opts)
 		if err != nil {
 			return err
 		}
@@ -97,7 +96,7 @@ func (o *owners) job(ctx context.Context, job Workload) (Workload, error) {
 		return w, nil
 	}
 	w := job
-	j, err := o.client.BatchV1().Jobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
+	j, err := o.client.Job(ctx, job.Namespace, job.Name)
 	switch {
 	case apierrors.IsForbidden(err):
 		o.noJobs = true

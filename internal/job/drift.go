@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -106,9 +105,9 @@ func driftCluster(ctx context.Context, o DriftOptions, c config.Cluster, all []d
 	if err != nil {
 		return drift.Report{}, err
 	}
-	client, err := kubernetes.NewForConfig(rc)
+	client, err := drift.NewREST(rc)
 	if err != nil {
-		return drift.Report{}, fmt.Errorf("kubernetes client: %w", err)
+		return drift.Report{}, err
 	}
 	var namespaces []string
 	if len(c.Namespaces) > 0 {

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/drift"
 	"github.com/imagebot/imagebot/internal/imagename"
@@ -34,9 +32,9 @@ func (k Kube) source(c config.Cluster) (drift.Source, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	client, err := kubernetes.NewForConfig(rc)
+	client, err := drift.NewREST(rc)
 	if err != nil {
-		return nil, "", fmt.Errorf("kubernetes client: %w", err)
+		return nil, "", err
 	}
 	return &drift.Kube{Client: client, Namespaces: nonEmpty(c.Namespaces), LabelSelector: c.Selector}, rc.Host, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/drift"
+	"github.com/imagebot/imagebot/internal/testing/kubetest"
 	"github.com/imagebot/imagebot/internal/testing/registrytest"
 )
 
@@ -81,7 +82,7 @@ func TestRunPinsDrift(t *testing.T) {
 	}
 	var out bytes.Buffer
 	o := Options{Repo: dir, Out: &out, DryRun: true, Kube: Kube{Source: func(config.Cluster) (drift.Source, error) {
-		return &drift.Kube{Client: cs}, nil
+		return &drift.Kube{Client: kubetest.Clientset(cs)}, nil
 	}}}
 	rep, err := Run(t.Context(), o)
 	if err != nil {
