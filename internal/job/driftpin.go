@@ -109,27 +109,36 @@ func driftPins(ctx context.Context, k Kube, e *engine, scanned []scan.Ref, p *pl
 	for _, r := range scanned {
 		byLoc[scan.Location{File: r.File, Line: r.Line, Col: r.Col}] = r
 	}
-	pins := map[string]*plan.Update{} // image:tag@digest -> its pin
+	pins := map[string]*plan.Update{}    // image:tag@digest -> its pin
+	pinned := map[scan.Location]string{} // reference -> the pin that moves it
 	var order []string
 	for _, f := range rep.Drift {
 		if (f.Kind != drift.Mixed && f.Kind != drift.Stale && f.Kind != drift.Gone) || f.Tag == "" || f.Expected == "" ||
 			planned[f.Image] || e.cfg.Drift.RestartFor(f.Image) {
 			continue
 		}
+		key := f.Image + ":" + f.Tag + "@" + f.Expected
 		for _, r := range refsAt(byLoc, f.File, f.Line) {
-			if r.Digest != "" || !r.DigestField.OK || moved[r.Location] || r.Image != f.Image {
+			if r.Digest != "" || !r.DigestField.OK || r.Image != f.Image {
 				continue
 			}
-			key := f.Image + ":" + f.Tag + "@" + f.Expected
 			u := pins[key]
-			if u == nil {
-				u = &plan.Update{Image: f.Image, Repo: r.Repo, From: f.Tag, To: f.Tag, Type: "pin", Digest: f.Expected}
-				pins[key] = u
-				order = append(order, key)
+			switch {
+			case pinned[r.Location] == key:
+				// Pinned by this pin already: another cluster's or
+				// kind's finding adds its ground.
+			case moved[r.Location] || pinned[r.Location] != "":
+				continue
+			default:
+				if u == nil {
+					u = &plan.Update{Image: f.Image, Repo: r.Repo, From: f.Tag, To: f.Tag, Type: "pin", Digest: f.Expected}
+					pins[key] = u
+					order = append(order, key)
+				}
+				pinned[r.Location] = key
+				u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag, Digest: f.Expected})
+				u.Locations = append(u.Locations, r.Location)
 			}
-			moved[r.Location] = true
-			u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag, Digest: f.Expected})
-			u.Locations = append(u.Locations, r.Location)
 			ground := fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, not the one build the tag resolves to now (%s).",
 				f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag, imagename.ShortDigest(f.Expected))
 			switch f.Kind {

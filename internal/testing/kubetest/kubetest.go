@@ -84,13 +84,16 @@ func Start(t *testing.T, users map[string]User) *Server {
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file=" + saKey, "--service-account-signing-key-file=" + saKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
+		// The kubernetes Service's endpoint would be this loopback
+		// address, which the reconciler refuses; nothing here needs it.
+		"--endpoint-reconciler-type=none",
 		// No controller-manager makes the namespace's default service
 		// account: pods are admitted without one.
 		"--disable-admission-plugins=ServiceAccount",
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 	}
-	run(t, filepath.Join(bin, "kube-apiserver"), args, filepath.Join(dir, "kube-apiserver.log"))
+	exited := run(t, filepath.Join(bin, "kube-apiserver"), args, filepath.Join(dir, "kube-apiserver.log"))
 
 	s := &Server{URL: fmt.Sprintf("https://127.0.0.1:%d", port), caPEM: pemCert(ca)}
 	s.Kubeconfig = filepath.Join(dir, "kubeconfig")
@@ -102,7 +105,7 @@ func Start(t *testing.T, users map[string]User) *Server {
 	must(t, err)
 	s.Admin, err = kubernetes.NewForConfig(s.AdminREST)
 	must(t, err)
-	s.waitReady(t, filepath.Join(dir, "kube-apiserver.log"))
+	s.waitReady(t, filepath.Join(dir, "kube-apiserver.log"), exited)
 	return s
 }
 
@@ -119,17 +122,23 @@ func (s *Server) writeKubeconfig(t *testing.T, tokens map[string]string) {
 
 // waitReady polls /readyz until the server says ready; a server that
 // never does fails the test with its log's tail.
-func (s *Server) waitReady(t *testing.T, log string) {
+func (s *Server) waitReady(t *testing.T, log string, exited <-chan struct{}) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		body, err := s.Admin.RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
 		if err == nil && string(body) == "ok" {
 			return
 		}
+		select {
+		case <-exited:
+			data, _ := os.ReadFile(log)
+			t.Fatalf("kube-apiserver exited: %v\n%s", err, tail(data, 3000))
+		default:
+		}
 		if time.Now().After(deadline) {
 			data, _ := os.ReadFile(log)
-			t.Fatalf("kube-apiserver not ready after 90 s: %v\n%s", err, tail(data, 3000))
+			t.Fatalf("kube-apiserver not ready after 180 s: %v\n%s", err, tail(data, 3000))
 		}
 		time.Sleep(200 * time.Millisecond) // a real process starting; nothing to inject
 	}
@@ -162,19 +171,26 @@ func startEtcd(t *testing.T, bin, dir string) string {
 	}
 }
 
-// run starts a process that the test's cleanup kills.
-func run(t *testing.T, path string, args []string, logFile string) {
+// run starts a process that the test's cleanup kills; the channel closes
+// when it exits.
+func run(t *testing.T, path string, args []string, logFile string) <-chan struct{} {
 	t.Helper()
 	log, err := os.Create(logFile)
 	must(t, err)
 	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	must(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 		log.Close()
 	})
+	return exited
 }
 
 func freePort(t *testing.T) int {
