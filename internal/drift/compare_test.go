@@ -118,3 +118,19 @@ func TestCompareOtherTagIsNotRunning(t *testing.T) {
 		t.Fatalf("drift = %+v", rep.Drift)
 	}
 }
+
+// A reference whose manifest names a namespace that could not be listed
+// is not reported as not running: nothing is known of what runs there.
+func TestCompareUnreadNamespace(t *testing.T) {
+	w := newWorld(t)
+	w.push(t, "acme/web", "1.0", "web-a")
+	rs := refs(t, map[string]string{
+		"secret.yaml": deployment("secret", "web", w.image("acme/web")+":1.0"),
+		"open.yaml":   deployment("open", "web", w.image("acme/web")+":1.0"),
+	})
+	rep := drift.Compare(context.Background(), drift.Input{Cluster: "c", Refs: rs, Registry: w.client(),
+		Namespaces: []string{"secret", "open"}, Unread: []string{"secret"}})
+	if len(rep.Drift) != 1 || rep.Drift[0].File != "open.yaml" || rep.Drift[0].Kind != drift.NotRunning {
+		t.Fatalf("drift = %+v", rep.Drift)
+	}
+}

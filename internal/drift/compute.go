@@ -21,6 +21,10 @@ type Input struct {
 	// reference whose manifest names another namespace is not this
 	// cluster's to check.
 	Namespaces []string
+	// Unread are namespaces that could not be listed (forbidden): their
+	// references are not checked, since nothing is known of what runs
+	// there.
+	Unread []string
 }
 
 // instance is one container of one pod, parsed.
@@ -111,11 +115,12 @@ func (c *comparison) run(ctx context.Context) {
 }
 
 // inScope is the references a cluster can be checked against: not those
-// whose manifest names a namespace that was not listed.
+// whose manifest names a namespace that was not listed, or could not be.
 func (c *comparison) inScope() []Reference {
 	var refs []Reference
 	for _, r := range c.in.Refs {
-		if ns := r.Workload.Namespace; ns != "" && c.in.Namespaces != nil && !slices.Contains(c.in.Namespaces, ns) {
+		ns := r.Workload.Namespace
+		if ns != "" && (c.in.Namespaces != nil && !slices.Contains(c.in.Namespaces, ns) || slices.Contains(c.in.Unread, ns)) {
 			continue
 		}
 		refs = append(refs, r)

@@ -39,10 +39,14 @@ type Kube struct {
 	LabelSelector string
 	// PageSize is the list requests' limit (0: DefaultPageSize).
 	PageSize int64
+	// Unread are the namespaces Running could not list (forbidden), for
+	// Input.Unread.
+	Unread []string
 }
 
 // Running lists the running pods, each with the workload that owns it.
 func (k *Kube) Running(ctx context.Context) ([]Pod, []string, error) {
+	k.Unread = nil
 	o := &owners{client: k.Client, rs: map[string]Workload{}, jobs: map[string]Workload{}, listed: map[string]bool{}}
 	namespaces := k.Namespaces
 	if namespaces == nil {
@@ -56,6 +60,7 @@ func (k *Kube) Running(ctx context.Context) ([]Pod, []string, error) {
 		case err == nil:
 			pods = append(pods, got...)
 		case apierrors.IsForbidden(err) && ns != metav1.NamespaceAll:
+			k.Unread = append(k.Unread, ns)
 			notices = append(notices, fmt.Sprintf("namespace %s: listing pods is forbidden, so it is not checked (grant list on pods there)", ns))
 		default:
 			return nil, notices, explain(err, ns)

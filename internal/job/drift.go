@@ -125,7 +125,7 @@ func driftCluster(ctx context.Context, o DriftOptions, c config.Cluster, all []d
 		}
 	}
 	e.log.Debug("drift", "cluster", c.Name, "pods", len(pods), "references", len(refs))
-	rep := drift.Compare(ctx, drift.Input{Cluster: c.Name, Refs: refs, Pods: pods, Registry: e.reg, Namespaces: namespaces})
+	rep := drift.Compare(ctx, drift.Input{Cluster: c.Name, Refs: refs, Pods: pods, Registry: e.reg, Namespaces: namespaces, Unread: src.Unread})
 	for _, n := range notices {
 		rep.Notices = append(rep.Notices, drift.Notice{Cluster: c.Name, Message: n})
 	}

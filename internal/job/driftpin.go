@@ -63,7 +63,11 @@ func compareClusters(ctx context.Context, k Kube, e *engine, refs []drift.Refere
 						mine = append(mine, r)
 					}
 				}
-				one := drift.Compare(ctx, drift.Input{Cluster: c.Name, Refs: mine, Pods: pods, Registry: e.reg, Namespaces: nonEmpty(c.Namespaces)})
+				in := drift.Input{Cluster: c.Name, Refs: mine, Pods: pods, Registry: e.reg, Namespaces: nonEmpty(c.Namespaces)}
+				if k, ok := src.(*drift.Kube); ok {
+					in.Unread = k.Unread
+				}
+				one := drift.Compare(ctx, in)
 				rep.Drift = append(rep.Drift, one.Drift...)
 				rep.Notices = append(rep.Notices, one.Notices...)
 				for _, n := range notices {
