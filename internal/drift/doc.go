@@ -19,5 +19,7 @@
 //
 // The package reports; it never changes the cluster, and it opens no pull
 // request (the job turns findings into pull requests through git, the only
-// way imagebot changes what runs).
+// way imagebot changes what runs). SetTemplateAnnotation computes the
+// bytes of a restart pull request's edit (one pod template annotation,
+// nothing else re-serialized); it writes no file itself.
 package drift

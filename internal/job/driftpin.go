@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -113,57 +114,108 @@ func driftPins(ctx context.Context, k Kube, e *engine, scanned []scan.Ref, p *pl
 	for _, r := range scanned {
 		byLoc[scan.Location{File: r.File, Line: r.Line, Col: r.Col}] = r
 	}
-	pins := map[string]*plan.Update{}    // image:tag@digest -> its pin
-	pinned := map[scan.Location]string{} // reference -> the pin that moves it
+	pins := map[string]*plan.Update{}    // image:tag@digest (restart: prefixed) -> its update
+	pinned := map[scan.Location]string{} // reference -> the update that fixes it
+	restarts := map[string]map[string][]int{}
 	var order []string
 	for _, f := range rep.Drift {
-		if (f.Kind != drift.Mixed && f.Kind != drift.Stale && f.Kind != drift.Gone) || f.Tag == "" || f.Expected == "" ||
-			planned[f.Image] || e.cfg.Drift.RestartFor(f.Image) {
+		if (f.Kind != drift.Mixed && f.Kind != drift.Stale && f.Kind != drift.Gone) || f.Tag == "" || f.Expected == "" || planned[f.Image] {
 			continue
 		}
+		restart := e.cfg.Drift.RestartFor(f.Image)
 		key := f.Image + ":" + f.Tag + "@" + f.Expected
+		if restart {
+			key = "restart:" + key
+		}
 		for _, r := range refsAt(byLoc, f.File, f.Line) {
-			if r.Digest != "" || !r.DigestField.OK || r.Image != f.Image {
+			if r.Digest != "" || r.Image != f.Image || (!restart && !r.DigestField.OK) {
 				continue
 			}
 			u := pins[key]
 			switch {
 			case pinned[r.Location] == key:
-				// Pinned by this pin already: another cluster's or
+				// Fixed by this update already: another cluster's or
 				// kind's finding adds its ground.
 			case moved[r.Location] || pinned[r.Location] != "":
 				continue
 			default:
 				if u == nil {
+					// A restart is a new build of the same tag: a digest
+					// update that edits the pod template, not the tag.
 					u = &plan.Update{Image: f.Image, Repo: r.Repo, From: f.Tag, To: f.Tag, Type: "pin", Digest: f.Expected}
+					if restart {
+						u.Type = "digest"
+						restarts[key] = map[string][]int{}
+					}
 					pins[key] = u
 					order = append(order, key)
 				}
 				pinned[r.Location] = key
-				u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag, Digest: f.Expected})
 				u.Locations = append(u.Locations, r.Location)
+				if restart {
+					// The tag stays as written (a change that writes
+					// nothing, for the body's table of locations); the
+					// pod template's annotation changes.
+					restarts[key][r.File] = append(restarts[key][r.File], r.Line)
+					u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag})
+				} else {
+					u.Changes = append(u.Changes, plan.Change{Ref: r, Tag: r.Tag, Digest: f.Expected})
+				}
 			}
-			ground := fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, not the one build the tag resolves to now (%s).",
-				f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag, imagename.ShortDigest(f.Expected))
-			switch f.Kind {
-			case drift.Gone:
-				ground = fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, which the registry no longer serves: a restart on a node without it fails.",
-					f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag)
-			case drift.Mixed:
-				ground = fmt.Sprintf("Drift in cluster %s: the pods of %s run %d different builds of %s:%s.",
-					f.Cluster, f.Workload, len(f.Running), f.Image, f.Tag)
-			}
-			if !slices.Contains(u.Grounds, ground) {
-				u.Grounds = append(u.Grounds, ground)
+			if g := groundOf(f); !slices.Contains(u.Grounds, g) {
+				u.Grounds = append(u.Grounds, g)
 			}
 		}
 	}
 	for _, key := range order {
 		u := pins[key]
-		u.Grounds = append(u.Grounds, fmt.Sprintf("Pinning the tag to %s makes every node run that build after the sync.", imagename.ShortDigest(u.Digest)))
+		if files := restarts[key]; files != nil {
+			u.Files = restartEdits(files, u.Digest)
+			u.Grounds = append(u.Grounds, fmt.Sprintf("drift.restart names this image: the pod template annotation %s makes the workload roll its pods, which pull %s again (imagePullPolicy: Always) and run %s.",
+				drift.RestartAnnotation, u.To, imagename.ShortDigest(u.Digest)))
+		} else {
+			u.Grounds = append(u.Grounds, fmt.Sprintf("Pinning the tag to %s makes every node run that build after the sync.", imagename.ShortDigest(u.Digest)))
+		}
 		p.Updates = append(p.Updates, *u)
 	}
 	return rep
+}
+
+// groundOf is the sentence a pull request says of one finding it fixes.
+func groundOf(f drift.Finding) string {
+	switch f.Kind {
+	case drift.Gone:
+		return fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, which the registry no longer serves: a restart on a node without it fails.",
+			f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag)
+	case drift.Mixed:
+		return fmt.Sprintf("Drift in cluster %s: the pods of %s run %d different builds of %s:%s.",
+			f.Cluster, f.Workload, len(f.Running), f.Image, f.Tag)
+	}
+	return fmt.Sprintf("Drift in cluster %s: %s runs %s of %s:%s, not the one build the tag resolves to now (%s).",
+		f.Cluster, f.Workload, digests(f.Running), f.Image, f.Tag, imagename.ShortDigest(f.Expected))
+}
+
+// restartEdits set the restart annotation in the pod template of each
+// workload whose manifest holds one of the lines, per file from the last
+// line up, so that an insertion never moves a line still to edit.
+func restartEdits(files map[string][]int, digest string) []plan.FileEdit {
+	var edits []plan.FileEdit
+	for _, file := range slices.Sorted(maps.Keys(files)) {
+		lines := slices.Clone(files[file])
+		slices.Sort(lines)
+		slices.Reverse(lines)
+		edits = append(edits, plan.FileEdit{Path: file, Note: "sets the pod template annotation " + drift.RestartAnnotation + " so that the pods roll and pull again", Apply: func(old []byte) ([]byte, error) {
+			out := old
+			for _, l := range lines {
+				var err error
+				if out, err = drift.SetTemplateAnnotation(out, l, drift.RestartAnnotation, digest); err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", file, l, err)
+				}
+			}
+			return out, nil
+		}})
+	}
+	return edits
 }
 
 // refsAt are the scanned references on one line of one file.

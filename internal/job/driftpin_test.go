@@ -21,9 +21,9 @@ import (
 
 // A run whose config has clusters: pins a tag whose pods run mixed
 // digests, or a digest the registry deleted, to the digest the tag
-// resolves to now, in a pull request of its own (here previewed); a
-// reference drift.restart names is left to its restart, and one that
-// does not drift gets no pin.
+// resolves to now, in a pull request of its own (here previewed); an
+// image drift.restart names gets the pod template annotation instead, and
+// one that does not drift gets nothing.
 func TestRunPinsDrift(t *testing.T) {
 	reg := registrytest.NewServer(t)
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -97,8 +97,17 @@ func TestRunPinsDrift(t *testing.T) {
 		!strings.Contains(rep.Plan.Drift[0].Detail, "cluster prod, Deployment prod/web runs 2 builds of "+img("acme/web")+":1.0") {
 		t.Errorf("the dashboard's drift: %+v", rep.Plan.Drift)
 	}
-	var pins int
+	var pins, restarts int
 	for _, u := range rep.Plan.Updates {
+		if u.Image == img("acme/job") {
+			// drift.restart: the tag stays, the pod template's
+			// annotation moves to the build the tag serves now.
+			restarts++
+			if u.Type != "digest" || len(u.Files) != 1 || u.Files[0].Path != "envs/prod/web.yaml" || len(u.Changes) != 1 || u.Changes[0].Digest != "" {
+				t.Errorf("restart = %+v", u)
+			}
+			continue
+		}
 		if u.Type != "pin" {
 			continue
 		}
@@ -119,6 +128,9 @@ func TestRunPinsDrift(t *testing.T) {
 	}
 	if pins != 2 {
 		t.Fatalf("%d pins, want web's and old's: %+v", pins, rep.Plan.Updates)
+	}
+	if restarts != 1 || !strings.Contains(out.String(), "+        imagebot.io/restartedAt: \"sha256:") {
+		t.Errorf("%d restarts; the preview:\n%s", restarts, out.String())
 	}
 	if want := img("acme/web") + ":1.0@" + webNew; !strings.Contains(out.String(), "+          image: "+want) {
 		t.Errorf("the preview lacks the pinned line %q:\n%s", want, out.String())
