@@ -19,7 +19,7 @@ PLATFORMS         ?= linux/amd64,linux/arm64
 # whose dependencies the proxy serves in full (v2.17's go-msix is refused).
 GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.16.0
 
-.PHONY: build image release-snapshot release demo test test-all race vet fuzz bench lint clean
+.PHONY: build image release-snapshot release demo test test-all race vet fuzz bench lint clean kube test-kube
 
 ## build: bin/imagebot for this machine.
 build:
@@ -103,6 +103,18 @@ bench:
 	$(GO) test -run '^$$' -bench 'PlanCharts200x20' -benchtime $(BENCHTIME) ./internal/plan
 	$(GO) test -run '^$$' -bench 'HookToPR' -benchtime 10x ./internal/serve
 	$(GO) test -run '^$$' -bench . -skip 'Plan5000x500|Fleet200x50|PlanCharts200x20|HookToPR' -benchmem -benchtime $(BENCHTIME) ./...
+
+## kube: kube-apiserver and etcd for the drift scenario tests, compiled from
+## the Go module proxy into a cache outside the repository
+## (~/.cache/imagebot-kube); the first build is slow (docs/development.md),
+## later runs find the binaries and do nothing.
+kube:
+	@GO=$(GO) scripts/kube.sh >/dev/null
+
+## test-kube: the tests that need a real API server (TestDriftKube: drift's
+## five kinds through the API, deploy/ dry-run), built by make kube.
+test-kube: kube
+	IMAGEBOT_KUBE_BIN="$$(GO=$(GO) scripts/kube.sh)" $(TEST_ENV) $(GO) test -count=1 -vet=off -run 'TestDriftKube' ./cmd/bot
 
 clean:
 	rm -rf bin dist

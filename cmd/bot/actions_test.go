@@ -234,7 +234,7 @@ func TestDeployManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(kinds)
-	if diff := cmp.Diff([]string{"CronJob", "Deployment", "Job", "Secret", "Service"}, kinds); diff != "" {
+	if diff := cmp.Diff([]string{"ClusterRole", "ClusterRoleBinding", "CronJob", "Deployment", "Job", "Secret", "Service", "ServiceAccount"}, kinds); diff != "" {
 		t.Errorf("kinds under deploy/ (-want +got):\n%s", diff)
 	}
 }

@@ -36,6 +36,7 @@ DIR is the repository to work on (default: the current directory).`,
 	root.AddCommand(
 		newPlanCmd(f, nil),
 		newApplyCmd(f, nil),
+		newDriftCmd(f, nil),
 		newRunCmd(f, nil),
 		newRollbackCmd(f, nil),
 		newPrepullHelperCmd(f),

@@ -17,7 +17,8 @@ import (
 // runOptions are the flags of `run` (and of each scheduled run of `serve`).
 type runOptions struct {
 	commonOptions
-	DryRun bool
+	DryRun     bool
+	Kubeconfig string // --kubeconfig: the clusters of clusters: (drift)
 }
 
 func newRunCmd(f *factory, runF func(context.Context, *runOptions) error) *cobra.Command {
@@ -58,6 +59,7 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 	o.bind(cmd.Flags())
 	o.bindForge(cmd.Flags())
 	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests it would open or change; write nothing")
+	bindKubeconfig(cmd, &o.Kubeconfig)
 	return cmd
 }
 
@@ -85,6 +87,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	jo.Kube = job.Kube{Kubeconfig: o.Kubeconfig}
 	rep, err := job.Run(ctx, jo)
 	o.reportRun(o.IO.Out, rep, o.DryRun)
 	if errors.Is(err, job.ErrNoToken) {

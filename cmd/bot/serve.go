@@ -21,6 +21,7 @@ import (
 type serveOptions struct {
 	commonOptions
 	DryRun     bool
+	Kubeconfig string // --kubeconfig; without one, in-cluster credentials
 	Clones     []string
 	Schedule   string
 	Listen     string
@@ -81,6 +82,7 @@ without a schedule or HTTP: for a Kubernetes CronJob, or an Indexed Job with
 	}
 	o.bind(cmd.Flags())
 	o.bindForge(cmd.Flags())
+	bindKubeconfig(cmd, &o.Kubeconfig)
 	fs := cmd.Flags()
 	fs.Lookup("repo").Usage = "the checkout `DIR` to serve, as the DIR argument; left as it is, and refused while it has uncommitted or untracked files"
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "print the pull requests each run would open or change; write nothing")
@@ -225,6 +227,7 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	o.IO.Out, o.IO.ErrOut = &lockedWriter{w: o.IO.Out}, &lockedWriter{w: o.IO.ErrOut}
 	log := o.logger()
 	jo.Logger, jo.Progress = log, newJobProgress(o.IO.ErrOut, o.Env)
+	jo.Kube = job.Kube{Kubeconfig: o.Kubeconfig, InCluster: true}
 	return serve.New(serve.Options{
 		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: sh.token, TokenVar: sh.tokenVar, User: sh.user, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,

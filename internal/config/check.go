@@ -67,6 +67,7 @@ func (c *Config) check(d *decoder, m mapping) {
 	c.checkRegistries(d, m.value(d, "registries"))
 	c.checkRollouts(d, m)
 	c.checkDraft(d, m)
+	c.checkClusters(d, m)
 }
 
 // checkDraft rejects draft pull requests next to automerge: GitHub refuses

@@ -61,6 +61,10 @@ type Config struct {
 	// Hooks is what serve's push hooks ask of a notification (serve's
 	// own config file only).
 	Hooks Hooks `yaml:"hooks"`
+	// Clusters are compared with the repository by drift (clusters.go).
+	// Both are left out of a JSON dump when unset.
+	Clusters []Cluster `yaml:"clusters" json:"Clusters,omitempty"`
+	Drift    *Drift    `yaml:"drift" json:"Drift,omitempty"`
 
 	// File is the path the config was loaded from, "" when defaulted.
 	File string `yaml:"-"`

@@ -23,6 +23,7 @@ type View struct {
 	Declined []Entry // versions declined by closing their PR (ID: "propose again")
 	Notices  []Note
 	Problems []Note
+	Drift    []Note // what the clusters run that git or the registry does not say
 	// Limits says what the limits are ("at most 5 open, 2 a run"), for
 	// the waiting section's heading; "" when none are set.
 	Limits string
@@ -87,9 +88,10 @@ func render(v View, limit int) string {
 	entries(&b, "Awaiting approval", "Tick one to open its pull request on the next run.", v.Approval, "open", limit)
 	held(&b, v.Held, limit)
 	entries(&b, "Declined", "Closed without merging: imagebot does not propose these versions again. Tick one to propose it again.", v.Declined, "again", limit)
+	notes(&b, "Drift", v.Drift, limit)
 	notes(&b, "Notices", v.Notices, limit)
 	notes(&b, "Problems", v.Problems, limit)
-	if len(v.Open)+len(v.Waiting)+len(v.Approval)+len(v.Held)+len(v.Declined)+len(v.Notices)+len(v.Problems) == 0 {
+	if len(v.Open)+len(v.Waiting)+len(v.Approval)+len(v.Held)+len(v.Declined)+len(v.Notices)+len(v.Problems)+len(v.Drift) == 0 {
 		b.WriteString("Nothing to do: every image is up to date.\n\n")
 	}
 	b.WriteString(Marker(v.State))

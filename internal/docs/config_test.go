@@ -24,6 +24,7 @@ var referenceSections = map[string]string{
 	"Groups":         "group",
 	"Environments":   "environment",
 	"Pre-pull":       "prepull",
+	"Clusters":       "cluster",
 }
 
 // TestConfigurationReference holds docs/configuration.md to the JSON Schema

@@ -299,7 +299,11 @@ func changesTable(g group) table {
 	var b strings.Builder
 	for _, u := range g.Updates {
 		for _, f := range u.Files {
-			fmt.Fprintf(&b, "\nAlso edits %s (%s).\n", lit(f.Path), fileEditNote(u))
+			note := f.Note
+			if note == "" {
+				note = fileEditNote(u)
+			}
+			fmt.Fprintf(&b, "\nAlso edits %s (%s).\n", lit(f.Path), note)
 			break
 		}
 	}

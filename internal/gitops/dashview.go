@@ -88,6 +88,15 @@ func (r *runner) view(p *plan.Plan, gs []group, wait []waiter) dashboard.View {
 		}
 		v.Notices = append(v.Notices, r.note(n.File, n.Line, text))
 	}
+	for _, d := range p.Drift {
+		text := word(d.Reason) + ": " + tame(d.Detail)
+		if d.File == "" {
+			// An image no file names: the cluster and workload say where.
+			v.Drift = append(v.Drift, dashboard.Note{Where: shortName(d.Image), Text: text})
+			continue
+		}
+		v.Drift = append(v.Drift, r.note(d.File, d.Line, text))
+	}
 	for _, pr := range append(slices.Clone(p.Problems), r.res.Problems...) {
 		text := tame(pr.Message)
 		if e := pr.Elsewhere(); e != "" {

@@ -41,6 +41,8 @@ type Options struct {
 	// (normalized names): the run is partial, so the pull requests of
 	// other images and the dashboard are left as they are (hook.go).
 	Images []string
+	// Kube reaches the clusters of the config's `clusters:` (driftpin.go).
+	Kube Kube
 }
 
 // GitHub is how Run and Rollback reach the repository on GitHub, as the
@@ -122,6 +124,7 @@ type Summary struct {
 	RateLimited int
 	Problems    int // problems in the repository's files
 	Dangling    int // references whose image the registry no longer has
+	Drift       DriftCount
 }
 
 // logger is o.Logger, or one that discards.

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/drift"
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/plan"
 )
@@ -62,12 +63,17 @@ func Run(ctx context.Context, o Options) (*RunReport, error) {
 	if err == nil {
 		err = applyRollouts(ctx, e, sess, p, scanned.Refs, o.Version)
 	}
+	var drifted *drift.Report
+	if err == nil && len(e.cfg.Clusters) > 0 {
+		drifted = driftPins(ctx, o.Kube, e, scanned.Refs, p)
+	}
 	endPlan()
 	if err != nil {
 		return rep, err
 	}
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
+	rep.Summary.Drift = countDrift(drifted)
 	ro := pullRequestOptions(e, o.DryRun, o.out())
 	// A hook's run plans one image: what it does not plan it must not
 	// close, nor rewrite the dashboard from.
@@ -113,13 +119,18 @@ func preview(ctx context.Context, o *Options) (*RunReport, error) {
 	}
 	defer e.flush()
 	endPlan := o.progress().Phase(phasePreview)
-	p, _, err := e.plan(ctx)
+	p, scanned, err := e.plan(ctx)
+	var drifted *drift.Report
+	if err == nil && len(e.cfg.Clusters) > 0 {
+		drifted = driftPins(ctx, o.Kube, e, scanned.Refs, p)
+	}
 	endPlan()
 	if err != nil {
 		return rep, err
 	}
 	describePullRequests(e.cfg, p)
 	rep.Summary = summarize(p)
+	rep.Summary.Drift = countDrift(drifted)
 	e.log.Info("no GITHUB_TOKEN: previewing from the working tree only")
 	if err := gitops.Preview(p, o.Repo, e.cfg.Git.BranchPrefix, e.cfg.MajorMinorSeparate(), o.out()); err != nil {
 		return rep, err

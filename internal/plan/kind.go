@@ -27,4 +27,7 @@ type FileEdit struct {
 	// Apply returns the new content; it must be deterministic, so that a
 	// rerun makes the same commit.
 	Apply func(old []byte) ([]byte, error)
+	// Note says in the PR body why the file is edited; "" for the
+	// pre-pull DaemonSet's wording.
+	Note string
 }

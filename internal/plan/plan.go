@@ -26,6 +26,11 @@ type Plan struct {
 	// candidates a gate held back; both nil unless Options.FirstSeen is set.
 	Seen map[string]time.Time `json:"-"`
 	Held []Held               `json:"-"`
+	// Drift is what the clusters of clusters: run that the repository or
+	// the registry does not say (the job's drift check), for the
+	// dashboard: Reason is the kind, Detail the cluster, workload and
+	// digests; File is "" for an image no file names.
+	Drift []Notice `json:"-"`
 }
 
 // Sort puts the plan in its one order, which every output shows: updates

@@ -35,6 +35,7 @@ type metrics struct {
 	// danglingNow adds up the dangling references of the run going on,
 	// so that the gauge moves once per run, not repository by repository.
 	danglingNow int
+	drift       *driftGauge // driftmetrics.go
 }
 
 func newMetrics() *metrics {
@@ -101,8 +102,9 @@ func newMetrics() *metrics {
 			Help:    "Time from a push notification's arrival to a pull request it opened or updated, per pull request.",
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
 		}),
+		drift: newDriftGauge(),
 	}
-	m.reg.MustRegister(m.hookRequests, m.hookToPR)
+	m.reg.MustRegister(m.hookRequests, m.hookToPR, m.drift.vec)
 	m.reg.MustRegister(m.runs, m.duration, m.updates, m.pulls, m.regRequests, m.regErrors, m.regNotMod, m.regCached,
 		m.lastRun, m.skipped, m.inProgress, m.dangling,
 		// The usual process and Go runtime series, so that a dashboard can
@@ -127,6 +129,7 @@ func (m *metrics) repoDone(s job.Summary) {
 	m.pulls.WithLabelValues("updated").Add(float64(s.Updated))
 	m.pulls.WithLabelValues("closed").Add(float64(s.Closed))
 	m.danglingNow += s.Dangling
+	m.drift.repoDone(s)
 }
 
 // registryDone adds what a run cost the registries: its clients are
@@ -151,5 +154,6 @@ func (m *metrics) runDone(st Status, updates int, took time.Duration, end time.T
 	m.updates.Set(float64(updates))
 	m.dangling.Set(float64(m.danglingNow))
 	m.danglingNow = 0
+	m.drift.runDone()
 	m.lastRun.Set(float64(end.UnixNano()) / 1e9)
 }
