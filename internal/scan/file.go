@@ -113,9 +113,9 @@ func scanFile(file string, src []byte) fileResult {
 // "images" contain "image" too; "hart" is in chart, Chart and helmCharts;
 // "Repository" in Flux's sources; "argoproj" in every Argo CD object;
 // "Image", "IMAGE", "epository", "oci://", "renovate:" in keys.go's and
-// annotation.go's shapes.
+// annotation.go's shapes; Crossplane's and Tekton's groups in packages.go's.
 func mayHold(src []byte) bool {
-	for _, s := range []string{"image", "hart", "Repository", "argoproj", "Image", "IMAGE", "epository", "oci://", "renovate:"} {
+	for _, s := range []string{"image", "hart", "Repository", "argoproj", "Image", "IMAGE", "epository", "oci://", "renovate:", "pkg.crossplane.io", "tekton.dev"} {
 		if bytes.Contains(src, []byte(s)) {
 			return true
 		}

@@ -32,6 +32,7 @@ func (w *walker) object(doc *kyaml.Node) {
 	group, _, _ := strings.Cut(str(doc, "apiVersion"), "/")
 	kind := str(doc, "kind")
 	w.watched(doc, group, kind)
+	w.packages(doc, group, kind) // packages.go
 	switch {
 	case group == "helm.toolkit.fluxcd.io" && kind == "HelmRelease":
 		w.helmRelease(doc)
