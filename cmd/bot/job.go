@@ -60,10 +60,12 @@ func (o *commonOptions) forge() (job.Forge, error) {
 	}
 	if o.ForgeURL != "" {
 		u, err := url.Parse(o.ForgeURL)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || (u.Path != "" && u.Path != "/") {
-			return f, usagef("--forge-url %s: want the host's URL, such as https://github.example.com, without credentials or path", gitops.RedactURL(o.ForgeURL))
+		// A path is where the host is installed (https://host/gitlab):
+		// every host may live under one, and projects follow it.
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return f, usagef("--forge-url %s: want the host's URL, such as https://github.example.com or https://example.com/gitlab, without credentials or query", gitops.RedactURL(o.ForgeURL))
 		}
-		f.URL = o.ForgeURL
+		f.URL = strings.TrimSuffix(o.ForgeURL, "/")
 	}
 	if err := job.ForgeSupported(f, ""); err != nil {
 		if f.Kind != "" {

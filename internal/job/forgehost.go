@@ -73,11 +73,84 @@ func (h Host) CheckRemote(remote string) error {
 		return fmt.Errorf("the git remote %s is on %s, not on the %s server %s (%s): "+
 			"the %s token goes to its own host only, so nothing was sent. Run in a clone of the %s repository (origin on %s), %s",
 			gitops.RedactURL(remote), what, h.Name, strings.ToLower(su.Host), setting, h.Name, h.Name, shost, h.Hint)
+	case !underPath(remote, rscheme, su.Path):
+		return fmt.Errorf("the git remote %s is not under the %s server's path %s (%s): "+
+			"the %s token goes to its own server only, so nothing was sent; set %s to the server origin is on",
+			gitops.RedactURL(remote), h.Name, strings.TrimSuffix(su.Path, "/"), strings.TrimSuffix(server, "/"), h.Name, h.Var)
 	case rscheme == "http" && su.Scheme == "https":
 		return fmt.Errorf("the git remote %s is plain http, but the %s server %s is https: the token is never sent in plain http, so nothing was sent; "+
 			"make origin's URL https (git remote set-url origin https://...)", gitops.RedactURL(remote), h.Name, strings.ToLower(su.Host))
 	}
 	return nil
+}
+
+// underPath reports whether an http(s) remote lies under the server's
+// path (a host installed at https://host/gitlab serves its repositories
+// under /gitlab/, and another service may answer the rest of the host).
+// ssh remotes carry no such path (git@host:group/name), and pass.
+func underPath(remote, scheme, serverPath string) bool {
+	prefix := strings.TrimSuffix(serverPath, "/")
+	if prefix == "" || (scheme != "http" && scheme != "https") {
+		return true
+	}
+	u, err := url.Parse(remote)
+	return err == nil && strings.HasPrefix(u.Path, prefix+"/")
+}
+
+// RepoPath is the repository's path on a host served at server, which may
+// be installed under a path (https://host/gitlab): what follows the
+// server's path in an http(s) remote's, else the whole path of an ssh
+// remote (git@host:group/name.git, which never carries the server's path),
+// without ".git" and slashes around it: "group/sub/name".
+func RepoPath(remote, server string) (string, error) {
+	var p string
+	if u, err := url.Parse(remote); err == nil && u.Scheme != "" && u.Host != "" {
+		p = u.Path
+		if su, err := url.Parse(server); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			prefix := strings.TrimSuffix(su.Path, "/")
+			if prefix != "" && !strings.HasPrefix(p, prefix+"/") {
+				return "", fmt.Errorf("remote %s: not under the server's path %s", gitops.RedactURL(remote), prefix)
+			}
+			p = strings.TrimPrefix(p, prefix)
+		}
+	} else if _, rest, ok := strings.Cut(remote, ":"); ok { // git@host:group/name.git
+		p = rest
+	}
+	p = strings.Trim(strings.TrimSuffix(strings.TrimSuffix(p, "/"), ".git"), "/")
+	if !strings.Contains(p, "/") {
+		return "", fmt.Errorf("remote %s: no owner/name in its path", gitops.RedactURL(remote))
+	}
+	return p, nil
+}
+
+// ServerFromRemote is the server of a host whose repositories are
+// owner/name (Gitea, Forgejo), read from a remote on it: the remote's
+// scheme, host and whatever path precedes owner/name.git, so that a server
+// installed under a path (https://host/gitea) is found too. An ssh remote
+// gives the https server on its host. ok is false for a local path.
+func ServerFromRemote(remote string) (string, bool) {
+	if u, err := url.Parse(remote); err == nil && u.Scheme != "" && u.Host != "" {
+		switch strings.ToLower(u.Scheme) {
+		case "http", "https":
+			segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+			if len(segs) < 2 {
+				return "", false
+			}
+			prefix := strings.Join(segs[:len(segs)-2], "/")
+			s := &url.URL{Scheme: strings.ToLower(u.Scheme), Host: u.Host}
+			if prefix != "" {
+				s.Path = "/" + prefix
+			}
+			return s.String(), true
+		case "ssh":
+			return "https://" + u.Hostname(), true
+		}
+		return "", false
+	}
+	if _, host, _, ok := remoteHost(remote); ok {
+		return "https://" + host, true
+	}
+	return "", false
 }
 
 // remoteHost is the scheme and host a git remote URL reaches, lowercased,

@@ -36,9 +36,22 @@ func GiteaHost(serverURL string) Host {
 func (o *Options) ForgeHost() Host {
 	origin, _ := gitops.OriginURL(o.Repo)
 	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
-		return GiteaHost(cmp.Or(o.Forge.URL, o.Gitea.ServerURL))
+		return GiteaHost(o.giteaServer(origin))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
+}
+
+// giteaServer is the Gitea or Forgejo server's URL: --forge-url, else
+// GITEA_SERVER_URL (FORGEJO_SERVER_URL), else the server origin is on
+// (ServerFromRemote), as GitLab's project is read from origin. The token
+// goes there as git's password anyway, so the API on the same server and
+// path learns nothing more of it.
+func (o *Options) giteaServer(origin string) string {
+	if s := cmp.Or(o.Forge.URL, o.Gitea.ServerURL); s != "" {
+		return strings.TrimSuffix(s, "/")
+	}
+	s, _ := ServerFromRemote(gitops.RedactURL(origin))
+	return s
 }
 
 // giteaConnection is how run and rollback reach the repository on Gitea
@@ -48,13 +61,13 @@ func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 	if o.Gitea.Token == "" {
 		return conn, false, nil
 	}
-	server := strings.TrimSuffix(cmp.Or(o.Forge.URL, o.Gitea.ServerURL), "/")
-	host := GiteaHost(server)
-	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return conn, false, err
 	}
 	origin, err := gitops.OriginURL(o.Repo)
+	server := o.giteaServer(origin)
+	host := GiteaHost(server)
+	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}
 	switch {
 	case err == nil:
 		conn.URL = origin

@@ -98,27 +98,11 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 		return c, false, err
 	}
 	if c.Repository == "" {
-		if c.Repository, err = gitlabProjectFromURL(c.URL); err != nil {
+		if c.Repository, err = RepoPath(c.URL, server); err != nil {
 			return c, false, fmt.Errorf("%w: set CI_PROJECT_PATH to the project's full path", err)
 		}
 	}
 	return c, true, nil
-}
-
-// gitlabProjectFromURL is a GitLab remote's project path: every segment,
-// since GitLab nests groups ("group/sub/name").
-func gitlabProjectFromURL(raw string) (string, error) {
-	p := raw
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		p = u.Path
-	} else if _, rest, ok := strings.Cut(raw, ":"); ok { // git@gitlab.com:group/name.git
-		p = rest
-	}
-	p = strings.Trim(strings.TrimSuffix(p, ".git"), "/")
-	if !strings.Contains(p, "/") {
-		return "", fmt.Errorf("remote %s: no group/name in its path", gitops.RedactURL(raw))
-	}
-	return p, nil
 }
 
 // explainGitLab says what to do about GitLab's and git's refusals, in

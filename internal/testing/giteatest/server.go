@@ -39,6 +39,7 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
@@ -66,6 +67,7 @@ type Server struct {
 	clock    func() time.Time
 	http     *httptest.Server
 	git      http.Handler // nil: no git at the API's host
+	basePath string       // the server's path on its host (ROOT_URL's): "/gitea"; "" at the root
 
 	mu       sync.Mutex
 	repos    map[string]*repo
@@ -111,6 +113,13 @@ func WithGit(target string) Option {
 	}
 }
 
+// WithBasePath installs the server under path ("/gitea"), as Gitea with a
+// ROOT_URL path behind a reverse proxy: the API is at URL()/api/v1, git
+// at URL()/owner/name.git, and nothing answers outside it.
+func WithBasePath(path string) Option {
+	return func(s *Server) { s.basePath = strings.TrimSuffix(path, "/") }
+}
+
 // WithClock sets the time the fake lives in.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
 
@@ -153,12 +162,12 @@ func New(opts ...Option) *Server {
 	} {
 		mux.HandleFunc(pattern, h)
 	}
-	s.http = httptest.NewServer(s.front(mux))
+	s.http = httptest.NewServer(forgetest.Mount(s.basePath, s.front(mux)))
 	return s
 }
 
 // URL is the server's root: the SDK's URL, and gitops.Options.APIURL.
-func (s *Server) URL() string { return s.http.URL }
+func (s *Server) URL() string { return s.http.URL + s.basePath }
 
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }

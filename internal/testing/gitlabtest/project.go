@@ -50,7 +50,7 @@ func (s *Server) AddProject(path, defaultBranch string, git githubtest.GitBacken
 
 func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
 
-func (s *Server) webURL(p *project) string { return s.http.URL + "/" + p.path }
+func (s *Server) webURL(p *project) string { return s.URL() + "/" + p.path }
 
 func (s *Server) routes() {
 	s.handle("GET /api/v4/user", func(c *ctx) { c.json(http.StatusOK, toUser(c.u)) })
