@@ -31,6 +31,9 @@ func TestLayering(t *testing.T) {
 	// Anything that talks to git, GitHub or a registry.
 	network := []string{"github.com/go-git/", "github.com/google/go-github/",
 		"github.com/hashicorp/go-retryablehttp", "github.com/google/go-containerregistry/pkg/v1/remote"}
+	// Every git host's client: only its driver (internal/gitops/forge/<host>)
+	// may link it.
+	hostSDKs := []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/", "github.com/bradleyfalzon/ghinstallation/"}
 	tests := []struct {
 		pkg string
 		// deps may appear nowhere in the package's dependency graph.
@@ -64,6 +67,9 @@ func TestLayering(t *testing.T) {
 		// What a registry says about an image, shared by the registry
 		// client and the gates without either importing the other.
 		{"internal/imagefacts", network, []string{"net/http", "os/exec"}},
+		// The hosts' room: the Forge interface, its types and errors,
+		// below every driver and the lifecycle; no host's SDK, no git.
+		{"internal/gitops/forge", append(hostSDKs, "github.com/go-git/", "github.com/google/go-containerregistry/"), nil},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code
@@ -73,6 +79,8 @@ func TestLayering(t *testing.T) {
 		"internal/config":     {"internal/policy", "internal/timefmt"},
 		"internal/timefmt":    {},
 		"internal/imagefacts": {},
+		// Drivers and the lifecycle import forge, never the other way.
+		"internal/gitops/forge": {"internal/secret"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {

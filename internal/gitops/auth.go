@@ -87,7 +87,7 @@ func (a *App) Token(ctx context.Context, apiURL, repository string) (string, err
 		a.creds[key] = c
 		a.mu.Unlock()
 	}
-	return c.token(ctx)
+	return c.Token(ctx)
 }
 
 // String names the App without its key.
@@ -95,21 +95,6 @@ func (a *App) String() string { return fmt.Sprintf("GitHub App %d", a.id) }
 
 // GoString keeps %#v from printing the key.
 func (a *App) GoString() string { return a.String() }
-
-// credentials are what a run authenticates with, to the API and to git.
-type credentials interface {
-	// token is a token good for refreshMargin at least.
-	token(ctx context.Context) (string, error)
-	// scrub removes every secret handed out from err.
-	scrub(err error) error
-}
-
-// staticToken is GITHUB_TOKEN, or no token at all when empty.
-type staticToken string
-
-func (t staticToken) token(context.Context) (string, error) { return string(t), nil }
-
-func (t staticToken) scrub(err error) error { return scrub(err, string(t)) }
 
 // JWT timing as GitHub recommends: issued a minute in the past, against a
 // clock behind GitHub's, and valid for GitHub's ten minutes from then.
@@ -175,7 +160,7 @@ func newAppCredentials(ctx context.Context, o Options, rt http.RoundTripper, api
 		c.id = inst.GetID()
 		o.Logger.Debug("found the GitHub App's installation", "app", o.App.id, "installation", c.id)
 	}
-	if _, err := c.token(ctx); err != nil {
+	if _, err := c.Token(ctx); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -188,7 +173,7 @@ func (c *appCredentials) asApp() *github.Client {
 	return gh
 }
 
-func (c *appCredentials) token(ctx context.Context) (string, error) {
+func (c *appCredentials) Token(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.current != nil {
@@ -213,7 +198,7 @@ func (c *appCredentials) token(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-func (c *appCredentials) scrub(err error) error {
+func (c *appCredentials) Scrub(err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, t := range c.seen {
@@ -265,7 +250,7 @@ type authTransport struct {
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	tok, err := t.creds.token(req.Context())
+	tok, err := t.creds.Token(req.Context())
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()

@@ -46,7 +46,7 @@ const giteaUser = "imagebot"
 
 func (g *tea) Name() string { return "Gitea" }
 
-func (g *tea) gitCredentials() (string, credentials) { return giteaUser, g.token }
+func (g *tea) GitCredentials() (string, credentials) { return giteaUser, g.token }
 
 // newGitea connects to the Gitea or Forgejo server at o.APIURL (its root,
 // "https://gitea.example.com"; a trailing /api/v1 is taken off).
@@ -96,7 +96,7 @@ func (g *tea) teaErr(resp *gitea.Response, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = g.token.scrub(err)
+	err = g.token.Scrub(err)
 	if resp == nil || resp.Response == nil {
 		return err
 	}

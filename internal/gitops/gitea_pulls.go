@@ -78,13 +78,13 @@ func teaBranches(pr *gitea.PullRequest) (head, base string, own bool) {
 }
 
 // keepsTea reports whether q keeps pr, read without its body.
-func (q Query) keepsTea(pr *gitea.PullRequest) bool {
+func keepsTea(q Query, pr *gitea.PullRequest) bool {
 	c := &Change{State: string(pr.State)}
 	c.Head, c.Base, c.OwnBranch = teaBranches(pr)
 	if pr.Poster != nil {
 		c.Author = pr.Poster.UserName
 	}
-	return q.keeps(c)
+	return q.Keeps(c)
 }
 
 // pulls lists the pull requests q keeps, oldest first, and calls each
@@ -113,7 +113,7 @@ func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest) 
 			return fmt.Errorf("list %s pull requests: %w", state, g.teaErr(resp, err))
 		}
 		for _, pr := range prs {
-			if q.keepsTea(pr) && !each(pr) {
+			if keepsTea(q, pr) && !each(pr) {
 				return nil
 			}
 		}

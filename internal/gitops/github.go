@@ -39,7 +39,7 @@ var (
 
 func (h *hub) Name() string { return "GitHub" }
 
-func (h *hub) gitCredentials() (string, credentials) { return "x-access-token", h.creds }
+func (h *hub) GitCredentials() (string, credentials) { return "x-access-token", h.creds }
 
 // ghErr is err as the lifecycle reads it: GitHub's rate limits, as
 // go-github reports each kind, become a *RateLimitError. Primary limits
@@ -296,7 +296,7 @@ func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("enable auto-merge: %w", h.creds.scrub(err))
+		return fmt.Errorf("enable auto-merge: %w", h.creds.Scrub(err))
 	}
 	defer resp.Body.Close()
 	var out struct {

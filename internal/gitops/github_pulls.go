@@ -54,7 +54,7 @@ func (h *hub) Changes(ctx context.Context, q Query) ([]*Change, error) {
 // bodies, go with their page.
 func appendKept(out []*Change, prs []*github.PullRequest, q Query) []*Change {
 	for _, pr := range prs {
-		if c := fromPull(pr); q.keeps(c) {
+		if c := fromPull(pr); q.Keeps(c) {
 			out = append(out, c)
 		}
 	}
@@ -89,7 +89,7 @@ func (h *hub) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 				return false
 			}
 			for _, pr := range prs {
-				if c := fromPull(pr); want[c.Head] && q.keeps(c) {
+				if c := fromPull(pr); want[c.Head] && q.Keeps(c) {
 					out[c.Head] = append(out[c.Head], c)
 				}
 			}

@@ -47,13 +47,9 @@ const gitlabDraft = "Draft: "
 
 func (l *lab) Name() string { return "GitLab" }
 
-// gitCredentials: GitLab takes an access token over https as the password
+// GitCredentials: GitLab takes an access token over https as the password
 // of any user name; "oauth2" is the one its docs give.
-func (l *lab) gitCredentials() (string, credentials) { return "oauth2", l.token }
-
-// ErrNoRepository is a repository the host says does not exist, or that
-// the token may not see (GitLab's and GitHub's 404).
-var ErrNoRepository = errors.New("no such repository")
+func (l *lab) GitCredentials() (string, credentials) { return "oauth2", l.token }
 
 // noLimit stops client-go from pacing requests by RateLimit-Limit in the
 // wall clock's time: a run waits out GitLab's 429s in its own clock

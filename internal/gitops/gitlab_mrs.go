@@ -123,7 +123,7 @@ func (l *lab) appendKept(out []*Change, mrs []*gitlab.BasicMergeRequest, q Query
 		if mr.State == mrOpened || mr.State == mrLocked {
 			c.State = "open"
 		}
-		if q.keeps(c) {
+		if q.Keeps(c) {
 			out = append(out, l.fromMR(mr))
 		}
 	}

@@ -215,17 +215,17 @@ func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
 		Prune:      prune,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.scrub(err))
+		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.Scrub(err))
 	}
 	return nil
 }
 
 // auth is the credential of one fetch or push: the token as the password
-// of basic auth, with the host's user name (Forge.gitCredentials), never in the URL or any config. It is
+// of basic auth, with the host's user name (Forge.GitCredentials), never in the URL or any config. It is
 // asked for each time, so that a GitHub App's token is a current one even
 // late in a long run.
 func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
-	tok, err := r.creds.token(ctx)
+	tok, err := r.creds.Token(ctx)
 	if err != nil || tok == "" {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 	err = r.repo.PushContext(ctx, opts)
 	already = errors.Is(err, git.NoErrAlreadyUpToDate)
 	if err != nil && !already {
-		return false, fmt.Errorf("push %s: %w", branch, r.creds.scrub(err))
+		return false, fmt.Errorf("push %s: %w", branch, r.creds.Scrub(err))
 	}
 	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
 }

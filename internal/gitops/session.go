@@ -58,7 +58,7 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 		return nil, err
 	}
 	base := repo.DefaultBranch
-	user, creds := h.gitCredentials()
+	user, creds := h.GitCredentials()
 	rm, err := openRemote(ctx, o.URL, user, creds, base)
 	if err != nil {
 		return nil, err
