@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"code.gitea.io/sdk/gitea"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // tea is Gitea, and Forgejo (its fork, with the same API), as a Forge,
@@ -180,20 +182,20 @@ func (g *tea) Comment(ctx context.Context, n int, text string) error {
 func (g *tea) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
 	c := g.client(ctx)
 	opts := gitea.ListIssueCommentOptions{ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-	for page := 1; page <= maxGiteaPages; page++ {
+	found := false
+	err := forge.Pages(fmt.Sprintf("list comments of #%d", n), maxGiteaPages, func(page int) (int, error) {
+		opts.Page = page
 		cs, resp, err := c.ListIssueComments(g.owner, g.name, int64(n), opts)
 		if err != nil {
-			return false, fmt.Errorf("list comments of #%d: %w", n, g.teaErr(resp, err))
+			return 0, fmt.Errorf("list comments of #%d: %w", n, g.teaErr(resp, err))
 		}
 		for _, cm := range cs {
 			if cm.Poster != nil && strings.Contains(cm.Body, mark) && by(cm.Poster.UserName) {
-				return true, nil
+				found = true
+				return 0, nil
 			}
 		}
-		if resp.NextPage <= page {
-			return false, nil
-		}
-		opts.Page = resp.NextPage
-	}
-	return false, nil
+		return resp.NextPage, nil
+	})
+	return found, err
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"code.gitea.io/sdk/gitea"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // issuesOff reports whether the repository, as Repository read it, has
@@ -29,10 +31,12 @@ func (g *tea) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 	c := g.client(ctx)
 	opts := gitea.ListIssueOption{Type: gitea.IssueTypeIssue, State: gitea.StateAll, CreatedBy: creator,
 		ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-	for page := 1; page <= maxIssuePages; page++ {
+	var found *Issue
+	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+		opts.Page = page
 		issues, resp, err := c.ListRepoIssues(g.owner, g.name, opts)
 		if err != nil {
-			return nil, g.teaErr(resp, err)
+			return 0, g.teaErr(resp, err)
 		}
 		var list []*Issue
 		for _, is := range issues {
@@ -41,15 +45,12 @@ func (g *tea) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 			}
 		}
 		slices.SortStableFunc(list, func(a, b *Issue) int { return a.Created.Compare(b.Created) })
-		if is := pick(list); is != nil {
-			return is, nil
+		if found = pick(list); found != nil {
+			return 0, nil
 		}
-		if resp.NextPage <= page {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	return nil, nil
+		return resp.NextPage, nil
+	})
+	return found, err
 }
 
 func fromTeaIssue(is *gitea.Issue) *Issue {
@@ -112,20 +113,21 @@ func (g *tea) Statuses(ctx context.Context, ref string) (map[string]string, erro
 	}
 	newest := map[string]int64{}
 	opts := gitea.ListStatusesOption{ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-	for page := 1; page <= maxGiteaPages; page++ {
+	err = forge.Pages("statuses of "+ref, maxGiteaPages, func(page int) (int, error) {
+		opts.Page = page
 		sts, resp, err := c.ListStatuses(g.owner, g.name, ref, opts)
 		if err != nil {
-			return nil, fmt.Errorf("statuses of %s: %w", ref, g.teaErr(resp, err))
+			return 0, fmt.Errorf("statuses of %s: %w", ref, g.teaErr(resp, err))
 		}
 		for _, st := range sts {
 			if id, seen := newest[st.Context]; !seen || st.ID > id {
 				newest[st.Context], out[st.Context] = st.ID, string(st.State)
 			}
 		}
-		if resp.NextPage <= page {
-			break
-		}
-		opts.Page = resp.NextPage
+		return resp.NextPage, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"code.gitea.io/sdk/gitea"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // giteaPerPage is the page every Gitea listing asks for: Gitea's largest
@@ -106,25 +108,20 @@ func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest) 
 	}
 	opts := gitea.ListPullRequestsOptions{State: gitea.StateType(state), Sort: "oldest",
 		ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-	for page := 1; ; {
+	what := "list " + state + " pull requests"
+	return forge.Pages(what, 0, func(page int) (int, error) {
 		opts.Page = page
 		prs, resp, err := c.ListRepoPullRequests(g.owner, g.name, opts)
 		if err != nil {
-			return fmt.Errorf("list %s pull requests: %w", state, g.teaErr(resp, err))
+			return 0, fmt.Errorf("%s: %w", what, g.teaErr(resp, err))
 		}
 		for _, pr := range prs {
 			if keepsTea(q, pr) && !each(pr) {
-				return nil
+				return 0, nil
 			}
 		}
-		if resp.NextPage == 0 {
-			return nil
-		}
-		if resp.NextPage <= page {
-			return fmt.Errorf("list %s pull requests: page %d links back to page %d", state, page, resp.NextPage)
-		}
-		page = resp.NextPage
-	}
+		return resp.NextPage, nil
+	})
 }
 
 // withQuery adds a query parameter to every request it sends.
@@ -253,19 +250,19 @@ func (g *tea) labelIDs(ctx context.Context, names []string) ([]int64, error) {
 	if known == nil {
 		known = map[string]int64{}
 		opts := gitea.ListLabelsOptions{ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-		for page := 1; ; {
+		err := forge.Pages("list labels", 0, func(page int) (int, error) {
 			opts.Page = page
 			ls, resp, err := c.ListRepoLabels(g.owner, g.name, opts)
 			if err != nil {
-				return nil, fmt.Errorf("list labels: %w", g.teaErr(resp, err))
+				return 0, fmt.Errorf("list labels: %w", g.teaErr(resp, err))
 			}
 			for _, l := range ls {
 				known[strings.ToLower(l.Name)] = l.ID
 			}
-			if resp.NextPage <= page {
-				break
-			}
-			page = resp.NextPage
+			return resp.NextPage, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	var ids []int64

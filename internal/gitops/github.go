@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/imagebot/imagebot/internal/secret"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // hub is GitHub, and GitHub Enterprise Server, as a Forge: go-github for
@@ -240,22 +242,22 @@ func (h *hub) Comment(ctx context.Context, n int, text string) error {
 // thing twice; the same words from anyone else do not count.
 func (h *hub) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage}}
-	for page := 1; ; {
+	found := false
+	err := forge.Pages(fmt.Sprintf("list comments of #%d", n), 0, func(page int) (int, error) {
 		opts.Page = page
 		cs, resp, err := h.gh.Issues.ListComments(ctx, h.owner, h.name, n, opts)
 		if err != nil {
-			return false, fmt.Errorf("list comments of #%d: %w", n, ghErr(err))
+			return 0, fmt.Errorf("list comments of #%d: %w", n, ghErr(err))
 		}
 		for _, c := range cs {
 			if strings.Contains(c.GetBody(), mark) && by(c.GetUser().GetLogin()) {
-				return true, nil
+				found = true
+				return 0, nil
 			}
 		}
-		if resp.NextPage <= page {
-			return false, nil // the last page, or a Link pointing back
-		}
-		page = resp.NextPage
-	}
+		return resp.NextPage, nil
+	})
+	return found, err
 }
 
 func (h *hub) Label(ctx context.Context, n int, labels []string) error {
@@ -317,13 +319,15 @@ func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
 func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
 	opts := &github.IssueListByRepoOptions{Creator: creator, State: "all", Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: perPage}}
-	for page := 1; page <= maxIssuePages; page++ {
+	var found *Issue
+	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+		opts.Page = page
 		issues, resp, err := h.gh.Issues.ListByRepo(ctx, h.owner, h.name, opts)
 		if status(err) == http.StatusGone {
-			return nil, ErrIssuesOff
+			return 0, ErrIssuesOff
 		}
 		if err != nil {
-			return nil, ghErr(err)
+			return 0, ghErr(err)
 		}
 		var list []*Issue
 		for _, is := range issues {
@@ -331,15 +335,12 @@ func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 				list = append(list, fromIssue(is))
 			}
 		}
-		if is := pick(list); is != nil {
-			return is, nil
+		if found = pick(list); found != nil {
+			return 0, nil
 		}
-		if resp.NextPage == 0 || resp.NextPage <= page {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	return nil, nil
+		return resp.NextPage, nil
+	})
+	return found, err
 }
 
 func fromIssue(is *github.Issue) *Issue {

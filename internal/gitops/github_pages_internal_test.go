@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,9 +14,9 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// A comment listing whose Link points back to its own page (a broken
-// proxy, a host's bug) ends, as the other hosts' listings do, instead of
-// asking the same page until the run's deadline.
+// A comment listing whose Link points back (a broken proxy, a host's bug)
+// is an error, as every listing's is (forge.Pages), instead of asking the
+// same page until the run's deadline.
 func TestGitHubCommentsLinkBack(t *testing.T) {
 	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,8 +41,8 @@ func TestGitHubCommentsLinkBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	found, err := h.Commented(ctx, 1, "<!-- mark -->", func(string) bool { return true })
-	if err != nil || found {
-		t.Errorf("Commented = %v, %v; want false, nil", found, err)
+	if err == nil || found || !strings.Contains(err.Error(), "list comments of #1: page 2 links back to page 1") {
+		t.Errorf("Commented = %v, %v; want false and a link-back error", found, err)
 	}
 	if n := asked.Load(); n != 2 {
 		t.Errorf("%d requests, want 2 (page 1, then page 2, whose Link points back)", n)

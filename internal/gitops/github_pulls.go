@@ -5,29 +5,30 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // GitHub's largest page: every listing asks for it.
 const perPage = 100
 
 // listPages pages through a pull request listing until each returns false
-// or the last page; a Link that points back is an error, not a loop.
+// or the last page (forge.Pages: a Link that points back is an error, not
+// a loop).
 func (h *hub) listPages(ctx context.Context, opts *github.PullRequestListOptions, each func([]*github.PullRequest, *github.Response) bool) error {
 	opts.PerPage = perPage
-	for page := 1; ; {
+	what := "list " + opts.State + " pull requests"
+	return forge.Pages(what, 0, func(page int) (int, error) {
 		opts.Page = page
 		prs, resp, err := h.gh.PullRequests.List(ctx, h.owner, h.name, opts)
 		if err != nil {
-			return fmt.Errorf("list %s pull requests: %w", opts.State, ghErr(err))
+			return 0, fmt.Errorf("%s: %w", what, ghErr(err))
 		}
-		if !each(prs, resp) || resp.NextPage == 0 {
-			return nil
+		if !each(prs, resp) {
+			return 0, nil
 		}
-		if resp.NextPage <= page {
-			return fmt.Errorf("list %s pull requests: page %d links back to page %d", opts.State, page, resp.NextPage)
-		}
-		page = resp.NextPage
-	}
+		return resp.NextPage, nil
+	})
 }
 
 // Changes lists the pull requests q keeps, every page. GitHub filters by

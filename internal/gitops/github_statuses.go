@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // maxStatusPages bounds the pages of one commit's statuses or check runs:
@@ -24,24 +26,26 @@ func (h *hub) Statuses(ctx context.Context, ref string) (map[string]string, erro
 		}
 	}
 	opts := &github.ListOptions{PerPage: perPage}
-	for page := 0; page < maxStatusPages; page++ {
+	err := forge.Pages("statuses of "+ref, maxStatusPages, func(page int) (int, error) {
+		opts.Page = page
 		cs, resp, err := h.gh.Repositories.GetCombinedStatus(ctx, h.owner, h.name, ref, opts)
 		if err != nil {
-			return nil, fmt.Errorf("statuses of %s: %w", ref, ghErr(err))
+			return 0, fmt.Errorf("statuses of %s: %w", ref, ghErr(err))
 		}
 		for _, st := range cs.Statuses {
 			set(st.GetContext(), st.GetState())
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+		return resp.NextPage, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	copts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: perPage}}
-	for page := 0; page < maxStatusPages; page++ {
+	err = forge.Pages("check runs of "+ref, maxStatusPages, func(page int) (int, error) {
+		copts.Page = page
 		runs, resp, err := h.gh.Checks.ListCheckRunsForRef(ctx, h.owner, h.name, ref, copts)
 		if err != nil {
-			return nil, fmt.Errorf("check runs of %s: %w", ref, ghErr(err))
+			return 0, fmt.Errorf("check runs of %s: %w", ref, ghErr(err))
 		}
 		for _, r := range runs.CheckRuns {
 			state := r.GetStatus()
@@ -50,10 +54,10 @@ func (h *hub) Statuses(ctx context.Context, ref string) (map[string]string, erro
 			}
 			set(r.GetName(), state)
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		copts.Page = resp.NextPage
+		return resp.NextPage, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // GitLabGroupProjects lists the clone URLs (http_url_to_repo) of the
@@ -27,7 +29,7 @@ func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string
 		return nil, err
 	}
 	opt := &gitlab.ListGroupProjectsOptions{
-		ListOptions:      gitlab.ListOptions{PerPage: 100, Page: 1},
+		ListOptions:      gitlab.ListOptions{PerPage: gitlabPerPage},
 		IncludeSubGroups: gitlab.Ptr(true),
 		Archived:         gitlab.Ptr(false),
 		WithShared:       gitlab.Ptr(false),
@@ -38,14 +40,17 @@ func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string
 		Sort:    gitlab.Ptr("asc"),
 	}
 	var urls []string
-	for {
+	// forge.Pages: a group of thousands of projects is read to its end,
+	// but a next page that links back, or pages without end, are errors.
+	err = forge.Pages("list the projects of GitLab group "+group, 0, func(page int) (int, error) {
+		opt.Page = int64(page)
 		ps, resp, err := gl.Groups.ListGroupProjects(group, opt, gitlab.WithContext(ctx))
 		if errors.Is(err, gitlab.ErrNotFound) {
-			return nil, fmt.Errorf("list the projects of GitLab group %s: no such group, or the token may not see it (404): check the group's full path, as in its URL, "+
+			return 0, fmt.Errorf("list the projects of GitLab group %s: no such group, or the token may not see it (404): check the group's full path, as in its URL, "+
 				"and that the token is the group's access token or a member's", group)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list the projects of GitLab group %s: %w", group, glErr(err))
+			return 0, fmt.Errorf("list the projects of GitLab group %s: %w", group, glErr(err))
 		}
 		for _, p := range ps {
 			// archived=false is asked for; a GitLab that ignored it
@@ -55,10 +60,10 @@ func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string
 				urls = append(urls, p.HTTPURLToRepo)
 			}
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opt.Page = resp.NextPage
+		return int(resp.NextPage), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(urls)
 	return slices.Compact(urls), nil

@@ -2,9 +2,14 @@ package gitops_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/testing/gitlabtest"
@@ -52,5 +57,35 @@ func TestGitLabGroupProjects(t *testing.T) {
 	_, err = gitops.GitLabGroupProjects(context.Background(), o, "acme")
 	if err == nil || strings.Contains(err.Error(), "glpat-revoked") || !strings.Contains(err.Error(), "401") {
 		t.Errorf("bad token: %v", err)
+	}
+}
+
+// A group listing whose next page links back (a proxy that drops the page
+// parameter, a bug) is an error after two requests, not a loop until the
+// deadline: the group listing pages through forge.Pages like every other.
+func TestGitLabGroupLinksBack(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		page := r.URL.Query().Get("page")
+		next := "2"
+		if page == "2" {
+			next = "1"
+		}
+		w.Header().Set("X-Page", page)
+		w.Header().Set("X-Next-Page", next)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `[{"id":%s,"http_url_to_repo":"%s/acme/p%s.git"}]`, page, "http://"+r.Host, page)
+	}))
+	defer srv.Close()
+	o := gitops.Options{Forge: gitops.GitLab, APIURL: srv.URL, Token: "glpat-t0ken"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := gitops.GitLabGroupProjects(ctx, o, "acme")
+	if err == nil || !strings.Contains(err.Error(), "list the projects of GitLab group acme: page 2 links back to page 1") {
+		t.Errorf("GitLabGroupProjects = %v, want a link-back error", err)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // FindIssue lists creator's issues, open and closed, oldest first, a page
@@ -16,26 +18,24 @@ func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 		return nil, ErrIssuesOff
 	}
 	opts := &gitlab.ListProjectIssuesOptions{AuthorUsername: &creator, OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("asc"),
-		ListOptions: gitlab.ListOptions{PerPage: perPage}}
-	for page := int64(1); page <= maxIssuePages; {
-		opts.Page = page
+		ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
+	var found *Issue
+	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+		opts.Page = int64(page)
 		issues, resp, err := l.gl.Issues.ListProjectIssues(l.project, opts, gitlab.WithContext(ctx))
 		if err != nil {
-			return nil, fmt.Errorf("list issues by %s: %w", creator, glErr(err))
+			return 0, fmt.Errorf("list issues by %s: %w", creator, glErr(err))
 		}
 		var list []*Issue
 		for _, is := range issues {
 			list = append(list, fromGitLabIssue(is))
 		}
-		if is := pick(list); is != nil {
-			return is, nil
+		if found = pick(list); found != nil {
+			return 0, nil
 		}
-		if resp.NextPage <= page {
-			break
-		}
-		page = resp.NextPage
-	}
-	return nil, nil
+		return int(resp.NextPage), nil
+	})
+	return found, err
 }
 
 func fromGitLabIssue(is *gitlab.Issue) *Issue {
@@ -91,20 +91,20 @@ func (l *lab) Statuses(ctx context.Context, ref string) (map[string]string, erro
 			out[name] = s
 		}
 	}
-	opts := &gitlab.GetCommitStatusesOptions{ListOptions: gitlab.ListOptions{PerPage: perPage}}
-	for page := int64(1); page <= maxStatusPages; {
-		opts.Page = page
+	opts := &gitlab.GetCommitStatusesOptions{ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
+	err := forge.Pages("statuses of "+ref, maxStatusPages, func(page int) (int, error) {
+		opts.Page = int64(page)
 		sts, resp, err := l.gl.Commits.GetCommitStatuses(l.project, ref, opts, gitlab.WithContext(ctx))
 		if err != nil {
-			return nil, fmt.Errorf("statuses of %s: %w", ref, glErr(err))
+			return 0, fmt.Errorf("statuses of %s: %w", ref, glErr(err))
 		}
 		for _, st := range sts {
 			set(st.Name, st.Status)
 		}
-		if resp.NextPage <= page {
-			break
-		}
-		page = resp.NextPage
+		return int(resp.NextPage), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	pipes, _, err := l.gl.Pipelines.ListProjectPipelines(l.project, &gitlab.ListProjectPipelinesOptions{
 		SHA: &ref, OrderBy: gitlab.Ptr("id"), Sort: gitlab.Ptr("desc"), ListOptions: gitlab.ListOptions{PerPage: 1},

@@ -8,7 +8,12 @@ import (
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
+
+// gitlabPerPage is GitLab's largest page: every listing asks for it.
+const gitlabPerPage = 100
 
 // GitLab's merge request states, as its API writes them.
 const (
@@ -56,24 +61,23 @@ func cutDraft(title string) (string, bool) {
 }
 
 // mrPages pages through a merge request listing until each returns false
-// or the last page; a next page that points back is an error, not a loop.
+// or the last page (forge.Pages: a next page that points back is an
+// error, not a loop).
 func (l *lab) mrPages(ctx context.Context, opts *gitlab.ListProjectMergeRequestsOptions, each func([]*gitlab.BasicMergeRequest, *gitlab.Response) bool) error {
-	opts.PerPage = perPage
+	opts.PerPage = gitlabPerPage
 	opts.OrderBy, opts.Sort = gitlab.Ptr("created_at"), gitlab.Ptr("asc")
-	for page := int64(1); ; {
-		opts.Page = page
+	what := "list " + *opts.State + " merge requests"
+	return forge.Pages(what, 0, func(page int) (int, error) {
+		opts.Page = int64(page)
 		mrs, resp, err := l.gl.MergeRequests.ListProjectMergeRequests(l.project, opts, gitlab.WithContext(ctx))
 		if err != nil {
-			return fmt.Errorf("list %s merge requests: %w", *opts.State, glErr(err))
+			return 0, fmt.Errorf("%s: %w", what, glErr(err))
 		}
-		if !each(mrs, resp) || resp.NextPage == 0 {
-			return nil
+		if !each(mrs, resp) {
+			return 0, nil
 		}
-		if resp.NextPage <= page {
-			return fmt.Errorf("list %s merge requests: page %d links back to page %d", *opts.State, page, resp.NextPage)
-		}
-		page = resp.NextPage
-	}
+		return int(resp.NextPage), nil
+	})
 }
 
 // Changes lists the merge requests q keeps, every page: "open" is
@@ -307,21 +311,21 @@ func (l *lab) Comment(ctx context.Context, n int, text string) error {
 // Commented reports whether a note of the bot's (not GitLab's own system
 // notes) on the merge request contains mark.
 func (l *lab) Commented(ctx context.Context, n int, mark string, by func(login string) bool) (bool, error) {
-	opts := &gitlab.ListMergeRequestNotesOptions{ListOptions: gitlab.ListOptions{PerPage: perPage}}
-	for page := int64(1); ; {
-		opts.Page = page
+	opts := &gitlab.ListMergeRequestNotesOptions{ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
+	found := false
+	err := forge.Pages(fmt.Sprintf("list notes of !%d", n), 0, func(page int) (int, error) {
+		opts.Page = int64(page)
 		notes, resp, err := l.gl.Notes.ListMergeRequestNotes(l.project, int64(n), opts, gitlab.WithContext(ctx))
 		if err != nil {
-			return false, fmt.Errorf("list notes of !%d: %w", n, glErr(err))
+			return 0, fmt.Errorf("list notes of !%d: %w", n, glErr(err))
 		}
 		for _, note := range notes {
 			if !note.System && strings.Contains(note.Body, mark) && by(note.Author.Username) {
-				return true, nil
+				found = true
+				return 0, nil
 			}
 		}
-		if resp.NextPage <= page {
-			return false, nil
-		}
-		page = resp.NextPage
-	}
+		return int(resp.NextPage), nil
+	})
+	return found, err
 }

@@ -8,6 +8,8 @@ import (
 	"code.gitea.io/sdk/gitea"
 	"github.com/google/go-github/v60/github"
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // maxRecentPages bounds RecentChanges: an hour's pull requests fit in a
@@ -61,26 +63,23 @@ func (g *tea) RecentChanges(ctx context.Context, since time.Time) ([]*Change, er
 	c := g.client(ctx)
 	opts := gitea.ListPullRequestsOptions{State: gitea.StateAll, ListOptions: gitea.ListOptions{PageSize: giteaPerPage}}
 	var out []*Change
-	for page := 1; page <= maxRecentPages; {
+	err := forge.Pages("list recent pull requests", maxRecentPages, func(page int) (int, error) {
 		opts.Page = page
 		prs, resp, err := c.ListRepoPullRequests(g.owner, g.name, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list recent pull requests: %w", g.teaErr(resp, err))
+			return 0, fmt.Errorf("list recent pull requests: %w", g.teaErr(resp, err))
 		}
 		for _, pr := range prs {
 			ch := g.fromTeaPull(pr)
 			if ch.Created.Before(since) {
-				return out, nil
+				return 0, nil
 			}
 			out = append(out, ch)
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		if resp.NextPage <= page {
-			return nil, fmt.Errorf("list recent pull requests: page %d links back to page %d", page, resp.NextPage)
-		}
-		page = resp.NextPage
+		return resp.NextPage, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
