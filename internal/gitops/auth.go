@@ -19,6 +19,7 @@ import (
 	jwt "github.com/golang-jwt/jwt/v4"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/secret"
 )
 
@@ -76,7 +77,7 @@ func (a *App) Token(ctx context.Context, apiURL, repository string) (string, err
 	if c == nil {
 		// The credentials keep the installation and renew its token
 		// before it expires: serve asks for each clone and fetch.
-		o := Options{App: a, Clock: realClock{}, Logger: slog.New(slog.DiscardHandler)}
+		o := Options{App: a, Clock: forge.RealClock{}, Logger: slog.New(slog.DiscardHandler)}
 		if c, err = newAppCredentials(ctx, o, secret.Transport(http.DefaultTransport), api, owner, name); err != nil {
 			return "", err
 		}

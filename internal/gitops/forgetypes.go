@@ -20,6 +20,7 @@ type (
 	TreeFile       = forge.TreeFile
 	APICommit      = forge.APICommit
 	RateLimitError = forge.RateLimitError
+	Clock          = forge.Clock
 
 	credentials = forge.Credentials
 	staticToken = forge.StaticToken

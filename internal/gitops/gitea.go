@@ -64,9 +64,9 @@ func newGitea(_ context.Context, o Options) (*tea, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, server))
+		hc = forge.RetryingClient(o.MaxWait, o.Clock, o.Logger, forge.APIGuard(server, o.URL))
 	}
-	return &tea{server: server, http: apiClient(hc), owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
+	return &tea{server: server, http: forge.APIClient(hc), owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
 }
 
 // client is the SDK bound to ctx. SetGiteaVersion("") keeps the SDK from

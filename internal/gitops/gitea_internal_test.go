@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/testing/giteatest"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/testing/gittest"
@@ -42,7 +43,7 @@ func newTeaWorld(t *testing.T, opts ...giteatest.RepoOption) *teaWorld {
 func (w *teaWorld) forge(t *testing.T, token, repo string) *tea {
 	t.Helper()
 	f, err := newForge(context.Background(), Options{Forge: Gitea, APIURL: w.g.URL() + "/api/v1/", Repository: repo, Token: token,
-		MaxWait: time.Millisecond, Clock: realClock{}})
+		MaxWait: time.Millisecond, Clock: forge.RealClock{}})
 	if err != nil {
 		t.Fatal(err)
 	}

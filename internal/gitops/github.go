@@ -12,9 +12,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/imagebot/imagebot/internal/secret"
-
 	"github.com/imagebot/imagebot/internal/gitops/forge"
+	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // hub is GitHub, and GitHub Enterprise Server, as a Forge: go-github for
@@ -136,7 +135,7 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
+		hc = forge.RetryingClient(o.MaxWait, o.Clock, o.Logger, forge.APIGuard(api, o.URL))
 	}
 	// Below the credentials, so that it sees them (secret.Transport).
 	base := secret.Transport(hc.Transport)

@@ -11,6 +11,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
 
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/secret"
 )
 
@@ -53,7 +54,7 @@ func (l *lab) GitCredentials() (string, credentials) { return "oauth2", l.token 
 
 // noLimit stops client-go from pacing requests by RateLimit-Limit in the
 // wall clock's time: a run waits out GitLab's 429s in its own clock
-// (retryingClient), as it does GitHub's.
+// (forge.RetryingClient), as it does GitHub's.
 type noLimit struct{}
 
 func (noLimit) Wait(context.Context) error { return nil }
@@ -73,7 +74,7 @@ func newGitLab(o Options) (*lab, error) {
 }
 
 // gitlabClient is client-go on o.APIURL (gitlab.com when empty) with
-// o.Token. The retrying client (retryingClient) does the retries, so
+// o.Token. The retrying client (forge.RetryingClient) does the retries, so
 // client-go's own are off.
 func gitlabClient(o Options) (*gitlab.Client, error) {
 	api := strings.TrimSuffix(o.APIURL, "/")
@@ -85,9 +86,9 @@ func gitlabClient(o Options) (*gitlab.Client, error) {
 	}
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = retryingClient(o.MaxWait, o.Clock, o.Logger, apiGuard(o, api))
+		hc = forge.RetryingClient(o.MaxWait, o.Clock, o.Logger, forge.APIGuard(api, o.URL))
 	}
-	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(apiClient(hc)),
+	gl, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(api), gitlab.WithHTTPClient(forge.APIClient(hc)),
 		gitlab.WithoutRetries(), gitlab.WithCustomLimiter(noLimit{}),
 		gitlab.WithURLWarningLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {

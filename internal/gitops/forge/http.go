@@ -1,4 +1,4 @@
-package gitops
+package forge
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/imagebot/imagebot/internal/secret"
 )
 
-// Clock is the time a run waits in. Waiting out GitHub's rate limits is
+// Clock is the time a run waits in. Waiting out a host's rate limits is
 // the only waiting a run does.
 type Clock interface {
 	Now() time.Time
@@ -25,11 +25,12 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-type realClock struct{}
+// RealClock is the machine's time.
+type RealClock struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
+func (RealClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -44,20 +45,21 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 // limit without being told how long to wait: "at least one minute".
 const secondaryWait = time.Minute
 
-// retryingClient retries rate limits and server errors, waiting as GitHub
+// RetryingClient is the HTTP client under every driver's API client: it
+// retries rate limits and server errors, waiting as GitHub
 // asks (Retry-After, X-RateLimit-Reset) but never longer than maxWait, and a
 // bounded number of times. A 422 or 404 is an answer, never retried. A rate
 // limit it does not wait for reaches the caller, which stops writing.
 //
 // It dials through guard: an address on this machine or its networks only
-// for the hosts the operator named (apiGuard).
-func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard *localnet.Guard) *http.Client {
+// for the hosts the operator named (APIGuard).
+func RetryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard *localnet.Guard) *http.Client {
 	rc := retryablehttp.NewClient()
 	if t, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
 		t.DialContext = guard.DialContext(nil)
 	}
 	// A redirect is handed up, never followed here: the client above
-	// follows it only to the API's own origin (apiClient), where the
+	// follows it only to the API's own origin (APIClient), where the
 	// credentials may go.
 	rc.HTTPClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rc.RetryMax = 3
@@ -74,7 +76,7 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard 
 		if err != nil {
 			return true, nil
 		}
-		if d, limited := rateLimitWait(resp, clock.Now()); limited {
+		if d, limited := RateLimitWait(resp, clock.Now()); limited {
 			return d <= maxWait, nil
 		}
 		return resp.StatusCode >= 500, nil
@@ -84,7 +86,7 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard 
 	// Only a transport error (no response, no request context to wait
 	// in) is left to retryablehttp's timer, at its short backoff.
 	rc.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
-		d, limited := rateLimitWait(resp, clock.Now())
+		d, limited := RateLimitWait(resp, clock.Now())
 		if !limited {
 			d = retryablehttp.DefaultBackoff(lo, hi, attempt, resp)
 		}
@@ -103,13 +105,13 @@ func retryingClient(maxWait time.Duration, clock Clock, log *slog.Logger, guard 
 		CheckRedirect: secret.CheckRedirect}
 }
 
-// rateLimitWait says whether resp is one of GitHub's rate limits and how
+// RateLimitWait says whether resp is one of GitHub's rate limits and how
 // long it asks to wait. Primary limits are a 403 or 429 with
 // X-RateLimit-Remaining: 0 and a reset time; secondary ones a 403 or 429
 // with Retry-After, or a 429 alone. GitLab's are a 429 with Retry-After or
 // RateLimit-Reset. A 403 without either is a permission answer, not a
 // limit.
-func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
+func RateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 	if resp == nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) {
 		return 0, false
 	}
@@ -139,36 +141,25 @@ func rateLimitWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// errRateLimited stops a run's writes once the host asked for more
-// patience than the run has.
-var errRateLimited = errors.New("rate-limited")
-
-// isRateLimit reports whether err is the host refusing for a rate limit:
-// a Forge's *RateLimitError (ghErr for GitHub), or errRateLimited.
-func isRateLimit(err error) bool {
-	var rl *RateLimitError
-	return errors.Is(err, errRateLimited) || errors.As(err, &rl)
-}
-
-// apiClient is hc as a forge's API client uses it: error bodies and
+// APIClient is hc as a driver's API client uses it: error bodies and
 // transport errors scrubbed of the credentials each request carried
 // (secret.Transport, under the SDK, which adds the token to the request),
 // and redirects followed only to the API's own scheme, host and port
 // (secret.CheckRedirect), since the SDKs' token headers would follow them.
-func apiClient(hc *http.Client) *http.Client {
+func APIClient(hc *http.Client) *http.Client {
 	c := *hc
 	c.Transport = secret.Transport(hc.Transport)
 	c.CheckRedirect = secret.CheckRedirect
 	return &c
 }
 
-// apiGuard allows the hosts of the API (api) and of the git remote
-// (o.URL) wherever they resolve: the operator named them (a self-hosted
+// APIGuard allows the hosts of the API (api) and of the git remote
+// (remote) wherever they resolve: the operator named them (a self-hosted
 // GitLab on the office network is one). Any other host an API answer
 // leads to is dialled only if it is not on this machine or its networks.
-func apiGuard(o Options, api string) *localnet.Guard {
+func APIGuard(api, remote string) *localnet.Guard {
 	var hosts []string
-	for _, raw := range []string{api, o.URL} {
+	for _, raw := range []string{api, remote} {
 		if u, err := url.Parse(raw); err == nil && u.Host != "" {
 			hosts = append(hosts, u.Host, withPort(u))
 		} else if _, rest, ok := strings.Cut(raw, "@"); ok {

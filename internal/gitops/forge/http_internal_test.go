@@ -1,4 +1,4 @@
-package gitops
+package forge
 
 import (
 	"net/http"
@@ -39,9 +39,9 @@ func TestRateLimitWait(t *testing.T) {
 		{"GitLab's 403 is no limit", resp(403, "RateLimit-Remaining", "0", "RateLimit-Reset", reset), 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wait, limited := rateLimitWait(tc.resp, now)
+			wait, limited := RateLimitWait(tc.resp, now)
 			if wait != tc.wait || limited != tc.limited {
-				t.Errorf("rateLimitWait = %v, %v; want %v, %v", wait, limited, tc.wait, tc.limited)
+				t.Errorf("RateLimitWait = %v, %v; want %v, %v", wait, limited, tc.wait, tc.limited)
 			}
 		})
 	}
