@@ -65,7 +65,7 @@ func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
 // run, such as `serve --clone`. Calls for one repository share a token
 // until it nears its expiry. The token is a secret: keep it out of logs.
 func (a *App) Token(ctx context.Context, apiURL, repository string) (string, error) {
-	owner, name, err := splitRepository(repository)
+	owner, name, err := forge.SplitRepository(repository)
 	if err != nil {
 		return "", err
 	}

@@ -1,13 +1,10 @@
 package gitops
 
-import (
-	"testing"
-
-	"code.gitea.io/sdk/gitea"
-)
+import "testing"
 
 // Every host links a dashboard note to its file's line at the commit, on
-// its own pages, and none before Repository said where they are.
+// its own pages, and none before Repository said where they are (Gitea's:
+// forge/gitea's TestBlobURL).
 func TestBlobURL(t *testing.T) {
 	const commit = "0123abcd"
 	for _, c := range []struct {
@@ -17,7 +14,6 @@ func TestBlobURL(t *testing.T) {
 	}{
 		{"GitHub", &hub{htmlURL: "https://github.com/o/r"}, "https://github.com/o/r/blob/0123abcd/deploy/my%20app.yaml#L12"},
 		{"GitLab", &lab{webURL: "https://gitlab.example.com/g/sub/r"}, "https://gitlab.example.com/g/sub/r/-/blob/0123abcd/deploy/my%20app.yaml#L12"},
-		{"Gitea", &tea{repo: &gitea.Repository{HTMLURL: "https://gitea.example.com/o/r/"}}, "https://gitea.example.com/o/r/src/commit/0123abcd/deploy/my%20app.yaml#L12"},
 	} {
 		if got := c.f.BlobURL(commit, "deploy/my app.yaml", 12); got != c.want {
 			t.Errorf("%s: BlobURL = %q, want %q", c.name, got, c.want)
@@ -26,7 +22,7 @@ func TestBlobURL(t *testing.T) {
 			t.Errorf("%s: BlobURL without a line = %q, want %q", c.name, got, want)
 		}
 	}
-	for _, f := range []Forge{&hub{}, &lab{}, &tea{}} {
+	for _, f := range []Forge{&hub{}, &lab{}} {
 		if got := f.BlobURL(commit, "a.yaml", 1); got != "" {
 			t.Errorf("%s before Repository: BlobURL = %q, want none", f.Name(), got)
 		}

@@ -3,8 +3,9 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
+	"github.com/imagebot/imagebot/internal/gitops/forge/gitea"
 )
 
 // newForge connects to the host o.Forge names ("" is GitHub).
@@ -15,36 +16,13 @@ func newForge(ctx context.Context, o Options) (Forge, error) {
 	case GitLab:
 		return newGitLab(o)
 	case Gitea:
-		return newGitea(ctx, o)
+		return gitea.New(ctx, o.config())
 	}
 	return nil, fmt.Errorf("--forge %q: want one of github, gitlab, gitea", o.Forge)
 }
 
-// blobURL links a file's line (0: none) at commit under page, the host's
-// web path of a repository's files at a commit ("https://github.com/o/r/blob";
-// GitLab's ".../-/blob", Gitea's ".../src/commit"). Every host anchors a
-// line as #L12.
-func blobURL(page, commit, file string, line int) string {
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	u := page + "/" + commit + "/" + strings.Join(parts, "/")
-	if line > 0 {
-		u += fmt.Sprintf("#L%d", line)
-	}
-	return u
-}
-
-// splitReviewers parts reviewers into people and the owner's teams,
-// named "owner/team", by their name alone, as GitHub and Gitea take them.
-func splitReviewers(owner string, reviewers []string) (users, teams []string) {
-	for _, r := range reviewers {
-		if t, ok := strings.CutPrefix(r, owner+"/"); ok {
-			teams = append(teams, t)
-		} else {
-			users = append(users, r)
-		}
-	}
-	return users, teams
+// config is what a driver takes of o.
+func (o Options) config() forge.Config {
+	return forge.Config{URL: o.URL, Repository: o.Repository, APIURL: o.APIURL, Token: o.Token,
+		Logger: o.Logger, HTTPClient: o.HTTPClient, MaxWait: o.MaxWait, Clock: o.Clock}
 }

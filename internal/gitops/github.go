@@ -124,7 +124,7 @@ func fromPull(pr *github.PullRequest) *Change {
 // with o.Token. An App's installation is found and its first token fetched
 // here.
 func newGitHub(ctx context.Context, o Options) (*hub, error) {
-	owner, name, err := splitRepository(o.Repository)
+	owner, name, err := forge.SplitRepository(o.Repository)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +161,6 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	return &hub{gh: gh, http: authed, graphqlURL: gql, owner: owner, name: name, creds: creds}, nil
 }
 
-// splitRepository splits "owner/name".
-func splitRepository(repository string) (owner, name string, err error) {
-	owner, name, ok := strings.Cut(repository, "/")
-	if !ok || owner == "" || name == "" {
-		return "", "", fmt.Errorf("repository %q: want owner/name", repository)
-	}
-	return owner, name, nil
-}
-
 // apiRoot is the API's URL without a trailing slash; "" is github.com's.
 func apiRoot(apiURL string) string {
 	if api := strings.TrimSuffix(apiURL, "/"); api != "" {
@@ -193,7 +184,7 @@ func (h *hub) BlobURL(commit, file string, line int) string {
 	if h.htmlURL == "" {
 		return ""
 	}
-	return blobURL(h.htmlURL+"/blob", commit, file, line)
+	return forge.BlobURL(h.htmlURL+"/blob", commit, file, line)
 }
 
 // CreateChange opens a PR. A 422 because one is already open for the
@@ -268,7 +259,7 @@ func (h *hub) Label(ctx context.Context, n int, labels []string) error {
 
 // RequestReviewers asks users, and the owner's teams ("owner/team").
 func (h *hub) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
-	users, teams := splitReviewers(h.owner, reviewers)
+	users, teams := forge.SplitReviewers(h.owner, reviewers)
 	if _, _, err := h.gh.PullRequests.RequestReviewers(ctx, h.owner, h.name, n, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams}); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, ghErr(err))
 	}
@@ -313,13 +304,13 @@ func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
 }
 
 // FindIssue lists creator's issues, oldest first, a page of 100 at a
-// time, for maxIssuePages at most. GitHub lists PRs as issues too: they
+// time, for forge.IssuePages at most. GitHub lists PRs as issues too: they
 // are left out. A 410 is a repository with issues turned off.
 func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
 	opts := &github.IssueListByRepoOptions{Creator: creator, State: "all", Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: perPage}}
 	var found *Issue
-	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+	err := forge.Pages("list issues by "+creator, forge.IssuePages, func(page int) (int, error) {
 		opts.Page = page
 		issues, resp, err := h.gh.Issues.ListByRepo(ctx, h.owner, h.name, opts)
 		if status(err) == http.StatusGone {

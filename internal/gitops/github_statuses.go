@@ -9,10 +9,6 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// maxStatusPages bounds the pages of one commit's statuses or check runs:
-// 1,000 of each is far beyond what a commit carries.
-const maxStatusPages = 10
-
 // Statuses is the state of every commit status context and check run on
 // ref, by name. The combined status gives each context's newest status;
 // the check runs, each name's newest run, read as its conclusion once
@@ -26,7 +22,7 @@ func (h *hub) Statuses(ctx context.Context, ref string) (map[string]string, erro
 		}
 	}
 	opts := &github.ListOptions{PerPage: perPage}
-	err := forge.Pages("statuses of "+ref, maxStatusPages, func(page int) (int, error) {
+	err := forge.Pages("statuses of "+ref, forge.StatusPages, func(page int) (int, error) {
 		opts.Page = page
 		cs, resp, err := h.gh.Repositories.GetCombinedStatus(ctx, h.owner, h.name, ref, opts)
 		if err != nil {
@@ -41,7 +37,7 @@ func (h *hub) Statuses(ctx context.Context, ref string) (map[string]string, erro
 		return nil, err
 	}
 	copts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: perPage}}
-	err = forge.Pages("check runs of "+ref, maxStatusPages, func(page int) (int, error) {
+	err = forge.Pages("check runs of "+ref, forge.StatusPages, func(page int) (int, error) {
 		copts.Page = page
 		runs, resp, err := h.gh.Checks.ListCheckRunsForRef(ctx, h.owner, h.name, ref, copts)
 		if err != nil {

@@ -165,7 +165,7 @@ func (l *lab) BlobURL(commit, file string, line int) string {
 	if l.webURL == "" {
 		return ""
 	}
-	return blobURL(l.webURL+"/-/blob", commit, file, line)
+	return forge.BlobURL(l.webURL+"/-/blob", commit, file, line)
 }
 
 func (l *lab) DeleteBranch(ctx context.Context, branch string) error {

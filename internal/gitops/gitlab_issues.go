@@ -10,7 +10,7 @@ import (
 )
 
 // FindIssue lists creator's issues, open and closed, oldest first, a page
-// of 100 at a time, for maxIssuePages at most. GitLab lists issues apart
+// of 100 at a time, for forge.IssuePages at most. GitLab lists issues apart
 // from merge requests; a project with issues turned off, as its GET said,
 // is ErrIssuesOff without a request.
 func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
@@ -20,7 +20,7 @@ func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 	opts := &gitlab.ListProjectIssuesOptions{AuthorUsername: &creator, OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("asc"),
 		ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
 	var found *Issue
-	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+	err := forge.Pages("list issues by "+creator, forge.IssuePages, func(page int) (int, error) {
 		opts.Page = int64(page)
 		issues, resp, err := l.gl.Issues.ListProjectIssues(l.project, opts, gitlab.WithContext(ctx))
 		if err != nil {
@@ -92,7 +92,7 @@ func (l *lab) Statuses(ctx context.Context, ref string) (map[string]string, erro
 		}
 	}
 	opts := &gitlab.GetCommitStatusesOptions{ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
-	err := forge.Pages("statuses of "+ref, maxStatusPages, func(page int) (int, error) {
+	err := forge.Pages("statuses of "+ref, forge.StatusPages, func(page int) (int, error) {
 		opts.Page = int64(page)
 		sts, resp, err := l.gl.Commits.GetCommitStatuses(l.project, ref, opts, gitlab.WithContext(ctx))
 		if err != nil {

@@ -2,20 +2,13 @@ package gitops
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"code.gitea.io/sdk/gitea"
 	"github.com/google/go-github/v60/github"
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
-
-// maxRecentPages bounds RecentChanges: an hour's pull requests fit in a
-// page on any repository imagebot serves; a host that keeps answering
-// with newer ones is not read to its end.
-const maxRecentPages = 10
 
 // RecentChanges lists the pull requests opened at or after since, newest
 // first (GitHub sorts by creation, newest first, when asked).
@@ -31,7 +24,7 @@ func (h *hub) RecentChanges(ctx context.Context, since time.Time) ([]*Change, er
 			out = append(out, c)
 		}
 		pages++
-		return pages < maxRecentPages
+		return pages < forge.RecentPages
 	})
 	return out, err
 }
@@ -51,35 +44,7 @@ func (l *lab) RecentChanges(ctx context.Context, since time.Time) ([]*Change, er
 			}
 		}
 		pages++
-		return pages < maxRecentPages
+		return pages < forge.RecentPages
 	})
 	return out, err
-}
-
-// RecentChanges lists the pull requests opened at or after since. Gitea
-// lists the newest first unless asked otherwise, and has no filter by
-// creation time: the pages are read until an older one.
-func (g *tea) RecentChanges(ctx context.Context, since time.Time) ([]*Change, error) {
-	c := g.client(ctx)
-	opts := gitea.ListPullRequestsOptions{State: gitea.StateAll, ListOptions: gitea.ListOptions{PageSize: giteaPerPage}}
-	var out []*Change
-	err := forge.Pages("list recent pull requests", maxRecentPages, func(page int) (int, error) {
-		opts.Page = page
-		prs, resp, err := c.ListRepoPullRequests(g.owner, g.name, opts)
-		if err != nil {
-			return 0, fmt.Errorf("list recent pull requests: %w", g.teaErr(resp, err))
-		}
-		for _, pr := range prs {
-			ch := g.fromTeaPull(pr)
-			if ch.Created.Before(since) {
-				return 0, nil
-			}
-			out = append(out, ch)
-		}
-		return resp.NextPage, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

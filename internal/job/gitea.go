@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // Gitea is how Run and Rollback reach the repository on a Gitea or
@@ -94,7 +95,7 @@ func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 // explainGitea says what to do about Gitea's and git's refusals, naming
 // the server; any other failure leaves the run partly done (exit 2).
 func explainGitea(err error, c gitops.Options) error {
-	var ge *gitops.GiteaError
+	var ge *forge.HTTPError
 	if errors.As(err, &ge) {
 		switch ge.Status {
 		case http.StatusUnauthorized:

@@ -1,6 +1,10 @@
 package forge
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
 
 // The answers every host gives in its own words, as every driver returns
 // them (wrapped with what it was doing), so that the lifecycle and job read
@@ -12,6 +16,11 @@ var (
 	// ErrNoRepository is a repository the host says does not exist, or
 	// that the token may not see (GitLab answers 404 to both).
 	ErrNoRepository error = notFound("no such repository")
+	// ErrUnauthorized is a 401: the token is wrong, expired or revoked.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden is a 403 that is not a rate limit: the token lacks a
+	// scope or a role.
+	ErrForbidden = errors.New("forbidden")
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = errors.New("issues are turned off")
 )
@@ -31,3 +40,27 @@ type notFound string
 
 func (e notFound) Error() string      { return string(e) }
 func (notFound) Is(target error) bool { return target == ErrNotFound }
+
+// HTTPError is a host's refusal of a request: its HTTP status and the
+// host's message (Err). It is ErrUnauthorized, ErrForbidden or ErrNotFound
+// by its status, so that callers tell them apart without the host's SDK.
+type HTTPError struct {
+	Status int
+	Err    error
+}
+
+func (e *HTTPError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Err, e.Status) }
+func (e *HTTPError) Unwrap() error { return e.Err }
+
+// Is reads the status as the shared errors.
+func (e *HTTPError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.Status == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.Status == http.StatusForbidden
+	case ErrNotFound:
+		return e.Status == http.StatusNotFound
+	}
+	return false
+}

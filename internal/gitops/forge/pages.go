@@ -12,6 +12,21 @@ import (
 // rather than the run's memory and quota.
 const MaxPages = 1000
 
+// The first few pages the lifecycle reads of a listing it does not need to
+// its end, the same on every host.
+const (
+	// IssuePages bounds the pages of the bot's issues looked through for
+	// its dashboard (FindIssue).
+	IssuePages = 3
+	// StatusPages bounds the pages of one commit's statuses or check
+	// runs: 1,000 of each is far beyond what a commit carries.
+	StatusPages = 10
+	// RecentPages bounds RecentChanges: an hour's change requests fit in
+	// a page on any repository imagebot serves; a host that keeps
+	// answering with newer ones is not read to its end.
+	RecentPages = 10
+)
+
 // ErrTooManyPages is a listing that went on past its cap.
 var ErrTooManyPages = errors.New("too many pages")
 

@@ -1,4 +1,4 @@
-package gitops
+package gitea
 
 import (
 	"context"
@@ -20,31 +20,31 @@ func (g *tea) issuesOff() bool {
 }
 
 // FindIssue lists creator's issues (type=issues: Gitea lists pull
-// requests as issues too), a page of 50 at a time, for maxIssuePages at
+// requests as issues too), a page of 50 at a time, for forge.IssuePages at
 // most. Gitea lists newest first and cannot be asked otherwise: each page
 // is handed to pick oldest first. Issues turned off are known from the
 // repository already, at no cost.
-func (g *tea) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
+func (g *tea) FindIssue(ctx context.Context, creator string, pick func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
 	if g.issuesOff() {
-		return nil, ErrIssuesOff
+		return nil, forge.ErrIssuesOff
 	}
 	c := g.client(ctx)
 	opts := gitea.ListIssueOption{Type: gitea.IssueTypeIssue, State: gitea.StateAll, CreatedBy: creator,
 		ListOptions: gitea.ListOptions{Page: 1, PageSize: giteaPerPage}}
-	var found *Issue
-	err := forge.Pages("list issues by "+creator, maxIssuePages, func(page int) (int, error) {
+	var found *forge.Issue
+	err := forge.Pages("list issues by "+creator, forge.IssuePages, func(page int) (int, error) {
 		opts.Page = page
 		issues, resp, err := c.ListRepoIssues(g.owner, g.name, opts)
 		if err != nil {
 			return 0, g.teaErr(resp, err)
 		}
-		var list []*Issue
+		var list []*forge.Issue
 		for _, is := range issues {
 			if is.PullRequest == nil {
 				list = append(list, fromTeaIssue(is))
 			}
 		}
-		slices.SortStableFunc(list, func(a, b *Issue) int { return a.Created.Compare(b.Created) })
+		slices.SortStableFunc(list, func(a, b *forge.Issue) int { return a.Created.Compare(b.Created) })
 		if found = pick(list); found != nil {
 			return 0, nil
 		}
@@ -53,8 +53,8 @@ func (g *tea) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 	return found, err
 }
 
-func fromTeaIssue(is *gitea.Issue) *Issue {
-	out := &Issue{Number: int(is.Index), URL: is.HTMLURL, Title: is.Title, Body: is.Body, Created: is.Created}
+func fromTeaIssue(is *gitea.Issue) *forge.Issue {
+	out := &forge.Issue{Number: int(is.Index), URL: is.HTMLURL, Title: is.Title, Body: is.Body, Created: is.Created}
 	if is.Poster != nil {
 		out.Author = is.Poster.UserName
 	}
@@ -66,9 +66,9 @@ func fromTeaIssue(is *gitea.Issue) *Issue {
 
 // CreateIssue opens an issue with labels (by ID, created when missing).
 // A 404 from a repository without issues is ErrIssuesOff.
-func (g *tea) CreateIssue(ctx context.Context, title, body string, labels []string) (*Issue, error) {
+func (g *tea) CreateIssue(ctx context.Context, title, body string, labels []string) (*forge.Issue, error) {
 	if g.issuesOff() {
-		return nil, ErrIssuesOff
+		return nil, forge.ErrIssuesOff
 	}
 	ids, err := g.labelIDs(ctx, labels)
 	if err != nil {
@@ -78,7 +78,7 @@ func (g *tea) CreateIssue(ctx context.Context, title, body string, labels []stri
 	if err != nil {
 		err = g.teaErr(resp, err)
 		if teaStatus(err) == http.StatusNotFound {
-			return nil, fmt.Errorf("%w: %w", ErrIssuesOff, err)
+			return nil, fmt.Errorf("%w: %w", forge.ErrIssuesOff, err)
 		}
 		return nil, err
 	}

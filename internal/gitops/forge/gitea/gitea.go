@@ -1,4 +1,4 @@
-package gitops
+package gitea
 
 import (
 	"context"
@@ -22,14 +22,14 @@ type tea struct {
 	server      string       // the server's root URL; the SDK adds /api/v1
 	http        *http.Client // retrying; the token is added by the SDK
 	owner, name string
-	token       staticToken
+	token       forge.StaticToken
 
 	mu sync.Mutex
 	// repo is the repository as Repository read it: its page, default
 	// branch and whether it has issues.
 	repo *gitea.Repository
 	// self is who the token acts as, once asked.
-	self *Identity
+	self *forge.Identity
 	// labels are the repository's labels by name, once listed: Gitea
 	// labels pull requests by ID.
 	labels map[string]int64
@@ -39,7 +39,7 @@ type tea struct {
 	wip map[int]string
 }
 
-var _ Forge = (*tea)(nil)
+var _ forge.Forge = (*tea)(nil)
 
 // giteaUser is the git user name: Gitea and Forgejo ignore it when the
 // password is an access token (services/auth/basic.go), so asking the
@@ -48,12 +48,16 @@ const giteaUser = "imagebot"
 
 func (g *tea) Name() string { return "Gitea" }
 
-func (g *tea) GitCredentials() (string, credentials) { return giteaUser, g.token }
+func (g *tea) GitCredentials() (string, forge.Credentials) { return giteaUser, g.token }
 
-// newGitea connects to the Gitea or Forgejo server at o.APIURL (its root,
+// New connects to the Gitea or Forgejo server at o.APIURL (its root,
 // "https://gitea.example.com"; a trailing /api/v1 is taken off).
-func newGitea(_ context.Context, o Options) (*tea, error) {
-	owner, name, err := splitRepository(o.Repository)
+func New(_ context.Context, o forge.Config) (forge.Forge, error) {
+	return newTea(o)
+}
+
+func newTea(o forge.Config) (*tea, error) {
+	owner, name, err := forge.SplitRepository(o.Repository)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +70,7 @@ func newGitea(_ context.Context, o Options) (*tea, error) {
 	if hc == nil {
 		hc = forge.RetryingClient(o.MaxWait, o.Clock, o.Logger, forge.APIGuard(server, o.URL))
 	}
-	return &tea{server: server, http: forge.APIClient(hc), owner: owner, name: name, token: staticToken(o.Token), wip: map[int]string{}}, nil
+	return &tea{server: server, http: forge.APIClient(hc), owner: owner, name: name, token: forge.StaticToken(o.Token), wip: map[int]string{}}, nil
 }
 
 // client is the SDK bound to ctx. SetGiteaVersion("") keeps the SDK from
@@ -79,18 +83,8 @@ func (g *tea) client(ctx context.Context) *gitea.Client {
 	return c
 }
 
-// GiteaError is Gitea's refusal of a request: its HTTP status and its
-// message. The SDK keeps only the message; the status comes from its
-// response.
-type GiteaError struct {
-	Status int
-	Err    error
-}
-
-func (e *GiteaError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Err, e.Status) }
-func (e *GiteaError) Unwrap() error { return e.Err }
-
-// teaErr is err as the lifecycle reads it: with the answer's status, and a
+// teaErr is err as the lifecycle reads it: a *forge.HTTPError with the
+// answer's status (the SDK keeps only the message), and a
 // 429 (a proxy's, or Forgejo's rate limiter; Gitea has none of its own)
 // beyond the wait the retrying client allows as a *RateLimitError. The
 // token is scrubbed, should a transport error quote a URL with it.
@@ -102,31 +96,31 @@ func (g *tea) teaErr(resp *gitea.Response, err error) error {
 	if resp == nil || resp.Response == nil {
 		return err
 	}
-	ge := &GiteaError{Status: resp.StatusCode, Err: err}
+	ge := &forge.HTTPError{Status: resp.StatusCode, Err: err}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return &RateLimitError{Err: ge}
+		return &forge.RateLimitError{Err: ge}
 	}
 	return ge
 }
 
 // teaStatus is the HTTP status of a Gitea refusal, 0 for none.
 func teaStatus(err error) int {
-	var ge *GiteaError
+	var ge *forge.HTTPError
 	if errors.As(err, &ge) {
 		return ge.Status
 	}
 	return 0
 }
 
-func (g *tea) Repository(ctx context.Context) (Repository, error) {
+func (g *tea) Repository(ctx context.Context) (forge.Repository, error) {
 	r, resp, err := g.client(ctx).GetRepo(g.owner, g.name)
 	if err != nil {
-		return Repository{}, fmt.Errorf("get repository %s/%s: %w", g.owner, g.name, g.teaErr(resp, err))
+		return forge.Repository{}, fmt.Errorf("get repository %s/%s: %w", g.owner, g.name, g.teaErr(resp, err))
 	}
 	g.mu.Lock()
 	g.repo = r
 	g.mu.Unlock()
-	out := Repository{DefaultBranch: r.DefaultBranch, URL: r.HTMLURL}
+	out := forge.Repository{DefaultBranch: r.DefaultBranch, URL: r.HTMLURL}
 	if r.Permissions != nil {
 		out.Push, out.Known = r.Permissions.Push, true
 	}
@@ -135,7 +129,7 @@ func (g *tea) Repository(ctx context.Context) (Repository, error) {
 
 // WhoAmI is the token's user (GET /user), asked once per run and only
 // when the bot's work must be told from others'.
-func (g *tea) WhoAmI(ctx context.Context) (Identity, error) {
+func (g *tea) WhoAmI(ctx context.Context) (forge.Identity, error) {
 	g.mu.Lock()
 	self := g.self
 	g.mu.Unlock()
@@ -144,9 +138,9 @@ func (g *tea) WhoAmI(ctx context.Context) (Identity, error) {
 	}
 	u, resp, err := g.client(ctx).GetMyUserInfo()
 	if err != nil {
-		return Identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", g.teaErr(resp, err))
+		return forge.Identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", g.teaErr(resp, err))
 	}
-	id := Identity{Login: u.UserName}
+	id := forge.Identity{Login: u.UserName}
 	g.mu.Lock()
 	g.self = &id
 	g.mu.Unlock()
@@ -160,7 +154,7 @@ func (g *tea) BlobURL(commit, file string, line int) string {
 	if g.repo == nil || g.repo.HTMLURL == "" {
 		return ""
 	}
-	return blobURL(strings.TrimSuffix(g.repo.HTMLURL, "/")+"/src/commit", commit, file, line)
+	return forge.BlobURL(strings.TrimSuffix(g.repo.HTMLURL, "/")+"/src/commit", commit, file, line)
 }
 
 func (g *tea) DeleteBranch(ctx context.Context, branch string) error {

@@ -1,4 +1,4 @@
-package gitops
+package gitea
 
 import (
 	"context"
@@ -42,12 +42,12 @@ func newTeaWorld(t *testing.T, opts ...giteatest.RepoOption) *teaWorld {
 
 func (w *teaWorld) forge(t *testing.T, token, repo string) *tea {
 	t.Helper()
-	f, err := newForge(context.Background(), Options{Forge: Gitea, APIURL: w.g.URL() + "/api/v1/", Repository: repo, Token: token,
+	f, err := newTea(forge.Config{APIURL: w.g.URL() + "/api/v1/", Repository: repo, Token: token,
 		MaxWait: time.Millisecond, Clock: forge.RealClock{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.(*tea)
+	return f
 }
 
 // branch pushes main as branch, which then has no commits of its own:
@@ -67,18 +67,18 @@ func TestGiteaDuplicateChangeIsTheOpenOne(t *testing.T) {
 	if _, err := f.Repository(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first, created, err := f.CreateChange(ctx, NewChange{Title: "Update nginx to 1.1.0", Head: "imagebot/nginx", Base: "main", Draft: true})
+	first, created, err := f.CreateChange(ctx, forge.NewChange{Title: "Update nginx to 1.1.0", Head: "imagebot/nginx", Base: "main", Draft: true})
 	if err != nil || !created {
 		t.Fatalf("first: created %v, %v", created, err)
 	}
 	if first.Title != "Update nginx to 1.1.0" {
 		t.Errorf("draft read back as %q, want the title without its prefix", first.Title)
 	}
-	again, created, err := f.CreateChange(ctx, NewChange{Title: "Update nginx to 1.1.0", Head: "imagebot/nginx", Base: "main"})
+	again, created, err := f.CreateChange(ctx, forge.NewChange{Title: "Update nginx to 1.1.0", Head: "imagebot/nginx", Base: "main"})
 	if err != nil || created || again.Number != first.Number {
 		t.Fatalf("second: #%v created %v, %v; want #%d returned", again, created, err, first.Number)
 	}
-	if err := f.EditChange(ctx, first.Number, ChangeEdit{Title: ptr("Update nginx to 1.2.0")}); err != nil {
+	if err := f.EditChange(ctx, first.Number, forge.ChangeEdit{Title: ptr("Update nginx to 1.2.0")}); err != nil {
 		t.Fatal(err)
 	}
 	if prs := w.g.PRs("acme", "app"); len(prs) != 1 || prs[0].Title != "WIP: Update nginx to 1.2.0" || !prs[0].Draft {
@@ -104,7 +104,7 @@ func TestGiteaRefusals(t *testing.T) {
 		}
 	}
 	w.branch(t, "imagebot/nginx")
-	_, _, err := w.forge(t, "read-only", "acme/app").CreateChange(ctx, NewChange{Title: "t", Head: "imagebot/nginx", Base: "main"})
+	_, _, err := w.forge(t, "read-only", "acme/app").CreateChange(ctx, forge.NewChange{Title: "t", Head: "imagebot/nginx", Base: "main"})
 	if teaStatus(err) != http.StatusForbidden || !strings.Contains(err.Error(), "write:repository") {
 		t.Errorf("read-only token: %v", err)
 	}
@@ -115,9 +115,9 @@ func TestGiteaRateLimit(t *testing.T) {
 	for range 4 {
 		w.g.FailNext(http.MethodGet, "/pulls", http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}})
 	}
-	_, err := w.forge(t, teaToken, "acme/app").Changes(context.Background(), Query{State: "open"})
-	var rl *RateLimitError
-	if !errors.As(err, &rl) || !isRateLimit(err) {
+	_, err := w.forge(t, teaToken, "acme/app").Changes(context.Background(), forge.Query{State: "open"})
+	var rl *forge.RateLimitError
+	if !errors.As(err, &rl) {
 		t.Fatalf("a 429 beyond the wait: %v (%T), want a *RateLimitError", err, err)
 	}
 }
@@ -130,10 +130,10 @@ func TestGiteaIssuesOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := w.g.Requests()
-	if _, err := f.FindIssue(ctx, giteatest.BotLogin, func(is []*Issue) *Issue { return nil }); !errors.Is(err, ErrIssuesOff) {
+	if _, err := f.FindIssue(ctx, giteatest.BotLogin, func(is []*forge.Issue) *forge.Issue { return nil }); !errors.Is(err, forge.ErrIssuesOff) {
 		t.Errorf("FindIssue: %v, want ErrIssuesOff", err)
 	}
-	if _, err := f.CreateIssue(ctx, "Dashboard", "body", nil); !errors.Is(err, ErrIssuesOff) {
+	if _, err := f.CreateIssue(ctx, "Dashboard", "body", nil); !errors.Is(err, forge.ErrIssuesOff) {
 		t.Errorf("CreateIssue: %v, want ErrIssuesOff", err)
 	}
 	if n := w.g.Requests() - before; n != 0 {
@@ -146,7 +146,7 @@ func TestGiteaLabelsByID(t *testing.T) {
 	w.branch(t, "imagebot/nginx")
 	f := w.forge(t, teaToken, "acme/app")
 	ctx := context.Background()
-	c, _, err := f.CreateChange(ctx, NewChange{Title: "t", Head: "imagebot/nginx", Base: "main"})
+	c, _, err := f.CreateChange(ctx, forge.NewChange{Title: "t", Head: "imagebot/nginx", Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package gitops
+package gitea
 
 import (
 	"context"
@@ -41,8 +41,8 @@ func splitWIP(title string) (prefix, rest string) {
 
 // fromTeaPull is a pull request as the lifecycle reads it. A draft's
 // title is read without its prefix, which is remembered for edits.
-func (g *tea) fromTeaPull(pr *gitea.PullRequest) *Change {
-	c := &Change{Number: int(pr.Index), URL: pr.HTMLURL, Title: pr.Title, Body: pr.Body,
+func (g *tea) fromTeaPull(pr *gitea.PullRequest) *forge.Change {
+	c := &forge.Change{Number: int(pr.Index), URL: pr.HTMLURL, Title: pr.Title, Body: pr.Body,
 		State: string(pr.State), Merged: pr.HasMerged}
 	if pr.Poster != nil {
 		c.Author = pr.Poster.UserName
@@ -80,8 +80,8 @@ func teaBranches(pr *gitea.PullRequest) (head, base string, own bool) {
 }
 
 // keepsTea reports whether q keeps pr, read without its body.
-func keepsTea(q Query, pr *gitea.PullRequest) bool {
-	c := &Change{State: string(pr.State)}
+func keepsTea(q forge.Query, pr *gitea.PullRequest) bool {
+	c := &forge.Change{State: string(pr.State)}
 	c.Head, c.Base, c.OwnBranch = teaBranches(pr)
 	if pr.Poster != nil {
 		c.Author = pr.Poster.UserName
@@ -94,7 +94,7 @@ func keepsTea(q Query, pr *gitea.PullRequest) bool {
 // and their bodies, go with their page.
 // Gitea filters by state, and by author (poster, Gitea 1.23 and later;
 // an earlier one ignores it); the rest is read here.
-func (g *tea) pulls(ctx context.Context, q Query, each func(*gitea.PullRequest) bool) error {
+func (g *tea) pulls(ctx context.Context, q forge.Query, each func(*gitea.PullRequest) bool) error {
 	state := q.State
 	if state == "" {
 		state = "all"
@@ -144,8 +144,8 @@ func (t withQuery) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // Changes lists the pull requests q keeps, every page. Gitea's listing
 // filters by neither head nor base: they are read page by page.
-func (g *tea) Changes(ctx context.Context, q Query) ([]*Change, error) {
-	var out []*Change
+func (g *tea) Changes(ctx context.Context, q forge.Query) ([]*forge.Change, error) {
+	var out []*forge.Change
 	err := g.pulls(ctx, q, func(pr *gitea.PullRequest) bool {
 		out = append(out, g.fromTeaPull(pr))
 		return true
@@ -158,8 +158,8 @@ func (g *tea) Changes(ctx context.Context, q Query) ([]*Change, error) {
 // alone, where Gitea filters so). Gitea's listing filters by no head, and
 // its by-branch lookup returns one pull request of any state, so the
 // listing is the one exact way.
-func (g *tea) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
-	out := map[string][]*Change{}
+func (g *tea) ClosedChanges(ctx context.Context, by forge.Query, branches []string) (map[string][]*forge.Change, error) {
+	out := map[string][]*forge.Change{}
 	if len(branches) == 0 {
 		return out, nil
 	}
@@ -167,7 +167,7 @@ func (g *tea) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 	for _, b := range branches {
 		want[b] = true
 	}
-	err := g.pulls(ctx, Query{State: "closed", Base: by.Base, Author: by.Author}, func(pr *gitea.PullRequest) bool {
+	err := g.pulls(ctx, forge.Query{State: "closed", Base: by.Base, Author: by.Author}, func(pr *gitea.PullRequest) bool {
 		if c := g.fromTeaPull(pr); want[c.Head] {
 			out[c.Head] = append(out[c.Head], c)
 		}
@@ -179,7 +179,7 @@ func (g *tea) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 // CreateChange opens a pull request, a draft with the "WIP: " prefix.
 // Gitea answers 409 when one is open for the branch already (an earlier
 // run raced us): that one is returned.
-func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
+func (g *tea) CreateChange(ctx context.Context, c forge.NewChange) (*forge.Change, bool, error) {
 	title := c.Title
 	if c.Draft {
 		title = giteaDraft + title
@@ -194,8 +194,8 @@ func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	if teaStatus(err) == http.StatusConflict {
 		// Whoever opened it: the lifecycle tells the bot's from others'.
 		// Gitea lists by no branch: the listing stops at the first.
-		var open *Change
-		lerr := g.pulls(ctx, Query{State: "open", Head: c.Head, Base: c.Base}, func(pr *gitea.PullRequest) bool {
+		var open *forge.Change
+		lerr := g.pulls(ctx, forge.Query{State: "open", Head: c.Head, Base: c.Base}, func(pr *gitea.PullRequest) bool {
 			open = g.fromTeaPull(pr)
 			return false
 		})
@@ -207,7 +207,7 @@ func (g *tea) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 }
 
 // EditChange edits a pull request; a draft keeps its prefix.
-func (g *tea) EditChange(ctx context.Context, n int, e ChangeEdit) error {
+func (g *tea) EditChange(ctx context.Context, n int, e forge.ChangeEdit) error {
 	var opt gitea.EditPullRequestOption
 	if e.Title != nil {
 		g.mu.Lock()
@@ -287,7 +287,7 @@ func (g *tea) labelIDs(ctx context.Context, names []string) ([]int64, error) {
 // RequestReviewers asks users, and the owner's teams ("owner/team").
 func (g *tea) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
 	var opt gitea.PullReviewRequestOptions
-	opt.Reviewers, opt.TeamReviewers = splitReviewers(g.owner, reviewers)
+	opt.Reviewers, opt.TeamReviewers = forge.SplitReviewers(g.owner, reviewers)
 	if resp, err := g.client(ctx).CreateReviewRequests(g.owner, g.name, int64(n), opt); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, g.teaErr(resp, err))
 	}
@@ -297,7 +297,7 @@ func (g *tea) RequestReviewers(ctx context.Context, n int, reviewers []string) e
 // EnableAutoMerge asks Gitea to merge the pull request once its checks
 // succeed (merge_when_checks_succeed), in the repository's default merge
 // style. Gitea merges at once when the checks already passed.
-func (g *tea) EnableAutoMerge(ctx context.Context, c *Change) error {
+func (g *tea) EnableAutoMerge(ctx context.Context, c *forge.Change) error {
 	style := gitea.MergeStyleMerge
 	g.mu.Lock()
 	if g.repo != nil && g.repo.DefaultMergeStyle != "" {
