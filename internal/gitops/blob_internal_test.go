@@ -3,8 +3,8 @@ package gitops
 import "testing"
 
 // Every host links a dashboard note to its file's line at the commit, on
-// its own pages, and none before Repository said where they are (Gitea's:
-// forge/gitea's TestBlobURL).
+// its own pages, and none before Repository said where they are (GitLab's
+// and Gitea's: TestBlobURL in forge/gitlab and forge/gitea).
 func TestBlobURL(t *testing.T) {
 	const commit = "0123abcd"
 	for _, c := range []struct {
@@ -13,7 +13,6 @@ func TestBlobURL(t *testing.T) {
 		want string
 	}{
 		{"GitHub", &hub{htmlURL: "https://github.com/o/r"}, "https://github.com/o/r/blob/0123abcd/deploy/my%20app.yaml#L12"},
-		{"GitLab", &lab{webURL: "https://gitlab.example.com/g/sub/r"}, "https://gitlab.example.com/g/sub/r/-/blob/0123abcd/deploy/my%20app.yaml#L12"},
 	} {
 		if got := c.f.BlobURL(commit, "deploy/my app.yaml", 12); got != c.want {
 			t.Errorf("%s: BlobURL = %q, want %q", c.name, got, c.want)
@@ -22,7 +21,7 @@ func TestBlobURL(t *testing.T) {
 			t.Errorf("%s: BlobURL without a line = %q, want %q", c.name, got, want)
 		}
 	}
-	for _, f := range []Forge{&hub{}, &lab{}} {
+	for _, f := range []Forge{&hub{}} {
 		if got := f.BlobURL(commit, "a.yaml", 1); got != "" {
 			t.Errorf("%s before Repository: BlobURL = %q, want none", f.Name(), got)
 		}

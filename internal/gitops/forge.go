@@ -6,6 +6,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/gitops/forge/gitea"
+	"github.com/imagebot/imagebot/internal/gitops/forge/gitlab"
 )
 
 // newForge connects to the host o.Forge names ("" is GitHub).
@@ -14,7 +15,7 @@ func newForge(ctx context.Context, o Options) (Forge, error) {
 	case "", GitHub:
 		return newGitHub(ctx, o)
 	case GitLab:
-		return newGitLab(o)
+		return gitlab.New(ctx, o.config())
 	case Gitea:
 		return gitea.New(ctx, o.config())
 	}
@@ -25,4 +26,10 @@ func newForge(ctx context.Context, o Options) (Forge, error) {
 func (o Options) config() forge.Config {
 	return forge.Config{URL: o.URL, Repository: o.Repository, APIURL: o.APIURL, Token: o.Token,
 		Logger: o.Logger, HTTPClient: o.HTTPClient, MaxWait: o.MaxWait, Clock: o.Clock}
+}
+
+// GitLabGroupProjects lists the clone URLs of the projects of a GitLab
+// group on o.APIURL (gitlab.GroupProjects).
+func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string, error) {
+	return gitlab.GroupProjects(ctx, o.withDefaults().config(), group)
 }

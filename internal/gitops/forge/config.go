@@ -22,6 +22,21 @@ type Config struct {
 	Clock      Clock         // the time rate limits are waited out in
 }
 
+// WithDefaults is c with what an unset Logger, MaxWait and Clock mean: no
+// log, a minute's wait at most, the machine's time.
+func (c Config) WithDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = time.Minute
+	}
+	if c.Clock == nil {
+		c.Clock = RealClock{}
+	}
+	return c
+}
+
 // BlobURL links a file's line (0: none) at commit under page, the host's
 // web path of a repository's files at a commit ("https://github.com/o/r/blob";
 // GitLab's ".../-/blob", Gitea's ".../src/commit"). Every host anchors a

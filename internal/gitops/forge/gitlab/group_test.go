@@ -1,4 +1,4 @@
-package gitops_test
+package gitlab_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
+	"github.com/imagebot/imagebot/internal/gitops/forge/gitlab"
 	"github.com/imagebot/imagebot/internal/testing/gitlabtest"
 )
 
@@ -26,10 +27,10 @@ func TestGitLabGroupProjects(t *testing.T) {
 	gl.AddProject("acme/platform/deep/api", "main", nil)
 	gl.AddProject("acme-labs/x", "main", nil)
 	gl.AddProject("other/y", "main", nil)
-	o := gitops.Options{Forge: gitops.GitLab, APIURL: gl.URL(), Token: gitlabtest.DefaultToken}
+	o := forge.Config{APIURL: gl.URL(), Token: gitlabtest.DefaultToken}
 
 	before := gl.Requests()
-	urls, err := gitops.GitLabGroupProjects(context.Background(), o, "acme")
+	urls, err := gitlab.GroupProjects(context.Background(), o, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestGitLabGroupProjects(t *testing.T) {
 		t.Errorf("%d requests for 2 pages", n)
 	}
 
-	urls, err = gitops.GitLabGroupProjects(context.Background(), o, "acme/platform/")
+	urls, err = gitlab.GroupProjects(context.Background(), o, "acme/platform/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +50,12 @@ func TestGitLabGroupProjects(t *testing.T) {
 		t.Errorf("acme/platform's projects:\n got %q\nwant %q", urls, want)
 	}
 
-	_, err = gitops.GitLabGroupProjects(context.Background(), o, "nope")
+	_, err = gitlab.GroupProjects(context.Background(), o, "nope")
 	if err == nil || !strings.Contains(err.Error(), "GitLab group nope: no such group, or the token may not see it (404)") {
 		t.Errorf("unknown group: %v", err)
 	}
 	o.Token = "glpat-revoked"
-	_, err = gitops.GitLabGroupProjects(context.Background(), o, "acme")
+	_, err = gitlab.GroupProjects(context.Background(), o, "acme")
 	if err == nil || strings.Contains(err.Error(), "glpat-revoked") || !strings.Contains(err.Error(), "401") {
 		t.Errorf("bad token: %v", err)
 	}
@@ -78,10 +79,10 @@ func TestGitLabGroupLinksBack(t *testing.T) {
 		fmt.Fprintf(w, `[{"id":%s,"http_url_to_repo":"%s/acme/p%s.git"}]`, page, "http://"+r.Host, page)
 	}))
 	defer srv.Close()
-	o := gitops.Options{Forge: gitops.GitLab, APIURL: srv.URL, Token: "glpat-t0ken"}
+	o := forge.Config{APIURL: srv.URL, Token: "glpat-t0ken"}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := gitops.GitLabGroupProjects(ctx, o, "acme")
+	_, err := gitlab.GroupProjects(ctx, o, "acme")
 	if err == nil || !strings.Contains(err.Error(), "list the projects of GitLab group acme: page 2 links back to page 1") {
 		t.Errorf("GitLabGroupProjects = %v, want a link-back error", err)
 	}

@@ -1,4 +1,4 @@
-package gitops
+package gitlab
 
 import (
 	"context"
@@ -21,12 +21,12 @@ import (
 type lab struct {
 	gl      *gitlab.Client
 	project string // the project's full path, "group/sub/name": GitLab takes it for the numeric ID
-	token   staticToken
-	clock   Clock
+	token   forge.StaticToken
+	clock   forge.Clock
 	log     *slog.Logger
 
 	// self is who the token acts as, once asked (see WhoAmI).
-	self *Identity
+	self *forge.Identity
 	// webURL is the project's page, and issuesOff says it has issues
 	// turned off: both from the project GET that Open makes anyway.
 	webURL    string
@@ -37,7 +37,7 @@ type lab struct {
 	drafts map[int]bool
 }
 
-var _ Forge = (*lab)(nil)
+var _ forge.Forge = (*lab)(nil)
 
 // gitlabAPI is gitlab.com's API, when Options.APIURL is "".
 const gitlabAPI = "https://gitlab.com"
@@ -50,7 +50,7 @@ func (l *lab) Name() string { return "GitLab" }
 
 // GitCredentials: GitLab takes an access token over https as the password
 // of any user name; "oauth2" is the one its docs give.
-func (l *lab) GitCredentials() (string, credentials) { return "oauth2", l.token }
+func (l *lab) GitCredentials() (string, forge.Credentials) { return "oauth2", l.token }
 
 // noLimit stops client-go from pacing requests by RateLimit-Limit in the
 // wall clock's time: a run waits out GitLab's 429s in its own clock
@@ -59,10 +59,14 @@ type noLimit struct{}
 
 func (noLimit) Wait(context.Context) error { return nil }
 
-// newGitLab connects to o.APIURL (the instance's URL, with or without
+// New connects to o.APIURL (the instance's URL, with or without
 // /api/v4; gitlab.com when empty) with o.Token, for the project
 // o.Repository.
-func newGitLab(o Options) (*lab, error) {
+func New(_ context.Context, o forge.Config) (forge.Forge, error) {
+	return newLab(o)
+}
+
+func newLab(o forge.Config) (*lab, error) {
 	if strings.Trim(o.Repository, "/") == "" || !strings.Contains(o.Repository, "/") {
 		return nil, fmt.Errorf("GitLab project %q: want its full path, group/name", o.Repository)
 	}
@@ -70,13 +74,13 @@ func newGitLab(o Options) (*lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lab{gl: gl, project: strings.Trim(o.Repository, "/"), token: staticToken(o.Token), clock: o.Clock, log: o.Logger, drafts: map[int]bool{}}, nil
+	return &lab{gl: gl, project: strings.Trim(o.Repository, "/"), token: forge.StaticToken(o.Token), clock: o.Clock, log: o.Logger, drafts: map[int]bool{}}, nil
 }
 
 // gitlabClient is client-go on o.APIURL (gitlab.com when empty) with
 // o.Token. The retrying client (forge.RetryingClient) does the retries, so
 // client-go's own are off.
-func gitlabClient(o Options) (*gitlab.Client, error) {
+func gitlabClient(o forge.Config) (*gitlab.Client, error) {
 	api := strings.TrimSuffix(o.APIURL, "/")
 	if api == "" {
 		api = gitlabAPI
@@ -104,7 +108,7 @@ func gitlabClient(o Options) (*gitlab.Client, error) {
 func glErr(err error) error {
 	err = secret.Error(err)
 	if glStatus(err) == http.StatusTooManyRequests {
-		return &RateLimitError{Err: err}
+		return &forge.RateLimitError{Err: err}
 	}
 	return err
 }
@@ -121,18 +125,18 @@ func glStatus(err error) int {
 // Repository is one GET of the project: its default branch, web page,
 // whether issues are on, and whether the token may push (Developer or
 // above, by the project's or its group's membership).
-func (l *lab) Repository(ctx context.Context) (Repository, error) {
+func (l *lab) Repository(ctx context.Context) (forge.Repository, error) {
 	p, _, err := l.gl.Projects.GetProject(l.project, nil, gitlab.WithContext(ctx))
 	if errors.Is(err, gitlab.ErrNotFound) {
-		return Repository{}, fmt.Errorf("get GitLab project %s: %w (404)", l.project, ErrNoRepository)
+		return forge.Repository{}, fmt.Errorf("get GitLab project %s: %w (404)", l.project, forge.ErrNoRepository)
 	}
 	if err != nil {
-		return Repository{}, fmt.Errorf("get GitLab project %s: %w", l.project, glErr(err))
+		return forge.Repository{}, fmt.Errorf("get GitLab project %s: %w", l.project, glErr(err))
 	}
 	l.webURL = strings.TrimSuffix(p.WebURL, "/")
 	//lint:ignore SA1019 GitLab before 16.x answers issues_enabled alone
 	l.issuesOff = !p.IssuesEnabled && (p.IssuesAccessLevel == "" || p.IssuesAccessLevel == gitlab.DisabledAccessControl)
-	r := Repository{DefaultBranch: p.DefaultBranch, URL: l.webURL}
+	r := forge.Repository{DefaultBranch: p.DefaultBranch, URL: l.webURL}
 	if perm := p.Permissions; perm != nil {
 		level := gitlab.NoPermissions
 		if perm.ProjectAccess != nil {
@@ -148,15 +152,15 @@ func (l *lab) Repository(ctx context.Context) (Repository, error) {
 
 // WhoAmI is the token's user (GET /user), asked once: a project or group
 // access token acts as its bot user, "project_<id>_bot_<hash>".
-func (l *lab) WhoAmI(ctx context.Context) (Identity, error) {
+func (l *lab) WhoAmI(ctx context.Context) (forge.Identity, error) {
 	if l.self != nil {
 		return *l.self, nil
 	}
 	u, _, err := l.gl.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
-		return Identity{}, fmt.Errorf("get the token's GitLab user, to know its merge requests: %w", glErr(err))
+		return forge.Identity{}, fmt.Errorf("get the token's GitLab user, to know its merge requests: %w", glErr(err))
 	}
-	l.self = &Identity{Login: u.Username}
+	l.self = &forge.Identity{Login: u.Username}
 	return *l.self, nil
 }
 

@@ -1,4 +1,4 @@
-package gitops
+package gitlab
 
 import (
 	"context"
@@ -13,20 +13,20 @@ import (
 // of 100 at a time, for forge.IssuePages at most. GitLab lists issues apart
 // from merge requests; a project with issues turned off, as its GET said,
 // is ErrIssuesOff without a request.
-func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
+func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
 	if l.issuesOff {
-		return nil, ErrIssuesOff
+		return nil, forge.ErrIssuesOff
 	}
 	opts := &gitlab.ListProjectIssuesOptions{AuthorUsername: &creator, OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("asc"),
 		ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
-	var found *Issue
+	var found *forge.Issue
 	err := forge.Pages("list issues by "+creator, forge.IssuePages, func(page int) (int, error) {
 		opts.Page = int64(page)
 		issues, resp, err := l.gl.Issues.ListProjectIssues(l.project, opts, gitlab.WithContext(ctx))
 		if err != nil {
 			return 0, fmt.Errorf("list issues by %s: %w", creator, glErr(err))
 		}
-		var list []*Issue
+		var list []*forge.Issue
 		for _, is := range issues {
 			list = append(list, fromGitLabIssue(is))
 		}
@@ -38,8 +38,8 @@ func (l *lab) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 	return found, err
 }
 
-func fromGitLabIssue(is *gitlab.Issue) *Issue {
-	out := &Issue{Number: int(is.IID), URL: is.WebURL, Title: is.Title, Body: is.Description, Labels: is.Labels}
+func fromGitLabIssue(is *gitlab.Issue) *forge.Issue {
+	out := &forge.Issue{Number: int(is.IID), URL: is.WebURL, Title: is.Title, Body: is.Description, Labels: is.Labels}
 	if is.Author != nil {
 		out.Author = is.Author.Username
 	}
@@ -49,7 +49,7 @@ func fromGitLabIssue(is *gitlab.Issue) *Issue {
 	return out
 }
 
-func (l *lab) CreateIssue(ctx context.Context, title, body string, labels []string) (*Issue, error) {
+func (l *lab) CreateIssue(ctx context.Context, title, body string, labels []string) (*forge.Issue, error) {
 	ls := gitlab.LabelOptions(labels)
 	is, _, err := l.gl.Issues.CreateIssue(l.project, &gitlab.CreateIssueOptions{Title: &title, Description: &body, Labels: &ls}, gitlab.WithContext(ctx))
 	if err != nil {

@@ -1,4 +1,4 @@
-package gitops
+package gitlab
 
 import (
 	"context"
@@ -12,19 +12,19 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// GitLabGroupProjects lists the clone URLs (http_url_to_repo) of the
+// GroupProjects lists the clone URLs (http_url_to_repo) of the
 // projects in the GitLab group (its full path, "group/sub", or its
 // numeric ID) on o.APIURL with o.Token: its subgroups' projects too,
 // archived ones left out, and projects only shared with the group left
 // out (they belong to another group, which may list them itself). One
 // request per page of 100; the URLs are sorted, so that a list is the
 // same whatever order GitLab answers in.
-func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string, error) {
+func GroupProjects(ctx context.Context, o forge.Config, group string) ([]string, error) {
 	group = strings.Trim(group, "/")
 	if group == "" {
 		return nil, errors.New("GitLab group: want its full path, such as acme or acme/platform")
 	}
-	gl, err := gitlabClient(o.withDefaults())
+	gl, err := gitlabClient(o.WithDefaults())
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package gitops
+package gitlab
 
 import (
 	"context"
@@ -26,8 +26,8 @@ const (
 // fromMR is a merge request as the lifecycle reads it: "opened" and
 // "locked" are open, "closed" and "merged" closed (Merged for the latter),
 // and the title without the draft prefix, which GitLab keeps there.
-func (l *lab) fromMR(mr *gitlab.BasicMergeRequest) *Change {
-	c := &Change{
+func (l *lab) fromMR(mr *gitlab.BasicMergeRequest) *forge.Change {
+	c := &forge.Change{
 		Number: int(mr.IID), URL: mr.WebURL, Title: mr.Title, Body: mr.Description,
 		Head: mr.SourceBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, Base: mr.TargetBranch,
 		State: "closed", Merged: mr.State == mrMerged, Labels: mr.Labels,
@@ -85,8 +85,8 @@ func (l *lab) mrPages(ctx context.Context, opts *gitlab.ListProjectMergeRequests
 // "all" in one listing rather than two. GitLab filters by source and
 // target branch and by author (author_username); a prefix and a fork's
 // merge requests are dropped page by page.
-func (l *lab) Changes(ctx context.Context, q Query) ([]*Change, error) {
-	var out []*Change
+func (l *lab) Changes(ctx context.Context, q forge.Query) ([]*forge.Change, error) {
+	var out []*forge.Change
 	err := l.mrPages(ctx, l.listing(q), func(mrs []*gitlab.BasicMergeRequest, _ *gitlab.Response) bool {
 		out = l.appendKept(out, mrs, q, nil)
 		return true
@@ -95,7 +95,7 @@ func (l *lab) Changes(ctx context.Context, q Query) ([]*Change, error) {
 }
 
 // listing is the listing's options that GitLab filters q by.
-func (l *lab) listing(q Query) *gitlab.ListProjectMergeRequestsOptions {
+func (l *lab) listing(q forge.Query) *gitlab.ListProjectMergeRequestsOptions {
 	opts := &gitlab.ListProjectMergeRequestsOptions{State: gitlab.Ptr(mrAll)}
 	if q.State == "open" {
 		opts.State = gitlab.Ptr(mrOpened)
@@ -115,12 +115,12 @@ func (l *lab) listing(q Query) *gitlab.ListProjectMergeRequestsOptions {
 // appendKept appends the merge requests q keeps whose source branch want
 // holds (nil: any); the others, and their descriptions, go with their
 // page. A draft's prefix is remembered only for those kept.
-func (l *lab) appendKept(out []*Change, mrs []*gitlab.BasicMergeRequest, q Query, want map[string]bool) []*Change {
+func (l *lab) appendKept(out []*forge.Change, mrs []*gitlab.BasicMergeRequest, q forge.Query, want map[string]bool) []*forge.Change {
 	for _, mr := range mrs {
 		if want != nil && !want[mr.SourceBranch] {
 			continue
 		}
-		c := &Change{Head: mr.SourceBranch, Base: mr.TargetBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, State: "closed"}
+		c := &forge.Change{Head: mr.SourceBranch, Base: mr.TargetBranch, OwnBranch: mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID, State: "closed"}
 		if mr.Author != nil {
 			c.Author = mr.Author.Username
 		}
@@ -138,20 +138,20 @@ func (l *lab) appendKept(out []*Change, mrs []*gitlab.BasicMergeRequest, q Query
 // by keeps, at the lower of two costs, as on GitHub: one filtered listing
 // per branch, or one listing of every merge request when its pages
 // (X-Total-Pages) are fewer than the branches.
-func (l *lab) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
-	out := map[string][]*Change{}
+func (l *lab) ClosedChanges(ctx context.Context, by forge.Query, branches []string) (map[string][]*forge.Change, error) {
+	out := map[string][]*forge.Change{}
 	if len(branches) == 0 {
 		return out, nil
 	}
-	q := Query{State: "closed", Base: by.Base, Author: by.Author}
+	q := forge.Query{State: "closed", Base: by.Base, Author: by.Author}
 	if len(branches) > 1 {
 		want := map[string]bool{}
 		for _, b := range branches {
 			want[b] = true
 		}
 		whole, first := false, true
-		var kept []*Change
-		err := l.mrPages(ctx, l.listing(Query{Base: q.Base, Author: q.Author}), func(mrs []*gitlab.BasicMergeRequest, resp *gitlab.Response) bool {
+		var kept []*forge.Change
+		err := l.mrPages(ctx, l.listing(forge.Query{Base: q.Base, Author: q.Author}), func(mrs []*gitlab.BasicMergeRequest, resp *gitlab.Response) bool {
 			if first {
 				whole = resp.NextPage == 0 || (resp.TotalPages > 0 && int(resp.TotalPages)-1 <= len(branches))
 				first = false
@@ -183,7 +183,7 @@ func (l *lab) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 // CreateChange opens a merge request; a draft's title starts "Draft: ".
 // GitLab's 409 (another open merge request from the branch: an earlier
 // run raced us) returns that one instead.
-func (l *lab) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
+func (l *lab) CreateChange(ctx context.Context, c forge.NewChange) (*forge.Change, bool, error) {
 	title := c.Title
 	if c.Draft {
 		title = gitlabDraft + title
@@ -197,7 +197,7 @@ func (l *lab) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	}
 	if glStatus(err) == http.StatusConflict {
 		// Whoever opened it: the lifecycle tells the bot's from others'.
-		open, lerr := l.Changes(ctx, Query{State: "open", Head: c.Head, Base: c.Base})
+		open, lerr := l.Changes(ctx, forge.Query{State: "open", Head: c.Head, Base: c.Base})
 		if len(open) > 0 {
 			return open[0], false, nil
 		}
@@ -210,7 +210,7 @@ func (l *lab) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 
 // EditChange retitles (keeping a draft a draft), rewrites the description,
 // or closes (state_event=close).
-func (l *lab) EditChange(ctx context.Context, n int, e ChangeEdit) error {
+func (l *lab) EditChange(ctx context.Context, n int, e forge.ChangeEdit) error {
 	opts := &gitlab.UpdateMergeRequestOptions{Description: e.Body}
 	if e.Title != nil {
 		t := *e.Title
@@ -276,7 +276,7 @@ const (
 // EnableAutoMerge sets the merge request to merge when its pipeline
 // succeeds (auto_merge; merge_when_pipeline_succeeds on GitLab before
 // 17.11), retrying GitLab's 405 with a doubling wait in the run's clock.
-func (l *lab) EnableAutoMerge(ctx context.Context, c *Change) error {
+func (l *lab) EnableAutoMerge(ctx context.Context, c *forge.Change) error {
 	//lint:ignore SA1019 GitLab before 17.11 reads merge_when_pipeline_succeeds alone
 	opts := &gitlab.AcceptMergeRequestOptions{AutoMerge: gitlab.Ptr(true), MergeWhenPipelineSucceeds: gitlab.Ptr(true)}
 	wait := autoMergeWait
