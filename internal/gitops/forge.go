@@ -6,6 +6,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/gitops/forge/gitea"
+	"github.com/imagebot/imagebot/internal/gitops/forge/github"
 	"github.com/imagebot/imagebot/internal/gitops/forge/gitlab"
 )
 
@@ -13,7 +14,7 @@ import (
 func newForge(ctx context.Context, o Options) (Forge, error) {
 	switch o.Forge {
 	case "", GitHub:
-		return newGitHub(ctx, o)
+		return github.New(ctx, github.Options{Config: o.config(), App: o.App})
 	case GitLab:
 		return gitlab.New(ctx, o.config())
 	case Gitea:

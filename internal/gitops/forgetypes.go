@@ -1,6 +1,9 @@
 package gitops
 
-import "github.com/imagebot/imagebot/internal/gitops/forge"
+import (
+	"github.com/imagebot/imagebot/internal/gitops/forge"
+	"github.com/imagebot/imagebot/internal/gitops/forge/github"
+)
 
 // The host room's types under the names the lifecycle has always used:
 // forge.Forge is the interface every driver implements; these aliases keep
@@ -43,3 +46,11 @@ var (
 	// that the token may not see (forge.ErrNotFound).
 	ErrNoRepository = forge.ErrNoRepository
 )
+
+// App is a GitHub App to authenticate as (github.App).
+type App = github.App
+
+// NewApp checks a GitHub App's credentials (github.NewApp).
+func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
+	return github.NewApp(id, privateKey, installation)
+}

@@ -20,8 +20,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-
-	"github.com/imagebot/imagebot/internal/secret"
 )
 
 // remote is a clone of the repository's default branch and of
@@ -231,10 +229,6 @@ func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
 	}
 	return &githttp.BasicAuth{Username: r.user, Password: tok}, nil
 }
-
-// scrub keeps a token, and anything shaped like a credential, out of an
-// error that might quote a request; the error keeps its kind.
-func scrub(err error, token string) error { return secret.Error(err, token) }
 
 func (r *remote) commit(name string) (*object.Commit, error) {
 	ref, err := r.repo.Reference(plumbing.ReferenceName(name), true)

@@ -1,4 +1,4 @@
-package gitops
+package github
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func (h *hub) listPages(ctx context.Context, opts *github.PullRequestListOptions
 // Changes lists the pull requests q keeps, every page. GitHub filters by
 // state, base and an exact head; author and prefix are read page by page
 // and the rest dropped before it is kept.
-func (h *hub) Changes(ctx context.Context, q Query) ([]*Change, error) {
+func (h *hub) Changes(ctx context.Context, q forge.Query) ([]*forge.Change, error) {
 	opts := &github.PullRequestListOptions{State: q.State, Base: q.Base}
 	if opts.State == "" {
 		opts.State = "all"
@@ -43,7 +43,7 @@ func (h *hub) Changes(ctx context.Context, q Query) ([]*Change, error) {
 		// GitHub ignores a head filter without the owner.
 		opts.Head = h.owner + ":" + q.Head
 	}
-	var out []*Change
+	var out []*forge.Change
 	err := h.listPages(ctx, opts, func(prs []*github.PullRequest, _ *github.Response) bool {
 		out = appendKept(out, prs, q)
 		return true
@@ -53,7 +53,7 @@ func (h *hub) Changes(ctx context.Context, q Query) ([]*Change, error) {
 
 // appendKept appends the pull requests q keeps; the others, and their
 // bodies, go with their page.
-func appendKept(out []*Change, prs []*github.PullRequest, q Query) []*Change {
+func appendKept(out []*forge.Change, prs []*github.PullRequest, q forge.Query) []*forge.Change {
 	for _, pr := range prs {
 		if c := fromPull(pr); q.Keeps(c) {
 			out = append(out, c)
@@ -69,8 +69,8 @@ func appendKept(out []*Change, prs []*github.PullRequest, q Query) []*Change {
 // it takes fewer pages than there are branches to ask about; the first
 // page's Link says how many there are. A fork's PR from a branch of the
 // same name is no PR of that branch.
-func (h *hub) ClosedChanges(ctx context.Context, by Query, branches []string) (map[string][]*Change, error) {
-	out := map[string][]*Change{}
+func (h *hub) ClosedChanges(ctx context.Context, by forge.Query, branches []string) (map[string][]*forge.Change, error) {
+	out := map[string][]*forge.Change{}
 	if len(branches) == 0 {
 		return out, nil
 	}
@@ -80,7 +80,7 @@ func (h *hub) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 			want[b] = true
 		}
 		whole, first := false, true
-		q := Query{State: "closed", Base: by.Base, Author: by.Author}
+		q := forge.Query{State: "closed", Base: by.Base, Author: by.Author}
 		err := h.listPages(ctx, &github.PullRequestListOptions{State: "closed", Base: by.Base}, func(prs []*github.PullRequest, resp *github.Response) bool {
 			if first {
 				whole = resp.NextPage == 0 || resp.LastPage-1 <= len(branches)
@@ -101,7 +101,7 @@ func (h *hub) ClosedChanges(ctx context.Context, by Query, branches []string) (m
 		}
 	}
 	for _, b := range branches {
-		cs, err := h.Changes(ctx, Query{State: "closed", Head: b, Base: by.Base, Author: by.Author})
+		cs, err := h.Changes(ctx, forge.Query{State: "closed", Head: b, Base: by.Base, Author: by.Author})
 		if err != nil {
 			return nil, err
 		}

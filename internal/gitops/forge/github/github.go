@@ -1,4 +1,4 @@
-package gitops
+package github
 
 import (
 	"bytes"
@@ -24,23 +24,23 @@ type hub struct {
 	http        *http.Client // authenticated, for GraphQL
 	graphqlURL  string
 	owner, name string
-	creds       credentials
+	creds       forge.Credentials
 
 	// self is who the run acts as, once asked (see WhoAmI).
-	self *Identity
+	self *forge.Identity
 	// htmlURL is the repository's page ("https://github.com/o/r"), from
 	// the repository GET that Open makes anyway.
 	htmlURL string
 }
 
 var (
-	_ Forge         = (*hub)(nil)
-	_ SignedCommits = (*hub)(nil)
+	_ forge.Forge         = (*hub)(nil)
+	_ forge.SignedCommits = (*hub)(nil)
 )
 
 func (h *hub) Name() string { return "GitHub" }
 
-func (h *hub) GitCredentials() (string, credentials) { return "x-access-token", h.creds }
+func (h *hub) GitCredentials() (string, forge.Credentials) { return "x-access-token", h.creds }
 
 // ghErr is err as the lifecycle reads it: GitHub's rate limits, as
 // go-github reports each kind, become a *RateLimitError. Primary limits
@@ -54,7 +54,7 @@ func ghErr(err error) error {
 	var other *github.ErrorResponse
 	if errors.As(err, &primary) || errors.As(err, &secondary) ||
 		(errors.As(err, &other) && other.Response != nil && other.Response.StatusCode == http.StatusTooManyRequests) {
-		return &RateLimitError{Err: err}
+		return &forge.RateLimitError{Err: err}
 	}
 	return err
 }
@@ -65,26 +65,26 @@ func ghErr(err error) error {
 // GITHUB_TOKEN's github-actions[bot], Assumed. An installation token is
 // known by its "ghs_" prefix, which GitHub documents, and is not asked
 // at all: GET /user would only refuse it, a request per run for nothing.
-func (h *hub) WhoAmI(ctx context.Context) (Identity, error) {
+func (h *hub) WhoAmI(ctx context.Context) (forge.Identity, error) {
 	if h.self != nil {
 		return *h.self, nil
 	}
-	var id Identity
-	if t, ok := h.creds.(staticToken); ok && strings.HasPrefix(string(t), installationTokenPrefix) {
-		id = Identity{Login: actionsBot, Assumed: true}
+	var id forge.Identity
+	if t, ok := h.creds.(forge.StaticToken); ok && strings.HasPrefix(string(t), installationTokenPrefix) {
+		id = forge.Identity{Login: actionsBot, Assumed: true}
 	} else if app, ok := h.creds.(*appCredentials); ok {
 		a, _, err := app.asApp().Apps.Get(ctx, "")
 		if err != nil {
-			return Identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", ghErr(err))
+			return forge.Identity{}, fmt.Errorf("get the GitHub App, to know its pull requests: %w", ghErr(err))
 		}
 		id.Login = a.GetSlug() + "[bot]"
 	} else {
 		u, _, err := h.gh.Users.Get(ctx, "")
 		switch {
 		case status(err) == http.StatusForbidden:
-			id = Identity{Login: actionsBot, Assumed: true}
+			id = forge.Identity{Login: actionsBot, Assumed: true}
 		case err != nil:
-			return Identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", ghErr(err))
+			return forge.Identity{}, fmt.Errorf("get the token's user, to know its pull requests: %w", ghErr(err))
 		default:
 			id.Login = u.GetLogin()
 		}
@@ -106,8 +106,8 @@ func ownBranch(pr *github.PullRequest) bool {
 }
 
 // fromPull is a pull request as the lifecycle reads it.
-func fromPull(pr *github.PullRequest) *Change {
-	c := &Change{
+func fromPull(pr *github.PullRequest) *forge.Change {
+	c := &forge.Change{
 		Number: pr.GetNumber(), ID: pr.GetNodeID(), URL: pr.GetHTMLURL(),
 		Title: pr.GetTitle(), Body: pr.GetBody(), Author: pr.GetUser().GetLogin(),
 		Head: pr.GetHead().GetRef(), OwnBranch: ownBranch(pr), Base: pr.GetBase().GetRef(),
@@ -117,6 +117,21 @@ func fromPull(pr *github.PullRequest) *Change {
 		c.Labels = append(c.Labels, l.GetName())
 	}
 	return c
+}
+
+// Options are how the GitHub driver reaches the repository: forge's
+// Config, and a GitHub App to authenticate as instead of Config.Token.
+type Options struct {
+	forge.Config
+	// App, when set, is what the run authenticates as instead of Token:
+	// its installation's tokens are the API token and git password, each
+	// refreshed before it expires.
+	App *App
+}
+
+// New connects to GitHub's API as o says (newGitHub).
+func New(ctx context.Context, o Options) (forge.Forge, error) {
+	return newGitHub(ctx, o)
 }
 
 // newGitHub connects to the API as o says: with o.App's installation
@@ -139,7 +154,7 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	}
 	// Below the credentials, so that it sees them (secret.Transport).
 	base := secret.Transport(hc.Transport)
-	var creds credentials = staticToken(o.Token)
+	var creds forge.Credentials = forge.StaticToken(o.Token)
 	if o.App != nil {
 		if o.Token != "" {
 			o.Logger.Info("both GITHUB_TOKEN and a GitHub App are set: authenticating as the App", "app", o.App.id)
@@ -169,14 +184,14 @@ func apiRoot(apiURL string) string {
 	return "https://api.github.com"
 }
 
-func (h *hub) Repository(ctx context.Context) (Repository, error) {
+func (h *hub) Repository(ctx context.Context) (forge.Repository, error) {
 	r, _, err := h.gh.Repositories.Get(ctx, h.owner, h.name)
 	if err != nil {
-		return Repository{}, fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, ghErr(err))
+		return forge.Repository{}, fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, ghErr(err))
 	}
 	h.htmlURL = r.GetHTMLURL()
 	push, known := r.GetPermissions()["push"]
-	return Repository{DefaultBranch: r.GetDefaultBranch(), URL: h.htmlURL, Push: push, Known: known}, nil
+	return forge.Repository{DefaultBranch: r.GetDefaultBranch(), URL: h.htmlURL, Push: push, Known: known}, nil
 }
 
 // BlobURL links a file's line on a commit.
@@ -190,7 +205,7 @@ func (h *hub) BlobURL(commit, file string, line int) string {
 // CreateChange opens a PR. A 422 because one is already open for the
 // branch (an earlier run raced us, or the listing was stale) returns that
 // PR instead.
-func (h *hub) CreateChange(ctx context.Context, c NewChange) (*Change, bool, error) {
+func (h *hub) CreateChange(ctx context.Context, c forge.NewChange) (*forge.Change, bool, error) {
 	created, _, err := h.gh.PullRequests.Create(ctx, h.owner, h.name, &github.NewPullRequest{
 		Title: &c.Title, Body: &c.Body, Head: &c.Head, Base: &c.Base, Draft: &c.Draft,
 	})
@@ -201,7 +216,7 @@ func (h *hub) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity &&
 		strings.Contains(strings.ToLower(er.Error()), "already exists") {
 		// Whoever opened it: the lifecycle tells the bot's from others'.
-		open, lerr := h.Changes(ctx, Query{State: "open", Head: c.Head, Base: c.Base})
+		open, lerr := h.Changes(ctx, forge.Query{State: "open", Head: c.Head, Base: c.Base})
 		if lerr == nil && len(open) > 0 {
 			return open[0], false, nil
 		}
@@ -209,7 +224,7 @@ func (h *hub) CreateChange(ctx context.Context, c NewChange) (*Change, bool, err
 	return nil, false, fmt.Errorf("open pull request for %s: %w", c.Head, ghErr(err))
 }
 
-func (h *hub) EditChange(ctx context.Context, n int, e ChangeEdit) error {
+func (h *hub) EditChange(ctx context.Context, n int, e forge.ChangeEdit) error {
 	change := &github.PullRequest{Title: e.Title, Body: e.Body}
 	if e.Close {
 		change.State = github.String("closed")
@@ -275,7 +290,7 @@ func (h *hub) DeleteBranch(ctx context.Context, branch string) error {
 
 // EnableAutoMerge asks GitHub to merge the PR once its checks pass. It
 // has no REST endpoint; the GraphQL mutation is the only way.
-func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
+func (h *hub) EnableAutoMerge(ctx context.Context, c *forge.Change) error {
 	q := map[string]any{
 		"query":     `mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: SQUASH}) { clientMutationId } }`,
 		"variables": map[string]any{"id": c.ID},
@@ -306,20 +321,20 @@ func (h *hub) EnableAutoMerge(ctx context.Context, c *Change) error {
 // FindIssue lists creator's issues, oldest first, a page of 100 at a
 // time, for forge.IssuePages at most. GitHub lists PRs as issues too: they
 // are left out. A 410 is a repository with issues turned off.
-func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue) *Issue) (*Issue, error) {
+func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
 	opts := &github.IssueListByRepoOptions{Creator: creator, State: "all", Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: perPage}}
-	var found *Issue
+	var found *forge.Issue
 	err := forge.Pages("list issues by "+creator, forge.IssuePages, func(page int) (int, error) {
 		opts.Page = page
 		issues, resp, err := h.gh.Issues.ListByRepo(ctx, h.owner, h.name, opts)
 		if status(err) == http.StatusGone {
-			return 0, ErrIssuesOff
+			return 0, forge.ErrIssuesOff
 		}
 		if err != nil {
 			return 0, ghErr(err)
 		}
-		var list []*Issue
+		var list []*forge.Issue
 		for _, is := range issues {
 			if !is.IsPullRequest() {
 				list = append(list, fromIssue(is))
@@ -333,8 +348,8 @@ func (h *hub) FindIssue(ctx context.Context, creator string, pick func([]*Issue)
 	return found, err
 }
 
-func fromIssue(is *github.Issue) *Issue {
-	out := &Issue{Number: is.GetNumber(), URL: is.GetHTMLURL(), Title: is.GetTitle(), Body: is.GetBody(),
+func fromIssue(is *github.Issue) *forge.Issue {
+	out := &forge.Issue{Number: is.GetNumber(), URL: is.GetHTMLURL(), Title: is.GetTitle(), Body: is.GetBody(),
 		Author: is.GetUser().GetLogin(), Created: is.GetCreatedAt().Time}
 	for _, l := range is.Labels {
 		out.Labels = append(out.Labels, l.GetName())
@@ -342,7 +357,7 @@ func fromIssue(is *github.Issue) *Issue {
 	return out
 }
 
-func (h *hub) CreateIssue(ctx context.Context, title, body string, labels []string) (*Issue, error) {
+func (h *hub) CreateIssue(ctx context.Context, title, body string, labels []string) (*forge.Issue, error) {
 	is, _, err := h.gh.Issues.Create(ctx, h.owner, h.name, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
 	if err != nil {
 		return nil, ghErr(err)

@@ -1,4 +1,4 @@
-package gitops
+package github
 
 import (
 	"bytes"
@@ -77,7 +77,7 @@ func (a *App) Token(ctx context.Context, apiURL, repository string) (string, err
 	if c == nil {
 		// The credentials keep the installation and renew its token
 		// before it expires: serve asks for each clone and fetch.
-		o := Options{App: a, Clock: forge.RealClock{}, Logger: slog.New(slog.DiscardHandler)}
+		o := Options{Config: forge.Config{Clock: forge.RealClock{}, Logger: slog.New(slog.DiscardHandler)}, App: a}
 		if c, err = newAppCredentials(ctx, o, secret.Transport(http.DefaultTransport), api, owner, name); err != nil {
 			return "", err
 		}
@@ -114,7 +114,7 @@ const refreshMargin = 5 * time.Minute
 // wall clock and gives only 30 s of slack.
 type clockSigner struct {
 	key   *rsa.PrivateKey
-	clock Clock
+	clock forge.Clock
 }
 
 func (s clockSigner) Sign(claims jwt.Claims) (string, error) {
@@ -135,7 +135,7 @@ type appCredentials struct {
 	app   *App
 	id    int64 // the installation
 	api   string
-	clock Clock
+	clock forge.Clock
 	log   *slog.Logger
 	atr   *ghinstallation.AppsTransport
 
@@ -203,7 +203,7 @@ func (c *appCredentials) Scrub(err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, t := range c.seen {
-		err = scrub(err, t)
+		err = secret.Error(err, t)
 	}
 	return err
 }
@@ -246,7 +246,7 @@ func refusal(err error) (int, string) {
 
 // authTransport authenticates each API request with a current token.
 type authTransport struct {
-	creds credentials
+	creds forge.Credentials
 	base  http.RoundTripper
 }
 

@@ -1,4 +1,4 @@
-package gitops
+package github
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // actionsBot is the user GITHUB_TOKEN acts as on github.com.
@@ -56,7 +58,7 @@ func (h *hub) APIAuthor(ctx context.Context) (name, email string, personal bool,
 
 // CreateTree puts files on the tree base: text inline (one request for
 // the tree), anything else as a blob made first.
-func (h *hub) CreateTree(ctx context.Context, base string, files []TreeFile) (string, error) {
+func (h *hub) CreateTree(ctx context.Context, base string, files []forge.TreeFile) (string, error) {
 	var entries []*github.TreeEntry
 	for _, f := range files {
 		e := &github.TreeEntry{Path: github.String(f.Path), Mode: github.String(fmt.Sprintf("%06o", f.Mode)), Type: github.String("blob")}
@@ -82,17 +84,17 @@ func (h *hub) CreateTree(ctx context.Context, base string, files []TreeFile) (st
 
 // CreateCommit makes the commit with no author, committer or signature:
 // GitHub signs only the commits whose identity it writes itself.
-func (h *hub) CreateCommit(ctx context.Context, message, tree, parent string) (APICommit, error) {
+func (h *hub) CreateCommit(ctx context.Context, message, tree, parent string) (forge.APICommit, error) {
 	made, _, err := h.gh.Git.CreateCommit(ctx, h.owner, h.name, &github.Commit{
 		Message: &message,
 		Tree:    &github.Tree{SHA: &tree},
 		Parents: []*github.Commit{{SHA: &parent}},
 	}, nil)
 	if err != nil {
-		return APICommit{}, ghErr(err)
+		return forge.APICommit{}, ghErr(err)
 	}
 	v, a := made.GetVerification(), made.GetAuthor()
-	return APICommit{SHA: made.GetSHA(), Verified: v.GetVerified(), Reason: v.GetReason(), AuthorName: a.GetName(), Email: a.GetEmail()}, nil
+	return forge.APICommit{SHA: made.GetSHA(), Verified: v.GetVerified(), Reason: v.GetReason(), AuthorName: a.GetName(), Email: a.GetEmail()}, nil
 }
 
 // MoveBranch points branch at sha, leased against the tip the run

@@ -1,4 +1,4 @@
-package gitops
+package github
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 // RecentChanges lists the pull requests opened at or after since, newest
 // first (GitHub sorts by creation, newest first, when asked).
-func (h *hub) RecentChanges(ctx context.Context, since time.Time) ([]*Change, error) {
-	var out []*Change
+func (h *hub) RecentChanges(ctx context.Context, since time.Time) ([]*forge.Change, error) {
+	var out []*forge.Change
 	pages := 0
 	err := h.listPages(ctx, &github.PullRequestListOptions{State: "all", Sort: "created", Direction: "desc"}, func(prs []*github.PullRequest, _ *github.Response) bool {
 		for _, pr := range prs {
