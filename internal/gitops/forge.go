@@ -2,35 +2,24 @@ package gitops
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/imagebot/imagebot/internal/gitops/forge"
-	"github.com/imagebot/imagebot/internal/gitops/forge/gitea"
-	"github.com/imagebot/imagebot/internal/gitops/forge/github"
-	"github.com/imagebot/imagebot/internal/gitops/forge/gitlab"
 )
 
-// newForge connects to the host o.Forge names ("" is GitHub).
+// newForge connects to the host o.Forge names ("" is GitHub), through
+// its driver (forge.Open).
 func newForge(ctx context.Context, o Options) (Forge, error) {
-	switch o.Forge {
-	case "", GitHub:
-		return github.New(ctx, github.Options{Config: o.config(), App: o.App})
-	case GitLab:
-		return gitlab.New(ctx, o.config())
-	case Gitea:
-		return gitea.New(ctx, o.config())
-	}
-	return nil, fmt.Errorf("--forge %q: want one of github, gitlab, gitea", o.Forge)
+	return forge.Open(ctx, o.Forge, o.config())
 }
 
 // config is what a driver takes of o.
 func (o Options) config() forge.Config {
 	return forge.Config{URL: o.URL, Repository: o.Repository, APIURL: o.APIURL, Token: o.Token,
-		Logger: o.Logger, HTTPClient: o.HTTPClient, MaxWait: o.MaxWait, Clock: o.Clock}
+		Logger: o.Logger, HTTPClient: o.HTTPClient, MaxWait: o.MaxWait, Clock: o.Clock, App: o.App}
 }
 
 // GitLabGroupProjects lists the clone URLs of the projects of a GitLab
-// group on o.APIURL (gitlab.GroupProjects).
+// group on o.APIURL (the GitLab driver's forge.GroupLister).
 func GitLabGroupProjects(ctx context.Context, o Options, group string) ([]string, error) {
-	return gitlab.GroupProjects(ctx, o.withDefaults().config(), group)
+	return forge.GroupProjects(ctx, GitLab, o.withDefaults().config(), group)
 }

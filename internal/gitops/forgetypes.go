@@ -1,9 +1,6 @@
 package gitops
 
-import (
-	"github.com/imagebot/imagebot/internal/gitops/forge"
-	"github.com/imagebot/imagebot/internal/gitops/forge/github"
-)
+import "github.com/imagebot/imagebot/internal/gitops/forge"
 
 // The host room's types under the names the lifecycle has always used:
 // forge.Forge is the interface every driver implements; these aliases keep
@@ -47,10 +44,10 @@ var (
 	ErrNoRepository = forge.ErrNoRepository
 )
 
-// App is a GitHub App to authenticate as (github.App).
-type App = github.App
+// App is a GitHub App to authenticate as (forge.App).
+type App = forge.App
 
-// NewApp checks a GitHub App's credentials (github.NewApp).
+// NewApp checks a GitHub App's credentials (forge.NewApp).
 func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
-	return github.NewApp(id, privateKey, installation)
+	return forge.NewApp(id, privateKey, installation)
 }

@@ -20,6 +20,10 @@ type Config struct {
 	HTTPClient *http.Client  // the API's client (tests); default RetryingClient
 	MaxWait    time.Duration // longest wait for a rate limit
 	Clock      Clock         // the time rate limits are waited out in
+	// App, when set, is a GitHub App to authenticate as instead of
+	// Token: its installation's tokens are the API token and git
+	// password, each refreshed before it expires.
+	App *App
 }
 
 // WithDefaults is c with what an unset Logger, MaxWait and Clock mean: no

@@ -50,6 +50,8 @@ func (g *tea) Name() string { return "Gitea" }
 
 func (g *tea) GitCredentials() (string, forge.Credentials) { return giteaUser, g.token }
 
+func init() { forge.Register(forge.Gitea, New) }
+
 // New connects to the Gitea or Forgejo server at o.APIURL (its root,
 // "https://gitea.example.com"; a trailing /api/v1 is taken off).
 func New(_ context.Context, o forge.Config) (forge.Forge, error) {

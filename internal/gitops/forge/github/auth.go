@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"context"
 	"crypto/rsa"
 	"encoding/json"
@@ -23,80 +22,6 @@ import (
 	"github.com/imagebot/imagebot/internal/secret"
 )
 
-// App is a GitHub App that a run authenticates as, through one of its
-// installations, instead of GITHUB_TOKEN: pull requests it opens trigger
-// the repository's workflows, which those opened with GITHUB_TOKEN do not.
-// It prints as "GitHub App <id>", never with its key.
-type App struct {
-	id           int64
-	installation int64
-	key          *rsa.PrivateKey
-
-	mu    sync.Mutex
-	creds map[string]*appCredentials // Token's, by API root and repository
-}
-
-// NewApp checks a GitHub App's credentials: its ID and a private key in
-// the PEM form GitHub lets you download. installation is the id of its
-// installation on the repository; 0 asks GitHub for it.
-func NewApp(id int64, privateKey []byte, installation int64) (*App, error) {
-	if id <= 0 {
-		return nil, fmt.Errorf("GitHub App ID %d: want the App's numeric ID, shown on its settings page", id)
-	}
-	if installation < 0 {
-		return nil, fmt.Errorf("GitHub App installation ID %d: want a positive number, or none to find it from the repository", installation)
-	}
-	// A key pasted into a single-line variable often has "\n" for its
-	// line ends.
-	if !bytes.Contains(privateKey, []byte("\n")) && bytes.Contains(privateKey, []byte(`\n`)) {
-		privateKey = bytes.ReplaceAll(privateKey, []byte(`\n`), []byte("\n"))
-	}
-	key, err := jwt.ParseRSAPrivateKeyFromPEM(bytes.TrimSpace(privateKey))
-	if err != nil {
-		// jwt's errors name the problem, never the key's bytes.
-		return nil, fmt.Errorf("GitHub App %d: private key: %v: want the whole .pem file that the App's settings page generates, from -----BEGIN to END----- lines", id, err)
-	}
-	return &App{id: id, installation: installation, key: key}, nil
-}
-
-// Token returns an installation token of the App for repository
-// ("owner/name") at the API apiURL ("" for github.com), good for a few
-// minutes at least: for callers that clone or fetch with git outside a
-// run, such as `serve --clone`. Calls for one repository share a token
-// until it nears its expiry. The token is a secret: keep it out of logs.
-func (a *App) Token(ctx context.Context, apiURL, repository string) (string, error) {
-	owner, name, err := forge.SplitRepository(repository)
-	if err != nil {
-		return "", err
-	}
-	api := apiRoot(apiURL)
-	key := api + " " + owner + "/" + name
-	a.mu.Lock()
-	c := a.creds[key]
-	a.mu.Unlock()
-	if c == nil {
-		// The credentials keep the installation and renew its token
-		// before it expires: serve asks for each clone and fetch.
-		o := Options{Config: forge.Config{Clock: forge.RealClock{}, Logger: slog.New(slog.DiscardHandler)}, App: a}
-		if c, err = newAppCredentials(ctx, o, secret.Transport(http.DefaultTransport), api, owner, name); err != nil {
-			return "", err
-		}
-		a.mu.Lock()
-		if a.creds == nil {
-			a.creds = map[string]*appCredentials{}
-		}
-		a.creds[key] = c
-		a.mu.Unlock()
-	}
-	return c.Token(ctx)
-}
-
-// String names the App without its key.
-func (a *App) String() string { return fmt.Sprintf("GitHub App %d", a.id) }
-
-// GoString keeps %#v from printing the key.
-func (a *App) GoString() string { return a.String() }
-
 // JWT timing as GitHub recommends: issued a minute in the past, against a
 // clock behind GitHub's, and valid for GitHub's ten minutes from then.
 const (
@@ -108,6 +33,17 @@ const (
 // handed out: longer than a rate-limit wait, so that an API retry never
 // carries an expired token, and than any HTTP request of a push.
 const refreshMargin = 5 * time.Minute
+
+// appTokens makes an App's installation credentials for forge.App.Token,
+// outside a run (serve's clones): the plain transport, the real clock.
+func appTokens(ctx context.Context, a *forge.App, apiURL, repository string) (forge.Credentials, error) {
+	owner, name, err := forge.SplitRepository(repository)
+	if err != nil {
+		return nil, err
+	}
+	o := forge.Config{Clock: forge.RealClock{}, Logger: slog.New(slog.DiscardHandler), App: a}
+	return newAppCredentials(ctx, o, secret.Transport(http.DefaultTransport), apiRoot(apiURL), owner, name)
+}
 
 // clockSigner signs ghinstallation's JWT claims with times from the run's
 // clock, GitHub's clock-drift allowance included: ghinstallation reads the
@@ -132,7 +68,7 @@ func (s clockSigner) Sign(claims jwt.Claims) (string, error) {
 // before it expires, by the run's clock (ghinstallation's own check uses
 // the wall clock, with a minute's margin).
 type appCredentials struct {
-	app   *App
+	app   *forge.App
 	id    int64 // the installation
 	api   string
 	clock forge.Clock
@@ -146,20 +82,20 @@ type appCredentials struct {
 
 // newAppCredentials finds the App's installation on owner/name, unless
 // given, and gets its first token, so that bad credentials fail Open.
-func newAppCredentials(ctx context.Context, o Options, rt http.RoundTripper, api, owner, name string) (*appCredentials, error) {
-	atr, err := ghinstallation.NewAppsTransportWithOptions(rt, o.App.id, ghinstallation.WithSigner(clockSigner{o.App.key, o.Clock}))
+func newAppCredentials(ctx context.Context, o forge.Config, rt http.RoundTripper, api, owner, name string) (*appCredentials, error) {
+	atr, err := ghinstallation.NewAppsTransportWithOptions(rt, o.App.ID(), ghinstallation.WithSigner(clockSigner{o.App.Key(), o.Clock}))
 	if err != nil {
 		return nil, err
 	}
 	atr.BaseURL = api
-	c := &appCredentials{app: o.App, id: o.App.installation, api: api, clock: o.Clock, log: o.Logger, atr: atr}
+	c := &appCredentials{app: o.App, id: o.App.Installation(), api: api, clock: o.Clock, log: o.Logger, atr: atr}
 	if c.id == 0 {
 		inst, _, err := c.asApp().Apps.FindRepositoryInstallation(ctx, owner, name)
 		if err != nil {
 			return nil, c.explain(err, owner+"/"+name)
 		}
 		c.id = inst.GetID()
-		o.Logger.Debug("found the GitHub App's installation", "app", o.App.id, "installation", c.id)
+		o.Logger.Debug("found the GitHub App's installation", "app", o.App.ID(), "installation", c.id)
 	}
 	if _, err := c.Token(ctx); err != nil {
 		return nil, err

@@ -119,26 +119,16 @@ func fromPull(pr *github.PullRequest) *forge.Change {
 	return c
 }
 
-// Options are how the GitHub driver reaches the repository: forge's
-// Config, and a GitHub App to authenticate as instead of Config.Token.
-type Options struct {
-	forge.Config
-	// App, when set, is what the run authenticates as instead of Token:
-	// its installation's tokens are the API token and git password, each
-	// refreshed before it expires.
-	App *App
-}
-
-// New connects to GitHub's API as o says (newGitHub).
-func New(ctx context.Context, o Options) (forge.Forge, error) {
-	return newGitHub(ctx, o)
+func init() {
+	forge.Register(forge.GitHub, func(ctx context.Context, c forge.Config) (forge.Forge, error) { return newGitHub(ctx, c) })
+	forge.RegisterAppTokens(appTokens)
 }
 
 // newGitHub connects to the API as o says: with o.App's installation
 // tokens when set (o.Token then goes unused, and the log says so), else
 // with o.Token. An App's installation is found and its first token fetched
 // here.
-func newGitHub(ctx context.Context, o Options) (*hub, error) {
+func newGitHub(ctx context.Context, o forge.Config) (*hub, error) {
 	owner, name, err := forge.SplitRepository(o.Repository)
 	if err != nil {
 		return nil, err
@@ -157,7 +147,7 @@ func newGitHub(ctx context.Context, o Options) (*hub, error) {
 	var creds forge.Credentials = forge.StaticToken(o.Token)
 	if o.App != nil {
 		if o.Token != "" {
-			o.Logger.Info("both GITHUB_TOKEN and a GitHub App are set: authenticating as the App", "app", o.App.id)
+			o.Logger.Info("both GITHUB_TOKEN and a GitHub App are set: authenticating as the App", "app", o.App.ID())
 		}
 		c, err := newAppCredentials(ctx, o, base, api, owner, name)
 		if err != nil {

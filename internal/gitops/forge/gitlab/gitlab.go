@@ -59,6 +59,11 @@ type noLimit struct{}
 
 func (noLimit) Wait(context.Context) error { return nil }
 
+func init() {
+	forge.Register(forge.GitLab, New)
+	forge.RegisterGroups(forge.GitLab, GroupProjects)
+}
+
 // New connects to o.APIURL (the instance's URL, with or without
 // /api/v4; gitlab.com when empty) with o.Token, for the project
 // o.Repository.
