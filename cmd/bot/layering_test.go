@@ -70,8 +70,10 @@ func TestLayering(t *testing.T) {
 		// The hosts' room: the Forge interface, its types and errors,
 		// below every driver and the lifecycle; no host's SDK, no git.
 		{"internal/gitops/forge", append(hostSDKs, "github.com/go-git/", "github.com/google/go-containerregistry/"), nil},
-		// The lifecycle opens a host through forge.Open: no host's SDK.
+		// The lifecycle and job open a host through forge.Open and read
+		// its refusals as forge's errors: no host's SDK.
 		{"internal/gitops", hostSDKs, nil},
+		{"internal/job", hostSDKs, nil},
 		// A driver links its own host's client only, and no git.
 		{"internal/gitops/forge/gitea", []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "github.com/go-git/"}, nil},
 		{"internal/gitops/forge/gitlab", []string{"github.com/google/go-github/", "code.gitea.io/sdk/", "github.com/go-git/"}, nil},

@@ -12,10 +12,10 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // githubConnection is how run and rollback reach the repository on
@@ -96,16 +96,14 @@ func explainGitHub(err error, c gitops.Options) error {
 	if c.Forge == gitops.Gitea {
 		return explainGitea(err, c)
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusUnauthorized:
-			return explain(err, "GitHub rejected the token (401 %s): check that GITHUB_TOKEN is valid and not expired", cmp.Or(er.Message, "Unauthorized"))
-		case http.StatusNotFound:
-			if strings.HasSuffix(strings.TrimSuffix(er.Response.Request.URL.Path, "/"), "/repos/"+c.Repository) {
-				return explain(err, "GitHub has no repository %s that this token can see (404 %s): check GITHUB_REPOSITORY (or origin's URL) and the token's access to the repository",
-					c.Repository, cmp.Or(er.Message, "Not Found"))
-			}
+	var he *forge.HTTPError
+	if errors.As(err, &he) {
+		switch {
+		case he.Status == http.StatusUnauthorized:
+			return explain(err, "GitHub rejected the token (401 %s): check that GITHUB_TOKEN is valid and not expired", cmp.Or(he.Message, "Unauthorized"))
+		case errors.Is(err, forge.ErrNoRepository):
+			return explain(err, "GitHub has no repository %s that this token can see (404 %s): check GITHUB_REPOSITORY (or origin's URL) and the token's access to the repository",
+				c.Repository, cmp.Or(he.Message, "Not Found"))
 		}
 	}
 	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {

@@ -100,10 +100,10 @@ func explainGitea(err error, c gitops.Options) error {
 		switch ge.Status {
 		case http.StatusUnauthorized:
 			return explain(err, "the Gitea server %s rejected the token (%s): check that GITEA_TOKEN (or FORGEJO_TOKEN) is valid and not expired or revoked",
-				c.APIURL, status(ge.Status, ge.Err.Error()))
+				c.APIURL, status(ge.Status, ge.Message))
 		case http.StatusForbidden:
 			return explain(err, "the Gitea server %s refused the token (%s): give it the write:repository and write:issue scopes, "+
-				"and a user with write access to %s", c.APIURL, status(ge.Status, ge.Err.Error()), c.Repository)
+				"and a user with write access to %s", c.APIURL, status(ge.Status, ge.Message), c.Repository)
 		case http.StatusNotFound:
 			if strings.HasPrefix(err.Error(), "get repository ") {
 				return explain(err, "the Gitea server %s has no repository %s that this token can see (404): check origin's URL (or GITHUB_REPOSITORY) "+

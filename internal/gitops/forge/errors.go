@@ -2,7 +2,6 @@ package forge
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 )
 
@@ -41,25 +40,34 @@ type notFound string
 func (e notFound) Error() string      { return string(e) }
 func (notFound) Is(target error) bool { return target == ErrNotFound }
 
-// HTTPError is a host's refusal of a request: its HTTP status and the
-// host's message (Err). It is ErrUnauthorized, ErrForbidden or ErrNotFound
-// by its status, so that callers tell them apart without the host's SDK.
+// HTTPError is a host's refusal of a request: its HTTP status, the host's
+// own words (Message, "" when it gave none) and the error as the driver
+// read it (Err, whose text it keeps). It is ErrUnauthorized, ErrForbidden
+// or ErrNotFound by its status, and Of too when the driver says what the
+// refusal was about (ErrNoRepository for the repository itself), so that
+// callers tell them apart without the host's SDK.
 type HTTPError struct {
-	Status int
-	Err    error
+	Status  int
+	Message string
+	Of      error
+	Err     error
 }
 
-func (e *HTTPError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Err, e.Status) }
+func (e *HTTPError) Error() string { return e.Err.Error() }
 func (e *HTTPError) Unwrap() error { return e.Err }
 
 // Is reads the status as the shared errors.
 func (e *HTTPError) Is(target error) bool {
-	switch target {
-	case ErrUnauthorized:
+	switch {
+	case target == nil:
+		return false
+	case e.Of != nil && errors.Is(e.Of, target):
+		return true
+	case target == ErrUnauthorized:
 		return e.Status == http.StatusUnauthorized
-	case ErrForbidden:
+	case target == ErrForbidden:
 		return e.Status == http.StatusForbidden
-	case ErrNotFound:
+	case target == ErrNotFound:
 		return e.Status == http.StatusNotFound
 	}
 	return false

@@ -98,7 +98,7 @@ func (g *tea) teaErr(resp *gitea.Response, err error) error {
 	if resp == nil || resp.Response == nil {
 		return err
 	}
-	ge := &forge.HTTPError{Status: resp.StatusCode, Err: err}
+	ge := &forge.HTTPError{Status: resp.StatusCode, Message: err.Error(), Err: fmt.Errorf("%w (HTTP %d)", err, resp.StatusCode)}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		return &forge.RateLimitError{Err: ge}
 	}

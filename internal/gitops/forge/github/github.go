@@ -46,7 +46,8 @@ func (h *hub) GitCredentials() (string, forge.Credentials) { return "x-access-to
 // go-github reports each kind, become a *RateLimitError. Primary limits
 // are a *github.RateLimitError (also when go-github refuses locally until
 // the reset it remembers), secondary 403s an *AbuseRateLimitError, and a
-// 429 a plain *ErrorResponse.
+// 429 a plain *ErrorResponse. Any other refusal is a *forge.HTTPError with
+// GitHub's message, which job reads without go-github.
 func ghErr(err error) error {
 	err = secret.Error(err)
 	var primary *github.RateLimitError
@@ -55,6 +56,9 @@ func ghErr(err error) error {
 	if errors.As(err, &primary) || errors.As(err, &secondary) ||
 		(errors.As(err, &other) && other.Response != nil && other.Response.StatusCode == http.StatusTooManyRequests) {
 		return &forge.RateLimitError{Err: err}
+	}
+	if errors.As(err, &other) && other.Response != nil {
+		return &forge.HTTPError{Status: other.Response.StatusCode, Message: other.Message, Err: err}
 	}
 	return err
 }
@@ -177,7 +181,12 @@ func apiRoot(apiURL string) string {
 func (h *hub) Repository(ctx context.Context) (forge.Repository, error) {
 	r, _, err := h.gh.Repositories.Get(ctx, h.owner, h.name)
 	if err != nil {
-		return forge.Repository{}, fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, ghErr(err))
+		err = ghErr(err)
+		var he *forge.HTTPError
+		if errors.As(err, &he) && he.Status == http.StatusNotFound {
+			he.Of = forge.ErrNoRepository
+		}
+		return forge.Repository{}, fmt.Errorf("get repository %s/%s: %w", h.owner, h.name, err)
 	}
 	h.htmlURL = r.GetHTMLURL()
 	push, known := r.GetPermissions()["push"]

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -107,7 +108,8 @@ func gitlabClient(o forge.Config) (*gitlab.Client, error) {
 }
 
 // glErr is err as the lifecycle reads it: GitLab's 429 (beyond what the
-// retrying client waited) becomes a *RateLimitError. client-go's errors
+// retrying client waited) becomes a *RateLimitError, any other refusal a
+// *forge.HTTPError with GitLab's message. client-go's errors
 // quote the method, URL and GitLab's message, which apiClient scrubbed of
 // the token; what looks like a credential is scrubbed again here.
 func glErr(err error) error {
@@ -115,7 +117,32 @@ func glErr(err error) error {
 	if glStatus(err) == http.StatusTooManyRequests {
 		return &forge.RateLimitError{Err: err}
 	}
+	var er *gitlab.ErrorResponse
+	if errors.As(err, &er) && er.StatusCode != 0 {
+		return &forge.HTTPError{Status: er.StatusCode, Message: gitlabMessage(er), Err: err}
+	}
 	return err
+}
+
+// gitlabMessage is what GitLab said in a refusal's body: its "message",
+// or its OAuth "error" (insufficient_scope, invalid_token) with the
+// description; "" for none.
+func gitlabMessage(er *gitlab.ErrorResponse) string {
+	var body struct {
+		Message     any    `json:"message"`
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(er.Body, &body) != nil {
+		return ""
+	}
+	if m, ok := body.Message.(string); ok && m != "" {
+		return m
+	}
+	if body.Error != "" {
+		return strings.TrimSuffix(strings.TrimSpace(body.Error+": "+body.Description), ":")
+	}
+	return ""
 }
 
 // glStatus is the HTTP status of a GitLab refusal, 0 for other errors.
