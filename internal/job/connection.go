@@ -18,18 +18,20 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// githubConnection is how run and rollback reach the repository on
-// GitHub: with GITHUB_TOKEN or a GitHub App, through the checkout's origin
-// or GITHUB_REPOSITORY. ok is false when neither a token nor an App is set.
-func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+// forgeConnection is how run and rollback reach the repository on its
+// host, chosen once (Options.HostOf origin): GitLab's and Gitea's
+// connections, or GitHub's with GITHUB_TOKEN or a GitHub App, through the
+// checkout's origin or GITHUB_REPOSITORY. ok is false without the host's
+// token.
+func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
 	origin, _ := gitops.OriginURL(o.Repo)
 	if err := ForgeSupported(o.Forge, origin); err != nil {
 		return conn, false, err
 	}
-	if OnGitLab(o, origin) {
+	switch o.HostOf(origin).Kind {
+	case gitops.GitLab:
 		return gitlabConnection(o, log)
-	}
-	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
+	case gitops.Gitea:
 		return giteaConnection(o, log)
 	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {

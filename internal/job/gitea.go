@@ -33,11 +33,20 @@ func GiteaHost(serverURL string) Host {
 }
 
 // ForgeHost is the host whose token the run sends, as CheckRemote judges
-// remotes against it: GitHub's server, or the Gitea server.
+// remotes against it, for DIR's origin (ServerFor).
 func (o *Options) ForgeHost() Host {
 	origin, _ := gitops.OriginURL(o.Repo)
-	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
-		return GiteaHost(o.giteaServer(origin))
+	return o.ServerFor(origin)
+}
+
+// ServerFor is the server of the host a repository whose remote is
+// remote is on (HostOf): GitLab's instance, the Gitea server, or GitHub's.
+func (o *Options) ServerFor(remote string) Host {
+	switch o.HostOf(remote).Kind {
+	case gitops.GitLab:
+		return GitLabHost(o.GitLabSettings().ServerURL)
+	case gitops.Gitea:
+		return GiteaHost(o.giteaServer(remote))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
 }

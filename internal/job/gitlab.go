@@ -51,17 +51,6 @@ var errNoGitLabToken = errors.New("GITLAB_TOKEN is not set: run needs a project 
 	"and the Developer role (Settings > Access tokens; in GitLab CI, a masked CI/CD variable GITLAB_TOKEN). " +
 	"The CI job token (CI_JOB_TOKEN) cannot open merge requests. Or use --dry-run")
 
-// OnGitLab reports whether the run speaks to GitLab: --forge, GitLab CI
-// or GITLAB_TOKEN say so, or origin is on a GitLab host and no GitHub
-// credentials are set.
-func OnGitLab(o *Options, origin string) bool {
-	kind, why := ChooseForge(o.Forge, origin)
-	if kind != gitops.GitLab {
-		return false
-	}
-	return !strings.HasPrefix(why, "origin on ") || (o.GitHub.Token == "" && o.GitHub.App == nil)
-}
-
 // gitlabConnection is how run and rollback reach the project on GitLab:
 // GITLAB_TOKEN, the instance (--forge-url, CI_SERVER_URL, gitlab.com) and
 // the project (CI_PROJECT_PATH, else origin's path). origin must be on the
