@@ -177,9 +177,19 @@ func TestJobLayering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	// Nor a git host's SDK or driver: the drivers are linked through
+	// forge/hosts, and job decides and opens the host.
+	hostClients := []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/",
+		"github.com/bradleyfalzon/ghinstallation/", mod + "internal/gitops/forge/github", mod + "internal/gitops/forge/gitlab", mod + "internal/gitops/forge/gitea"}
 	for imp := range strings.Lines(string(out)) {
-		if own, ok := strings.CutPrefix(strings.TrimSpace(imp), mod+"internal/"); ok && slices.Contains(stages, own) {
+		imp = strings.TrimSpace(imp)
+		if own, ok := strings.CutPrefix(imp, mod+"internal/"); ok && slices.Contains(stages, own) {
 			t.Errorf("cmd/bot imports internal/%s: call internal/job instead", own)
+		}
+		for _, c := range hostClients {
+			if strings.HasPrefix(imp, c) {
+				t.Errorf("cmd/bot imports %s: a host is job's to choose and open (forge.Choose, forge.Open)", imp)
+			}
 		}
 	}
 	// Nor the calls that conduct the pipeline from the packages it does
