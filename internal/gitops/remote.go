@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // remote is a clone of the repository's default branch and of
@@ -85,14 +87,8 @@ func RepositoryFromURL(raw string) (string, error) {
 }
 
 // RedactURL removes userinfo (a token in https://x:TOKEN@host/...) from a
-// URL before it reaches a message or a log.
-func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
-}
+// URL before it reaches a message or a log (forge.RedactURL).
+func RedactURL(raw string) string { return forge.RedactURL(raw) }
 
 // openRemote fetches the default branch into a new repository in a
 // temporary directory (TMPDIR's). The caller closes it.

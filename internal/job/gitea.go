@@ -60,7 +60,7 @@ func (o *Options) giteaServer(origin string) string {
 	if s := cmp.Or(o.Forge.URL, o.Gitea.ServerURL); s != "" {
 		return strings.TrimSuffix(s, "/")
 	}
-	s, _ := ServerFromRemote(gitops.RedactURL(origin))
+	s, _ := forge.ServerFromRemote(gitops.RedactURL(origin))
 	return s
 }
 

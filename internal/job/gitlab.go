@@ -86,7 +86,7 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 		return c, false, err
 	}
 	if c.Repository == "" {
-		if c.Repository, err = RepoPath(c.URL, server); err != nil {
+		if c.Repository, err = forge.RepoPath(c.URL, server); err != nil {
 			return c, false, fmt.Errorf("%w: set CI_PROJECT_PATH to the project's full path", err)
 		}
 	}

@@ -77,7 +77,7 @@ func runnerOf(o InitOptions) string {
 	if forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind != gitops.Gitea {
 		return adopt.OnGitHub
 	}
-	_, host, _, _ := remoteHost(origin)
+	_, host, _, _ := forge.RemoteHost(origin)
 	if o.Forge.Env.ForgejoActions || host == "codeberg.org" || strings.HasPrefix(host, "forgejo.") {
 		return adopt.OnForgejo
 	}

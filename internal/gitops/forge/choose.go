@@ -1,9 +1,6 @@
 package forge
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
 // Env is what the environment says of the host, by the variables each
 // host's CI sets.
@@ -53,7 +50,7 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 	case env.GiteaToken:
 		return Choice{Gitea, "GITEA_TOKEN"}
 	}
-	host := hostOf(origin)
+	_, host, _, _ := RemoteHost(origin)
 	switch {
 	case host == "github.com":
 		return Choice{GitHub, "origin on " + host}
@@ -66,24 +63,4 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{Gitea, "origin on " + host}
 	}
 	return Choice{GitHub, "the default"}
-}
-
-// hostOf is the lowercased host name a git remote reaches: an http(s),
-// ssh or git URL's, or an scp-like remote's ([user@]host:path); "" for a
-// local path.
-func hostOf(remote string) string {
-	if u, err := url.Parse(remote); err == nil && u.Scheme != "" && u.Host != "" {
-		return strings.ToLower(u.Hostname())
-	}
-	if strings.Contains(remote, "://") {
-		return ""
-	}
-	before, _, found := strings.Cut(remote, ":")
-	if !found || strings.Contains(before, "/") {
-		return ""
-	}
-	if _, h, at := strings.Cut(before, "@"); at {
-		before = h
-	}
-	return strings.ToLower(strings.Trim(before, "[]"))
 }
