@@ -1,5 +1,8 @@
 // Package forgetest is what the fake git hosts (githubtest, gitlabtest,
-// giteatest) share of their server plumbing. It serves no host itself.
+// giteatest) share: serving under a path (Mount) and the repositories'
+// content, branches, compare and merges over gittest's bare repositories
+// (BareRepos, a GitBackend), moved out of the GitHub fake so that no fake
+// imports another. It serves no host itself.
 package forgetest
 
 import (

@@ -15,7 +15,7 @@
 // merge_when_checks_succeed schedules a merge that the commit statuses
 // trigger. GET /api/v1/version, which the SDK asks unless told a version,
 // answers without a token. Branches and merges come from a
-// githubtest.GitBackend (githubtest.BareRepos over gittest's
+// forgetest.GitBackend (forgetest.BareRepos over gittest's
 // repositories), so the commits pushed over git are the ones the fake
 // reasons about.
 //
@@ -40,7 +40,6 @@ import (
 	"code.gitea.io/sdk/gitea"
 
 	"github.com/imagebot/imagebot/internal/testing/forgetest"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // DefaultToken acts as BotLogin unless WithToken says otherwise.
@@ -390,4 +389,4 @@ func (s *Server) htmlURL(r *repo, kind string, n int64) string {
 	return u
 }
 
-var _ githubtest.GitBackend = githubtest.BareRepos(nil)
+var _ forgetest.GitBackend = forgetest.BareRepos(nil)

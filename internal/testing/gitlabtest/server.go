@@ -17,7 +17,7 @@
 // merge; and injected faults (FailNext), 429 rate limits with
 // RateLimit-Reset and Retry-After among them.
 //
-// Branches and merges come from a githubtest.GitBackend (BareRepos over
+// Branches and merges come from a forgetest.GitBackend (BareRepos over
 // gittest's repositories), so the commits imagebot pushes over git are
 // the commits the fake reasons about. Tests script people with CloseMR,
 // MergeMR, OpenMR, OpenIssue, EditIssue and AddPipeline, and assert on

@@ -1,4 +1,4 @@
-package githubtest
+package forgetest
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ func (b BareRepos) SetBranch(owner, repo, branch, sha, old string) error {
 	if old == "" {
 		old = strings.Repeat("0", 40) // update-ref's "must not exist"
 	}
-	if _, err := b.git(owner, repo, nil, "update-ref", "refs/heads/"+branch, sha, old); err != nil {
+	if _, err := b.Git(owner, repo, nil, "update-ref", "refs/heads/"+branch, sha, old); err != nil {
 		return fmt.Errorf("%s: %w: %v", branch, ErrStaleRef, err)
 	}
 	return nil

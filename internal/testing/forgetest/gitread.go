@@ -1,4 +1,4 @@
-package githubtest
+package forgetest
 
 import (
 	"fmt"

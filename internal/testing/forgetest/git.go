@@ -1,4 +1,4 @@
-package githubtest
+package forgetest
 
 import (
 	"bytes"
@@ -137,7 +137,7 @@ func (b BareRepos) Merge(owner, repo string, m MergeRequest) (string, error) {
 		if m.Message != "" {
 			args = append(args, "-m", m.Message)
 		}
-		out, err := b.git(owner, repo, dated(m.When, true), args...)
+		out, err := b.Git(owner, repo, dated(m.When, true), args...)
 		if err != nil {
 			return "", err
 		}
@@ -150,7 +150,7 @@ func (b BareRepos) Merge(owner, repo string, m MergeRequest) (string, error) {
 	default:
 		return "", fmt.Errorf("merge method %q", m.Method)
 	}
-	if _, err := b.git(owner, repo, nil, "update-ref", "refs/heads/"+m.Base, sha, baseSHA); err != nil {
+	if _, err := b.Git(owner, repo, nil, "update-ref", "refs/heads/"+m.Base, sha, baseSHA); err != nil {
 		return "", err
 	}
 	return sha, nil
@@ -165,10 +165,10 @@ func (b BareRepos) rebase(owner, repo, baseSHA, headSHA string, env []string) (s
 	}
 	defer os.RemoveAll(tmp)
 	wt := tmp + "/wt"
-	if _, err := b.git(owner, repo, nil, "worktree", "add", "--quiet", "--detach", wt, baseSHA); err != nil {
+	if _, err := b.Git(owner, repo, nil, "worktree", "add", "--quiet", "--detach", wt, baseSHA); err != nil {
 		return "", err
 	}
-	defer b.git(owner, repo, nil, "worktree", "remove", "--force", wt)
+	defer b.Git(owner, repo, nil, "worktree", "remove", "--force", wt)
 	if _, err := gitIn(wt, env, "cherry-pick", "--allow-empty", baseSHA+".."+headSHA); err != nil {
 		return "", fmt.Errorf("rebase: %w: %v", ErrMergeConflict, err)
 	}
@@ -196,7 +196,7 @@ func (b BareRepos) DeleteBranch(owner, repo, branch string) error {
 	if !ok {
 		return fmt.Errorf("delete %s: %w", branch, ErrNoBranch)
 	}
-	_, err := b.git(owner, repo, nil, "update-ref", "-d", "refs/heads/"+branch, sha)
+	_, err := b.Git(owner, repo, nil, "update-ref", "-d", "refs/heads/"+branch, sha)
 	return err
 }
 
@@ -222,7 +222,7 @@ func (b BareRepos) resolve(owner, repo, rev string) (string, error) {
 // mergeTree computes the tree of merging head into base without touching
 // any ref; exit status 1 means conflicts.
 func (b BareRepos) mergeTree(owner, repo, base, head string) (string, error) {
-	out, err := b.git(owner, repo, nil, "merge-tree", "--write-tree", "--no-messages", "--name-only", base, head)
+	out, err := b.Git(owner, repo, nil, "merge-tree", "--write-tree", "--no-messages", "--name-only", base, head)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 {
 		return "", fmt.Errorf("merge %s into %s: %w", head, base, ErrMergeConflict)
@@ -234,7 +234,9 @@ func (b BareRepos) mergeTree(owner, repo, base, head string) (string, error) {
 	return tree, nil
 }
 
-func (b BareRepos) git(owner, repo string, env []string, args ...string) (string, error) {
+// Git runs git on the bare repository of owner/repo, with env added to
+// its environment (tests write objects and refs with it).
+func (b BareRepos) Git(owner, repo string, env []string, args ...string) (string, error) {
 	return gitIn("", append(env, "GIT_DIR="+b(owner, repo)), args...)
 }
 
