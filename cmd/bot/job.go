@@ -31,9 +31,10 @@ func (o *commonOptions) job() job.Options {
 	}
 }
 
-// githubJob is job with how run, rollback and serve reach GitHub. A GitHub
-// App's variables that are half set fail here, before any work.
-func (o *commonOptions) githubJob(dryRun bool) (job.Options, error) {
+// hostJob is job with how run, rollback and serve reach the git host
+// (GitHub's, GitLab's and Gitea's settings; job chooses among them). A
+// GitHub App's variables that are half set fail here, before any work.
+func (o *commonOptions) hostJob(dryRun bool) (job.Options, error) {
 	jo := o.job()
 	token, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
