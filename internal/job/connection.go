@@ -19,29 +19,42 @@ import (
 )
 
 // forgeConnection is how run and rollback reach the repository on its
-// host, chosen once (Options.HostOf origin): GitLab's and Gitea's
-// connections, or GitHub's with GITHUB_TOKEN or a GitHub App, through the
-// checkout's origin or GITHUB_REPOSITORY. ok is false without the host's
-// token.
+// host: origin is read once, the host chosen once (Options.HostOf), and
+// both handed to the host's connection: GitLab's, Gitea's, or GitHub's
+// with GITHUB_TOKEN or a GitHub App, through the checkout's origin or
+// GITHUB_REPOSITORY. ok is false without the host's token.
 func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
-	origin, _ := gitops.OriginURL(o.Repo)
-	if err := ForgeSupported(o.Forge, origin); err != nil {
+	origin := readOrigin(o.Repo)
+	host := o.HostOf(origin.url)
+	if err := supported(host); err != nil {
 		return conn, false, err
 	}
-	switch o.HostOf(origin).Kind {
+	switch host.Kind {
 	case gitops.GitLab:
-		return gitlabConnection(o, log)
+		return gitlabConnection(o, origin, log)
 	case gitops.Gitea:
-		return giteaConnection(o, log)
+		return giteaConnection(o, origin, log)
 	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil
 	}
-	if conn, err = connection(o.Repo, o.GitHubSettings()); err != nil {
+	if conn, err = connection(o.Repo, origin, o.GitHubSettings()); err != nil {
 		return conn, false, err
 	}
 	conn.Logger, conn.App = log, o.GitHub.App
 	return conn, true, nil
+}
+
+// origin is a checkout's origin as a run reads it, once: its URL, or why
+// there is none (no clone, no remote).
+type origin struct {
+	url string
+	err error
+}
+
+func readOrigin(dir string) origin {
+	u, err := gitops.OriginURL(dir)
+	return origin{u, err}
 }
 
 // connection says which GitHub repository run works on and how to reach
@@ -49,12 +62,12 @@ func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 // directory that is no clone will do when GITHUB_REPOSITORY names the
 // repository: run fetches what it needs into memory anyway. The remote must
 // be on the GitHub server's host (CheckRemote): the token goes nowhere else.
-func connection(repo string, gh GitHub) (gitops.Options, error) {
+func connection(repo string, or origin, gh GitHub) (gitops.Options, error) {
 	c := gitops.Options{Forge: gitops.GitHub, APIURL: gh.APIURL, Token: gh.Token, Repository: gh.Repository}
 	if err := checkRepoDir(repo); err != nil {
 		return c, err
 	}
-	origin, err := gitops.OriginURL(repo)
+	origin, err := or.url, or.err
 	switch {
 	case err == nil:
 		c.URL = origin

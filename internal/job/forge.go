@@ -37,7 +37,11 @@ func (o *Options) HostOf(remote string) forge.Choice {
 // leaves the run as it was (GitHub's token is then refused for that
 // remote by CheckRemote).
 func ForgeSupported(f Forge, remote string) error {
-	c := forge.Choose(f.Kind, f.Env, remote, false)
+	return supported(forge.Choose(f.Kind, f.Env, remote, false))
+}
+
+// supported is ForgeSupported's rule on a host already chosen.
+func supported(c forge.Choice) error {
 	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() {
 		return nil
 	}

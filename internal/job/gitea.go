@@ -67,14 +67,14 @@ func (o *Options) giteaServer(origin string) string {
 // giteaConnection is how run and rollback reach the repository on Gitea
 // or Forgejo. ok is false without a token. The remote must be on the
 // server's host: the token goes nowhere else.
-func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+func giteaConnection(o *Options, or origin, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
 	if o.Gitea.Token == "" {
 		return conn, false, nil
 	}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return conn, false, err
 	}
-	origin, err := gitops.OriginURL(o.Repo)
+	origin, err := or.url, or.err
 	server := o.giteaServer(origin)
 	host := GiteaHost(server)
 	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}

@@ -31,7 +31,7 @@ func TestGiteaConnectionKeepsTheToken(t *testing.T) {
 			}
 		}
 		o := &Options{Repo: dir, Forge: Forge{Kind: gitops.Gitea}, Gitea: Gitea{Token: "gitea_t0ken", ServerURL: tc.server}}
-		conn, ok, err := giteaConnection(o, nil)
+		conn, ok, err := giteaConnection(o, readOrigin(dir), nil)
 		switch {
 		case tc.want == "" && (err != nil || !ok || conn.Repository != "acme/gitops" || conn.APIURL != tc.wantAPI):
 			t.Errorf("%s: %+v %v %v", tc.name, conn, ok, err)

@@ -55,7 +55,7 @@ var errNoGitLabToken = errors.New("GITLAB_TOKEN is not set: run needs a project 
 // GITLAB_TOKEN, the instance (--forge-url, CI_SERVER_URL, gitlab.com) and
 // the project (CI_PROJECT_PATH, else origin's path). origin must be on the
 // instance's host: the token goes nowhere else.
-func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error) {
+func gitlabConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, bool, error) {
 	gl := o.GitLabSettings()
 	server := strings.TrimSuffix(cmp.Or(gl.ServerURL, defaultGitLabURL), "/")
 	c := gitops.Options{Forge: gitops.GitLab, APIURL: server, Token: gl.Token, Repository: gl.Project, Logger: log}
@@ -69,7 +69,7 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 		return c, false, err
 	}
 	host := GitLabHost(server)
-	origin, err := gitops.OriginURL(o.Repo)
+	origin, err := or.url, or.err
 	switch {
 	case err == nil:
 		// GitLab CI's checkout has the job token in origin's URL: git

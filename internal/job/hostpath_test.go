@@ -29,7 +29,7 @@ func TestGitLabAtAPath(t *testing.T) {
 			}
 		}
 		o := &Options{Repo: dir, Forge: Forge{Kind: gitops.GitLab, URL: tc.forgeURL}, GitLab: GitLab{Token: "glpat-t0ken", ServerURL: tc.server}}
-		c, ok, err := gitlabConnection(o, nil)
+		c, ok, err := gitlabConnection(o, readOrigin(dir), nil)
 		switch {
 		case tc.wantErr == "" && (err != nil || !ok || c.Repository != tc.want || c.APIURL != "https://host/gitlab"):
 			t.Errorf("%s: %+v %v %v", tc.name, c, ok, err)
