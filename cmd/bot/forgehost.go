@@ -27,13 +27,14 @@ func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
 	} else if origin, err := gitops.OriginURL(o.Repo); err == nil {
 		remote = origin
 	}
-	if job.OnGitLab(jo, remote) {
-		return serveHost{host: job.GitLabHost(jo.GitLabSettings().ServerURL), token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
+	host := jo.ServerFor(remote)
+	switch jo.HostOf(remote).Kind {
+	case gitops.GitLab:
+		return serveHost{host: host, token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
+	case gitops.Gitea:
+		return serveHost{host: host, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
 	}
-	if h := jo.ForgeHost(); h.Name == "Gitea" {
-		return serveHost{host: h, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
-	}
-	return serveHost{host: job.GitHubHost(jo.GitHubSettings().ServerURL), token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
+	return serveHost{host: host, token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
 }
 
 // checkServeHosts refuses, before anything is cloned or fetched with the

@@ -31,9 +31,10 @@ func (o *commonOptions) job() job.Options {
 	}
 }
 
-// githubJob is job with how run, rollback and serve reach GitHub. A GitHub
-// App's variables that are half set fail here, before any work.
-func (o *commonOptions) githubJob(dryRun bool) (job.Options, error) {
+// hostJob is job with how run, rollback and serve reach the git host
+// (GitHub's, GitLab's and Gitea's settings; job chooses among them). A
+// GitHub App's variables that are half set fail here, before any work.
+func (o *commonOptions) hostJob(dryRun bool) (job.Options, error) {
 	jo := o.job()
 	token, app, err := githubAuth(o.Env.getenv)
 	if err != nil {
@@ -60,10 +61,12 @@ func (o *commonOptions) forge() (job.Forge, error) {
 	}
 	if o.ForgeURL != "" {
 		u, err := url.Parse(o.ForgeURL)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || (u.Path != "" && u.Path != "/") {
-			return f, usagef("--forge-url %s: want the host's URL, such as https://github.example.com, without credentials or path", gitops.RedactURL(o.ForgeURL))
+		// A path is where the host is installed (https://host/gitlab):
+		// every host may live under one, and projects follow it.
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return f, usagef("--forge-url %s: want the host's URL, such as https://github.example.com or https://example.com/gitlab, without credentials or query", gitops.RedactURL(o.ForgeURL))
 		}
-		f.URL = o.ForgeURL
+		f.URL = strings.TrimSuffix(o.ForgeURL, "/")
 	}
 	if err := job.ForgeSupported(f, ""); err != nil {
 		if f.Kind != "" {

@@ -31,6 +31,9 @@ func TestLayering(t *testing.T) {
 	// Anything that talks to git, GitHub or a registry.
 	network := []string{"github.com/go-git/", "github.com/google/go-github/",
 		"github.com/hashicorp/go-retryablehttp", "github.com/google/go-containerregistry/pkg/v1/remote"}
+	// Every git host's client: only its driver (internal/gitops/forge/<host>)
+	// may link it.
+	hostSDKs := []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/", "github.com/bradleyfalzon/ghinstallation/"}
 	tests := []struct {
 		pkg string
 		// deps may appear nowhere in the package's dependency graph.
@@ -66,6 +69,17 @@ func TestLayering(t *testing.T) {
 		// What a registry says about an image, shared by the registry
 		// client and the gates without either importing the other.
 		{"internal/imagefacts", network, []string{"net/http", "os/exec"}},
+		// The hosts' room: the Forge interface, its types and errors,
+		// below every driver and the lifecycle; no host's SDK, no git.
+		{"internal/gitops/forge", append(hostSDKs, "github.com/go-git/", "github.com/google/go-containerregistry/"), nil},
+		// The lifecycle and job open a host through forge.Open and read
+		// its refusals as forge's errors: no host's SDK.
+		{"internal/gitops", hostSDKs, nil},
+		{"internal/job", hostSDKs, nil},
+		// A driver links its own host's client only, and no git.
+		{"internal/gitops/forge/gitea", []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "github.com/go-git/"}, nil},
+		{"internal/gitops/forge/gitlab", []string{"github.com/google/go-github/", "code.gitea.io/sdk/", "github.com/go-git/"}, nil},
+		{"internal/gitops/forge/github", []string{"gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/", "github.com/go-git/"}, nil},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code
@@ -75,6 +89,13 @@ func TestLayering(t *testing.T) {
 		"internal/config":     {"internal/policy", "internal/timefmt"},
 		"internal/timefmt":    {},
 		"internal/imagefacts": {},
+		// Drivers and the lifecycle import forge, never the other way; it
+		// dials through localnet's guard and scrubs with secret.
+		"internal/gitops/forge": {"internal/secret", "internal/localnet"},
+		// A driver imports the room, never another driver or the lifecycle.
+		"internal/gitops/forge/gitea":  {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/gitlab": {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/github": {"internal/gitops/forge", "internal/secret", "internal/localnet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {
@@ -158,9 +179,19 @@ func TestJobLayering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	// Nor a git host's SDK or driver: the drivers are linked through
+	// forge/hosts, and job decides and opens the host.
+	hostClients := []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/",
+		"github.com/bradleyfalzon/ghinstallation/", mod + "internal/gitops/forge/github", mod + "internal/gitops/forge/gitlab", mod + "internal/gitops/forge/gitea"}
 	for imp := range strings.Lines(string(out)) {
-		if own, ok := strings.CutPrefix(strings.TrimSpace(imp), mod+"internal/"); ok && slices.Contains(stages, own) {
+		imp = strings.TrimSpace(imp)
+		if own, ok := strings.CutPrefix(imp, mod+"internal/"); ok && slices.Contains(stages, own) {
 			t.Errorf("cmd/bot imports internal/%s: call internal/job instead", own)
+		}
+		for _, c := range hostClients {
+			if strings.HasPrefix(imp, c) {
+				t.Errorf("cmd/bot imports %s: a host is job's to choose and open (forge.Choose, forge.Open)", imp)
+			}
 		}
 	}
 	// Nor the calls that conduct the pipeline from the packages it does

@@ -73,7 +73,7 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	jo, err := o.githubJob(o.DryRun)
+	jo, err := o.hostJob(o.DryRun)
 	if err != nil {
 		return err
 	}

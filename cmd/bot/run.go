@@ -83,7 +83,7 @@ func noTokenFor(jo *job.Options) error {
 // runRun plans from the default branch's tip and opens pull requests
 // (job.Run), then says what it did.
 func runRun(ctx context.Context, o *runOptions) error {
-	jo, err := o.githubJob(o.DryRun)
+	jo, err := o.hostJob(o.DryRun)
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,10 @@ import (
 // Scripts on Gitea (or Forgejo): the fake Gitea serves the API and, at the
 // same host as Gitea does, the git remote.
 //
-//	gitearepo DIR    the repository acme/gitops on a fake Gitea from DIR's files,
+//	gitearepo DIR [PATH]
+//	                 the repository acme/gitops on a fake Gitea from DIR's files,
 //	                 cloned to $WORK/checkout; sets GITEA_TOKEN and GITEA_SERVER_URL,
-//	                 and empties GITHUB_TOKEN
+//	                 and empties GITHUB_TOKEN; PATH installs the server under a path (/gitea)
 //	teaprs           print the number of PRs, then each: #N state head title
 //	teaclose BRANCH  close BRANCH's open PR without merging
 //	teawrites        print the API writes since the last teawrites ("N writes")
@@ -44,8 +45,12 @@ func giteaOf(ts *testscript.TestScript) *scriptGitea {
 }
 
 func cmdGiteaRepo(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: gitearepo dir")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: gitearepo dir [basepath]")
+	}
+	base := ""
+	if len(args) == 2 {
+		base = args[1]
 	}
 	st, _ := ts.Value(giteaKey{}).(*scriptGitea)
 	files := readFiles(ts, args[0])
@@ -54,7 +59,7 @@ func cmdGiteaRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(gs.Close)
 	_, err = gs.CreateRepo("acme", "gitops", files, "main")
 	ts.Check(err)
-	g := giteatest.New(giteatest.WithToken(scriptToken), giteatest.WithGit(serverURL(gs)))
+	g := giteatest.New(giteatest.WithToken(scriptToken), giteatest.WithGit(serverURL(gs)), giteatest.WithBasePath(base))
 	ts.Defer(g.Close)
 	clone := g.URL() + "/acme/gitops.git"
 	g.AddRepo("acme", "gitops", "main", githubtest.BareRepos(gs.Dir), giteatest.WithCloneURL(clone))

@@ -18,9 +18,11 @@ import (
 // API (gitlabtest) serving git over smart HTTP on its own host, as GitLab
 // does, in front of gittest's repository.
 //
-//	glrepo DIR      the project acme/gitops from DIR's files, cloned to $WORK/checkout
+//	glrepo DIR [PATH]
+//	                the project acme/gitops from DIR's files, cloned to $WORK/checkout
 //	                (origin on the instance); sets GITLAB_TOKEN, CI_SERVER_URL and
-//	                CI_PROJECT_PATH as GitLab CI does, and unsets GITHUB_TOKEN
+//	                CI_PROJECT_PATH as GitLab CI does, and unsets GITHUB_TOKEN;
+//	                PATH installs the instance under a path (/gitlab)
 //	glproject PATH DIR [archived]
 //	                another project on the same instance, PATH (owner/name) from
 //	                DIR's files; archived: archived, with no repository
@@ -53,8 +55,12 @@ func gitlabOf(ts *testscript.TestScript) (*scriptRemote, *gitlabtest.Server) {
 }
 
 func cmdGLRepo(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: glrepo dir")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: glrepo dir [basepath]")
+	}
+	base := ""
+	if len(args) == 2 {
+		base = args[1]
 	}
 	r, _ := ts.Value(remoteKey{}).(*scriptRemote)
 	gs, err := gittest.New(ts.MkAbs("remote"), gitlabScriptToken)
@@ -62,7 +68,7 @@ func cmdGLRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(gs.Close)
 	_, err = gs.CreateRepo("acme", "gitops", readFiles(ts, args[0]), "main")
 	ts.Check(err)
-	gl := gitlabtest.New(gitlabtest.WithToken(gitlabScriptToken), gitlabtest.WithClock(r.now), gitlabtest.WithGitRemote(gs.URL("acme/gitops")))
+	gl := gitlabtest.New(gitlabtest.WithToken(gitlabScriptToken), gitlabtest.WithClock(r.now), gitlabtest.WithGitRemote(gs.URL("acme/gitops")), gitlabtest.WithBasePath(base))
 	ts.Defer(gl.Close)
 	gl.AddProject("acme/gitops", "main", githubtest.BareRepos(gs.Dir))
 	r.gs, r.gl = gs, gl

@@ -176,7 +176,7 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	jo, err := o.githubJob(o.DryRun)
+	jo, err := o.hostJob(o.DryRun)
 	if err != nil {
 		return nil, err
 	}

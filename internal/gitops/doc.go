@@ -26,15 +26,15 @@
 // and reports what it left for the next run. It never decides what to
 // update; that is the plan's job.
 //
-// The git host is reached through Forge (forge.go), one small interface
-// for change requests, the dashboard issue, statuses and who the bot is;
-// the lifecycle speaks nothing else, and a host is one implementation of
-// it, chosen by Options.Forge. GitHub's is github*.go and auth.go, the
-// only files that know go-github; signed commits through the API are its
-// optional SignedCommits capability.
+// The git host is reached through forge.Forge (internal/gitops/forge),
+// one small interface for change requests, the dashboard issue, statuses
+// and who the bot is; the lifecycle speaks nothing else, and a host is one
+// driver, forge/<host>/ (github, gitlab, gitea), chosen by Options.Forge
+// (forge.go). Only a driver knows its host's SDK; signed commits through
+// the API are GitHub's optional forge.SignedCommits capability.
 //
 // On GitHub it authenticates with GITHUB_TOKEN, or as a GitHub App (Options.App,
-// auth.go): ghinstallation signs the App's JWT and trades it for an
+// forge/github/auth.go): ghinstallation signs the App's JWT and trades it for an
 // installation token, which is the API token and the git password alike
 // and is replaced, by the run's clock, well before it expires. With
 // RunOptions.SignedCommits a branch's commit is made through GitHub's Git

@@ -27,7 +27,7 @@ func TestQueryKeeps(t *testing.T) {
 	} {
 		c := bot
 		tc.edit(&c)
-		if got := tc.q.keeps(&c); got != tc.want {
+		if got := tc.q.Keeps(&c); got != tc.want {
 			t.Errorf("%s: keeps = %t, want %t", tc.name, got, tc.want)
 		}
 	}

@@ -29,11 +29,6 @@ type Dashboard struct {
 	Off bool
 }
 
-// maxIssuePages bounds the pages of the bot's issues looked through for
-// its dashboard: it is created early, so it is on the first page sorted by
-// creation unless the bot opened hundreds of PRs before it.
-const maxIssuePages = 3
-
 // DashboardLabel is put on the dashboard issue when it is created: with
 // its marker and its title, one of three ways to know it again, so that a
 // person who edits the marker away, or renames it, makes no duplicate.

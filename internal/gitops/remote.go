@@ -21,7 +21,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/imagebot/imagebot/internal/secret"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // remote is a clone of the repository's default branch and of
@@ -87,14 +87,8 @@ func RepositoryFromURL(raw string) (string, error) {
 }
 
 // RedactURL removes userinfo (a token in https://x:TOKEN@host/...) from a
-// URL before it reaches a message or a log.
-func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
-}
+// URL before it reaches a message or a log (forge.RedactURL).
+func RedactURL(raw string) string { return forge.RedactURL(raw) }
 
 // openRemote fetches the default branch into a new repository in a
 // temporary directory (TMPDIR's). The caller closes it.
@@ -215,26 +209,22 @@ func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
 		Prune:      prune,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.scrub(err))
+		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.Scrub(err))
 	}
 	return nil
 }
 
 // auth is the credential of one fetch or push: the token as the password
-// of basic auth, with the host's user name (Forge.gitCredentials), never in the URL or any config. It is
+// of basic auth, with the host's user name (Forge.GitCredentials), never in the URL or any config. It is
 // asked for each time, so that a GitHub App's token is a current one even
 // late in a long run.
 func (r *remote) auth(ctx context.Context) (transport.AuthMethod, error) {
-	tok, err := r.creds.token(ctx)
+	tok, err := r.creds.Token(ctx)
 	if err != nil || tok == "" {
 		return nil, err
 	}
 	return &githttp.BasicAuth{Username: r.user, Password: tok}, nil
 }
-
-// scrub keeps a token, and anything shaped like a credential, out of an
-// error that might quote a request; the error keeps its kind.
-func scrub(err error, token string) error { return secret.Error(err, token) }
 
 func (r *remote) commit(name string) (*object.Commit, error) {
 	ref, err := r.repo.Reference(plumbing.ReferenceName(name), true)
@@ -293,7 +283,7 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 	err = r.repo.PushContext(ctx, opts)
 	already = errors.Is(err, git.NoErrAlreadyUpToDate)
 	if err != nil && !already {
-		return false, fmt.Errorf("push %s: %w", branch, r.creds.scrub(err))
+		return false, fmt.Errorf("push %s: %w", branch, r.creds.Scrub(err))
 	}
 	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 )
@@ -39,7 +40,7 @@ func (o Options) withDefaults() Options {
 		o.MaxWait = time.Minute
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = forge.RealClock{}
 	}
 	return o
 }
@@ -58,7 +59,7 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 		return nil, err
 	}
 	base := repo.DefaultBranch
-	user, creds := h.gitCredentials()
+	user, creds := h.GitCredentials()
 	rm, err := openRemote(ctx, o.URL, user, creds, base)
 	if err != nil {
 		return nil, err

@@ -12,34 +12,49 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// githubConnection is how run and rollback reach the repository on
-// GitHub: with GITHUB_TOKEN or a GitHub App, through the checkout's origin
-// or GITHUB_REPOSITORY. ok is false when neither a token nor an App is set.
-func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
-	origin, _ := gitops.OriginURL(o.Repo)
-	if err := ForgeSupported(o.Forge, origin); err != nil {
+// forgeConnection is how run and rollback reach the repository on its
+// host: origin is read once, the host chosen once (Options.HostOf), and
+// both handed to the host's connection: GitLab's, Gitea's, or GitHub's
+// with GITHUB_TOKEN or a GitHub App, through the checkout's origin or
+// GITHUB_REPOSITORY. ok is false without the host's token.
+func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+	origin := readOrigin(o.Repo)
+	host := o.HostOf(origin.url)
+	if err := supported(host); err != nil {
 		return conn, false, err
 	}
-	if OnGitLab(o, origin) {
-		return gitlabConnection(o, log)
-	}
-	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
-		return giteaConnection(o, log)
+	switch host.Kind {
+	case gitops.GitLab:
+		return gitlabConnection(o, origin, log)
+	case gitops.Gitea:
+		return giteaConnection(o, origin, log)
 	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil
 	}
-	if conn, err = connection(o.Repo, o.GitHubSettings()); err != nil {
+	if conn, err = connection(o.Repo, origin, o.GitHubSettings()); err != nil {
 		return conn, false, err
 	}
 	conn.Logger, conn.App = log, o.GitHub.App
 	return conn, true, nil
+}
+
+// origin is a checkout's origin as a run reads it, once: its URL, or why
+// there is none (no clone, no remote).
+type origin struct {
+	url string
+	err error
+}
+
+func readOrigin(dir string) origin {
+	u, err := gitops.OriginURL(dir)
+	return origin{u, err}
 }
 
 // connection says which GitHub repository run works on and how to reach
@@ -47,12 +62,12 @@ func githubConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok boo
 // directory that is no clone will do when GITHUB_REPOSITORY names the
 // repository: run fetches what it needs into memory anyway. The remote must
 // be on the GitHub server's host (CheckRemote): the token goes nowhere else.
-func connection(repo string, gh GitHub) (gitops.Options, error) {
+func connection(repo string, or origin, gh GitHub) (gitops.Options, error) {
 	c := gitops.Options{Forge: gitops.GitHub, APIURL: gh.APIURL, Token: gh.Token, Repository: gh.Repository}
 	if err := checkRepoDir(repo); err != nil {
 		return c, err
 	}
-	origin, err := gitops.OriginURL(repo)
+	origin, err := or.url, or.err
 	switch {
 	case err == nil:
 		c.URL = origin
@@ -96,16 +111,14 @@ func explainGitHub(err error, c gitops.Options) error {
 	if c.Forge == gitops.Gitea {
 		return explainGitea(err, c)
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusUnauthorized:
-			return explain(err, "GitHub rejected the token (401 %s): check that GITHUB_TOKEN is valid and not expired", cmp.Or(er.Message, "Unauthorized"))
-		case http.StatusNotFound:
-			if strings.HasSuffix(strings.TrimSuffix(er.Response.Request.URL.Path, "/"), "/repos/"+c.Repository) {
-				return explain(err, "GitHub has no repository %s that this token can see (404 %s): check GITHUB_REPOSITORY (or origin's URL) and the token's access to the repository",
-					c.Repository, cmp.Or(er.Message, "Not Found"))
-			}
+	var he *forge.HTTPError
+	if errors.As(err, &he) {
+		switch {
+		case he.Status == http.StatusUnauthorized:
+			return explain(err, "GitHub rejected the token (401 %s): check that GITHUB_TOKEN is valid and not expired", cmp.Or(he.Message, "Unauthorized"))
+		case errors.Is(err, forge.ErrNoRepository):
+			return explain(err, "GitHub has no repository %s that this token can see (404 %s): check GITHUB_REPOSITORY (or origin's URL) and the token's access to the repository",
+				c.Repository, cmp.Or(he.Message, "Not Found"))
 		}
 	}
 	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {

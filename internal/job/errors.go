@@ -23,10 +23,10 @@ func (e *PartialError) Unwrap() error { return e.Err }
 // partial is a partial failure that the report describes.
 func partial() error { return &PartialError{} }
 
-// ErrNoToken is Run's and Rollback's error when neither a GitHub token nor
-// an App is set (Run without DryRun; a dry run previews instead). The
-// caller words what to do where it is used.
-var ErrNoToken = errors.New("no GitHub token or App")
+// ErrNoToken is Run's and Rollback's error when the git host's token (or,
+// on GitHub, an App) is not set (Run without DryRun; a dry run previews
+// instead). The caller words what to do, by the host (Options.HostOf).
+var ErrNoToken = errors.New("no token for the git host")
 
 // explained is an error rewritten to say what happened and what to do. It
 // prints as its message alone, and still unwraps to the error it explains,

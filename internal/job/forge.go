@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // Forge says which git host the repository is on: --forge and
 // --forge-url, else what the CI environment and origin's URL say
-// (ChooseForge).
+// (forge.Choose).
 type Forge struct {
 	Kind gitops.Kind // --forge; "" chooses
 	// URL is --forge-url, the host's web URL: for GitHub, the server
@@ -19,52 +20,15 @@ type Forge struct {
 	Env ForgeEnv
 }
 
-// ForgeEnv is what the environment says of the host, by the variables
-// each host's CI sets.
-type ForgeEnv struct {
-	GitHubActions bool // GITHUB_ACTIONS=true
-	// GitLab CI: CI_SERVER_URL and CI_PROJECT_PATH; GITLAB_TOKEN is set.
-	GitLabServerURL, GitLabProject string
-	GitLabToken                    bool
-	// Gitea and Forgejo Actions (GITEA_ACTIONS, FORGEJO_ACTIONS), which set
-	// GITHUB_* too; GITEA_TOKEN or FORGEJO_TOKEN is set.
-	GiteaActions, GiteaToken bool
-	ForgejoActions           bool // FORGEJO_ACTIONS=true: Forgejo's own
-}
+// ForgeEnv is what the environment says of the host (forge.Env).
+type ForgeEnv = forge.Env
 
-// ChooseForge is the host the repository is on, and what said so:
-// --forge; else the CI the run is in (Gitea's and Forgejo's Actions before
-// GitHub's, whose variables they imitate; then GitLab CI, GitHub
-// Actions); else a host's token variable; else origin's host when it is a
-// well-known one (github.com, gitlab.com, codeberg.org, gitea.com); else
-// GitHub, as before there was a choice.
-func ChooseForge(f Forge, remote string) (kind gitops.Kind, why string) {
-	e := f.Env
-	switch {
-	case f.Kind != "":
-		return f.Kind, "--forge " + string(f.Kind)
-	case e.GiteaActions:
-		return gitops.Gitea, "GITEA_ACTIONS"
-	case e.GitLabServerURL != "":
-		return gitops.GitLab, "CI_SERVER_URL"
-	case e.GitHubActions:
-		return gitops.GitHub, "GITHUB_ACTIONS"
-	case e.GitLabToken:
-		return gitops.GitLab, "GITLAB_TOKEN"
-	case e.GiteaToken:
-		return gitops.Gitea, "GITEA_TOKEN"
-	}
-	if _, host, _, ok := remoteHost(remote); ok {
-		switch {
-		case host == "github.com":
-			return gitops.GitHub, "origin on " + host
-		case host == "gitlab.com" || strings.HasPrefix(host, "gitlab."):
-			return gitops.GitLab, "origin on " + host
-		case host == "codeberg.org" || host == "gitea.com" || strings.HasPrefix(host, "gitea.") || strings.HasPrefix(host, "forgejo."):
-			return gitops.Gitea, "origin on " + host
-		}
-	}
-	return gitops.GitHub, "the default"
+// HostOf is the host a repository whose remote is remote is on
+// (forge.Choose): the one decision run, serve, rollback and init act on.
+// GitHub credentials make a GitLab guessed from remote's name alone
+// GitHub's, whose token is then refused for that remote.
+func (o *Options) HostOf(remote string) forge.Choice {
+	return forge.Choose(o.Forge.Kind, o.Forge.Env, remote, o.GitHub.Token != "" || o.GitHub.App != nil)
 }
 
 // ForgeSupported refuses a host imagebot does not speak to yet, when the
@@ -73,12 +37,16 @@ func ChooseForge(f Forge, remote string) (kind gitops.Kind, why string) {
 // leaves the run as it was (GitHub's token is then refused for that
 // remote by CheckRemote).
 func ForgeSupported(f Forge, remote string) error {
-	kind, why := ChooseForge(f, remote)
-	if kind == gitops.GitHub || kind == gitops.GitLab || kind == gitops.Gitea || strings.HasPrefix(why, "origin on ") {
+	return supported(forge.Choose(f.Kind, f.Env, remote, false))
+}
+
+// supported is ForgeSupported's rule on a host already chosen.
+func supported(c forge.Choice) error {
+	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"GitHub, GitLab, Gitea and Forgejo are supported (--forge github, --forge gitlab, --forge gitea)", forgeName(kind), why)
+		"GitHub, GitLab, Gitea and Forgejo are supported (--forge github, --forge gitlab, --forge gitea)", forgeName(c.Kind), c.Why)
 }
 
 // forgeName is a host's kind as people write it.

@@ -3,38 +3,12 @@ package job
 import (
 	"strings"
 	"testing"
-
-	"github.com/imagebot/imagebot/internal/gitops"
 )
 
-// TestChooseForge: the flag, then the CI (Gitea's and Forgejo's Actions
-// before GitHub's, whose variables they set too), then token variables,
-// then origin's well-known host, then GitHub.
-func TestChooseForge(t *testing.T) {
-	gh := "https://github.com/acme/gitops.git"
-	for _, tc := range []struct {
-		name   string
-		f      Forge
-		remote string
-		want   gitops.Kind
-		why    string
-	}{
-		{"flag wins", Forge{Kind: gitops.GitLab, Env: ForgeEnv{GitHubActions: true}}, gh, gitops.GitLab, "--forge gitlab"},
-		{"Gitea Actions over GITHUB_*", Forge{Env: ForgeEnv{GitHubActions: true, GiteaActions: true}}, "", gitops.Gitea, "GITEA_ACTIONS"},
-		{"GitLab CI", Forge{Env: ForgeEnv{GitLabServerURL: "https://gitlab.example.com", GitLabProject: "acme/gitops"}}, "", gitops.GitLab, "CI_SERVER_URL"},
-		{"GitHub Actions", Forge{Env: ForgeEnv{GitHubActions: true, GitLabToken: true}}, "", gitops.GitHub, "GITHUB_ACTIONS"},
-		{"GITLAB_TOKEN", Forge{Env: ForgeEnv{GitLabToken: true}}, gh, gitops.GitLab, "GITLAB_TOKEN"},
-		{"origin on gitlab.com", Forge{}, "git@gitlab.com:acme/gitops.git", gitops.GitLab, "origin on gitlab.com"},
-		{"origin on codeberg", Forge{}, "https://codeberg.org/acme/gitops.git", gitops.Gitea, "origin on codeberg.org"},
-		{"origin on github.com", Forge{}, gh, gitops.GitHub, "origin on github.com"},
-		{"a host of its own", Forge{}, "https://git.example.com/acme/gitops.git", gitops.GitHub, "the default"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if k, why := ChooseForge(tc.f, tc.remote); k != tc.want || why != tc.why {
-				t.Errorf("ChooseForge = %s (%s), want %s (%s)", k, why, tc.want, tc.why)
-			}
-		})
-	}
+// TestForgeSupported: a host guessed from origin alone leaves the run as
+// it was; a host's token says it is spoken to (forge.Choose decides:
+// TestChoose in forge).
+func TestForgeSupported(t *testing.T) {
 	// Guessed from origin alone, a host leaves the run as it was: GitHub's
 	// token is refused for that remote by CheckRemote, as before.
 	if err := ForgeSupported(Forge{}, "git@gitlab.com:acme/gitops.git"); err != nil {

@@ -1,29 +1,13 @@
 package job
 
-import (
-	"cmp"
-	"fmt"
-	"net"
-	"net/url"
-	"strings"
+import "github.com/imagebot/imagebot/internal/gitops/forge"
 
-	"github.com/imagebot/imagebot/internal/gitops"
-)
+// Host is a git host's server as far as its token is concerned
+// (forge.Host): each host's constructor below words its settings.
+type Host = forge.Host
 
 // defaultServerURL is GitHub's, when GITHUB_SERVER_URL is not set.
 const defaultServerURL = "https://github.com"
-
-// Host is a git host's server as far as its token is concerned: the token
-// is the git password too, and goes to that server and nowhere else.
-type Host struct {
-	Name    string // "GitHub"
-	URL     string // the server's URL; "" is Default
-	Var     string // the setting that names it: "GITHUB_SERVER_URL"
-	Default string // the URL when unset: "https://github.com"; "" for none
-	Example string // a self-hosted one: "https://github.example.com"
-	// Hint ends the refusal of a remote elsewhere: what else to do.
-	Hint string
-}
 
 // GitHubHost is GitHub's server, GITHUB_SERVER_URL (default github.com).
 func GitHubHost(serverURL string) Host {
@@ -36,83 +20,3 @@ func GitHubHost(serverURL string) Host {
 // server's (GITHUB_SERVER_URL, default https://github.com); see
 // Host.CheckRemote.
 func CheckRemote(remote, serverURL string) error { return GitHubHost(serverURL).CheckRemote(remote) }
-
-// CheckRemote refuses a git remote on another host than h's server: the
-// token (GITHUB_TOKEN, a GitHub App's installation token, any host's
-// token) is sent to the remote as the git password, and a clone on
-// another host must not get it. An http(s) remote must also have the
-// server's scheme and port, so that the token is never sent in plain http
-// nor to another service on the same machine; an ssh remote
-// (git@host:owner/name) is compared by host name only. A remote without a
-// host (a local path) is reached without the token.
-func (h Host) CheckRemote(remote string) error {
-	server := cmp.Or(h.URL, h.Default)
-	su, err := url.Parse(server)
-	if err != nil || su.Host == "" || (su.Scheme != "http" && su.Scheme != "https") {
-		such := h.Example
-		if h.Default != "" {
-			such = h.Default + " or " + h.Example
-		}
-		return fmt.Errorf("%s %q: want the server's URL, such as %s", h.Var, server, such)
-	}
-	rscheme, rhost, rport, ok := remoteHost(remote)
-	if !ok {
-		return nil
-	}
-	shost, sport := strings.ToLower(su.Hostname()), effectivePort(su)
-	switch {
-	case rhost != shost || (rport != "" && rport != sport):
-		what := rhost
-		if rport != "" {
-			what = net.JoinHostPort(rhost, rport)
-		}
-		setting := h.Var
-		if h.Default != "" {
-			setting += ", default " + h.Default
-		}
-		return fmt.Errorf("the git remote %s is on %s, not on the %s server %s (%s): "+
-			"the %s token goes to its own host only, so nothing was sent. Run in a clone of the %s repository (origin on %s), %s",
-			gitops.RedactURL(remote), what, h.Name, strings.ToLower(su.Host), setting, h.Name, h.Name, shost, h.Hint)
-	case rscheme == "http" && su.Scheme == "https":
-		return fmt.Errorf("the git remote %s is plain http, but the %s server %s is https: the token is never sent in plain http, so nothing was sent; "+
-			"make origin's URL https (git remote set-url origin https://...)", gitops.RedactURL(remote), h.Name, strings.ToLower(su.Host))
-	}
-	return nil
-}
-
-// remoteHost is the scheme and host a git remote URL reaches, lowercased,
-// and for http(s) its port (the scheme's default when unwritten). ok is
-// false for a local path.
-func remoteHost(remote string) (scheme, host, port string, ok bool) {
-	if u, err := url.Parse(remote); err == nil && u.Scheme != "" && u.Host != "" {
-		scheme = strings.ToLower(u.Scheme)
-		switch scheme {
-		case "http", "https":
-			return scheme, strings.ToLower(u.Hostname()), effectivePort(u), true
-		}
-		return scheme, strings.ToLower(u.Hostname()), "", true // ssh://, git://
-	}
-	if strings.Contains(remote, "://") {
-		return "", "", "", false // file:// or unparsable: no host to send to
-	}
-	// scp-like: [user@]host:path, as git reads it (a colon before any slash).
-	before, _, found := strings.Cut(remote, ":")
-	if !found || strings.Contains(before, "/") {
-		return "", "", "", false
-	}
-	if _, h, at := strings.Cut(before, "@"); at {
-		before = h
-	}
-	return "ssh", strings.ToLower(strings.Trim(before, "[]")), "", before != ""
-}
-
-// effectivePort is a URL's port, or its scheme's default.
-func effectivePort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if u.Scheme == "http" {
-		return "80"
-	}
-	return "443"
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // Gitea is how Run and Rollback reach the repository on a Gitea or
@@ -32,29 +33,51 @@ func GiteaHost(serverURL string) Host {
 }
 
 // ForgeHost is the host whose token the run sends, as CheckRemote judges
-// remotes against it: GitHub's server, or the Gitea server.
+// remotes against it, for DIR's origin (ServerFor).
 func (o *Options) ForgeHost() Host {
 	origin, _ := gitops.OriginURL(o.Repo)
-	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.Gitea {
-		return GiteaHost(cmp.Or(o.Forge.URL, o.Gitea.ServerURL))
+	return o.ServerFor(origin)
+}
+
+// ServerFor is the server of the host a repository whose remote is
+// remote is on (HostOf): GitLab's instance, the Gitea server, or GitHub's.
+func (o *Options) ServerFor(remote string) Host {
+	switch o.HostOf(remote).Kind {
+	case gitops.GitLab:
+		return GitLabHost(o.GitLabSettings().ServerURL)
+	case gitops.Gitea:
+		return GiteaHost(o.giteaServer(remote))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
+}
+
+// giteaServer is the Gitea or Forgejo server's URL: --forge-url, else
+// GITEA_SERVER_URL (FORGEJO_SERVER_URL), else the server origin is on
+// (ServerFromRemote), as GitLab's project is read from origin. The token
+// goes there as git's password anyway, so the API on the same server and
+// path learns nothing more of it.
+func (o *Options) giteaServer(origin string) string {
+	if s := cmp.Or(o.Forge.URL, o.Gitea.ServerURL); s != "" {
+		return strings.TrimSuffix(s, "/")
+	}
+	s, _ := forge.ServerFromRemote(gitops.RedactURL(origin))
+	return s
 }
 
 // giteaConnection is how run and rollback reach the repository on Gitea
 // or Forgejo. ok is false without a token. The remote must be on the
 // server's host: the token goes nowhere else.
-func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+func giteaConnection(o *Options, or origin, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
 	if o.Gitea.Token == "" {
 		return conn, false, nil
 	}
-	server := strings.TrimSuffix(cmp.Or(o.Forge.URL, o.Gitea.ServerURL), "/")
-	host := GiteaHost(server)
-	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return conn, false, err
 	}
-	origin, err := gitops.OriginURL(o.Repo)
+	origin, err := or.url, or.err
+	server := o.giteaServer(origin)
+	host := GiteaHost(server)
+	conn = gitops.Options{Forge: gitops.Gitea, APIURL: server, Token: o.Gitea.Token, Repository: o.Gitea.Repository, Logger: log}
 	switch {
 	case err == nil:
 		conn.URL = origin
@@ -81,15 +104,15 @@ func giteaConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 // explainGitea says what to do about Gitea's and git's refusals, naming
 // the server; any other failure leaves the run partly done (exit 2).
 func explainGitea(err error, c gitops.Options) error {
-	var ge *gitops.GiteaError
+	var ge *forge.HTTPError
 	if errors.As(err, &ge) {
 		switch ge.Status {
 		case http.StatusUnauthorized:
 			return explain(err, "the Gitea server %s rejected the token (%s): check that GITEA_TOKEN (or FORGEJO_TOKEN) is valid and not expired or revoked",
-				c.APIURL, status(ge.Status, ge.Err.Error()))
+				c.APIURL, status(ge.Status, ge.Message))
 		case http.StatusForbidden:
 			return explain(err, "the Gitea server %s refused the token (%s): give it the write:repository and write:issue scopes, "+
-				"and a user with write access to %s", c.APIURL, status(ge.Status, ge.Err.Error()), c.Repository)
+				"and a user with write access to %s", c.APIURL, status(ge.Status, ge.Message), c.Repository)
 		case http.StatusNotFound:
 			if strings.HasPrefix(err.Error(), "get repository ") {
 				return explain(err, "the Gitea server %s has no repository %s that this token can see (404): check origin's URL (or GITHUB_REPOSITORY) "+

@@ -3,7 +3,6 @@ package job
 import (
 	"cmp"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
 // GitLab is how Run and Rollback reach the project on GitLab, as GitLab
@@ -52,22 +51,11 @@ var errNoGitLabToken = errors.New("GITLAB_TOKEN is not set: run needs a project 
 	"and the Developer role (Settings > Access tokens; in GitLab CI, a masked CI/CD variable GITLAB_TOKEN). " +
 	"The CI job token (CI_JOB_TOKEN) cannot open merge requests. Or use --dry-run")
 
-// OnGitLab reports whether the run speaks to GitLab: --forge, GitLab CI
-// or GITLAB_TOKEN say so, or origin is on a GitLab host and no GitHub
-// credentials are set.
-func OnGitLab(o *Options, origin string) bool {
-	kind, why := ChooseForge(o.Forge, origin)
-	if kind != gitops.GitLab {
-		return false
-	}
-	return !strings.HasPrefix(why, "origin on ") || (o.GitHub.Token == "" && o.GitHub.App == nil)
-}
-
 // gitlabConnection is how run and rollback reach the project on GitLab:
 // GITLAB_TOKEN, the instance (--forge-url, CI_SERVER_URL, gitlab.com) and
 // the project (CI_PROJECT_PATH, else origin's path). origin must be on the
 // instance's host: the token goes nowhere else.
-func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error) {
+func gitlabConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, bool, error) {
 	gl := o.GitLabSettings()
 	server := strings.TrimSuffix(cmp.Or(gl.ServerURL, defaultGitLabURL), "/")
 	c := gitops.Options{Forge: gitops.GitLab, APIURL: server, Token: gl.Token, Repository: gl.Project, Logger: log}
@@ -81,7 +69,7 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 		return c, false, err
 	}
 	host := GitLabHost(server)
-	origin, err := gitops.OriginURL(o.Repo)
+	origin, err := or.url, or.err
 	switch {
 	case err == nil:
 		// GitLab CI's checkout has the job token in origin's URL: git
@@ -98,27 +86,11 @@ func gitlabConnection(o *Options, log *slog.Logger) (gitops.Options, bool, error
 		return c, false, err
 	}
 	if c.Repository == "" {
-		if c.Repository, err = gitlabProjectFromURL(c.URL); err != nil {
+		if c.Repository, err = forge.RepoPath(c.URL, server); err != nil {
 			return c, false, fmt.Errorf("%w: set CI_PROJECT_PATH to the project's full path", err)
 		}
 	}
 	return c, true, nil
-}
-
-// gitlabProjectFromURL is a GitLab remote's project path: every segment,
-// since GitLab nests groups ("group/sub/name").
-func gitlabProjectFromURL(raw string) (string, error) {
-	p := raw
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		p = u.Path
-	} else if _, rest, ok := strings.Cut(raw, ":"); ok { // git@gitlab.com:group/name.git
-		p = rest
-	}
-	p = strings.Trim(strings.TrimSuffix(p, ".git"), "/")
-	if !strings.Contains(p, "/") {
-		return "", fmt.Errorf("remote %s: no group/name in its path", gitops.RedactURL(raw))
-	}
-	return p, nil
 }
 
 // explainGitLab says what to do about GitLab's and git's refusals, in
@@ -129,18 +101,18 @@ func explainGitLab(err error, c gitops.Options) error {
 	if u, perr := url.Parse(c.APIURL); perr == nil && u.Host != "" {
 		host = u.Host
 	}
-	var er *gitlab.ErrorResponse
+	var he *forge.HTTPError
 	var unknownCA x509.UnknownAuthorityError
 	switch {
 	case errors.Is(err, gitops.ErrNoRepository):
 		return explain(err, "GitLab at %s has no project %s that this token can see (404): check CI_PROJECT_PATH (or origin's URL) "+
 			"and that GITLAB_TOKEN is a member of the project", host, c.Repository)
-	case errors.As(err, &er) && er.StatusCode == http.StatusUnauthorized:
+	case errors.As(err, &he) && he.Status == http.StatusUnauthorized:
 		return explain(err, "GitLab at %s rejected GITLAB_TOKEN (%s): it is expired, revoked or mistyped; "+
-			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, status(http.StatusUnauthorized, gitlabMessage(er, "Unauthorized")))
-	case errors.As(err, &er) && er.StatusCode == http.StatusForbidden:
+			"create a new project or group access token with the api scope and set GITLAB_TOKEN to it", host, status(http.StatusUnauthorized, cmp.Or(he.Message, "Unauthorized")))
+	case errors.As(err, &he) && he.Status == http.StatusForbidden:
 		return explain(err, "GitLab at %s refused GITLAB_TOKEN on %s (%s): give the token the api scope and at least the Developer role "+
-			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, status(http.StatusForbidden, gitlabMessage(er, "Forbidden")))
+			"(a read_api token, a Reporter, or the CI job token CI_JOB_TOKEN cannot open merge requests)", host, c.Repository, status(http.StatusForbidden, cmp.Or(he.Message, "Forbidden")))
 	case errors.As(err, &unknownCA):
 		return explain(err, "GitLab at %s presented a certificate from an authority this machine does not trust: "+
 			"point SSL_CERT_FILE at a bundle that holds the instance's CA (or add its directory to SSL_CERT_DIR)", host)
@@ -149,27 +121,6 @@ func explainGitLab(err error, c gitops.Options) error {
 			"(or api) scope and the Developer role", gitops.RedactURL(c.URL))
 	}
 	return &PartialError{err}
-}
-
-// gitlabMessage is what GitLab said in a refusal's body: its "message",
-// or its OAuth "error" (insufficient_scope, invalid_token) with the
-// description; else def.
-func gitlabMessage(er *gitlab.ErrorResponse, def string) string {
-	var body struct {
-		Message     any    `json:"message"`
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
-	}
-	if json.Unmarshal(er.Body, &body) != nil {
-		return def
-	}
-	if m, ok := body.Message.(string); ok && m != "" {
-		return m
-	}
-	if body.Error != "" {
-		return strings.TrimSuffix(strings.TrimSpace(body.Error+": "+body.Description), ":")
-	}
-	return def
 }
 
 // explainFailures says what to do about the merge requests a run could

@@ -3,15 +3,13 @@ package job
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
-
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 	"github.com/imagebot/imagebot/internal/testing/gitlabtest"
 )
@@ -39,13 +37,12 @@ func TestExplainGitLab(t *testing.T) {
 		return explainGitLab(err, c)
 	}
 	create := func(token string) error {
-		c, err := gitlab.NewClient(token, gitlab.WithBaseURL(gl.URL()))
+		f, err := forge.Open(ctx, forge.GitLab, forge.Config{APIURL: gl.URL(), Token: token, Repository: "acme/gitops", HTTPClient: &http.Client{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = c.MergeRequests.CreateMergeRequest("acme/gitops", &gitlab.CreateMergeRequestOptions{
-			Title: gitlab.Ptr("t"), SourceBranch: gitlab.Ptr("imagebot/x"), TargetBranch: gitlab.Ptr("main")})
-		return explainGitLab(fmt.Errorf("open merge request for imagebot/x: %w", err), conn(token, "acme/gitops"))
+		_, _, err = f.CreateChange(ctx, forge.NewChange{Title: "t", Head: "imagebot/x", Base: "main"})
+		return explainGitLab(err, conn(token, "acme/gitops"))
 	}
 
 	tls := httptest.NewTLSServer(http.NotFoundHandler())

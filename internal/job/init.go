@@ -10,6 +10,7 @@ import (
 
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/safefs"
 )
@@ -40,7 +41,8 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	opts := adopt.Options{Concurrency: cmp.Or(o.Concurrency, 8), ActionRef: o.ActionRef, Mirrors: o.Mirrors, Runner: runnerOf(o)}
 	origin, _ := gitops.OriginURL(o.Repo)
 	opts.Repository, _ = gitops.RepositoryFromURL(origin) // "" when unknown: its presets are named, not followed
-	if kind, _ := ChooseForge(o.Forge, origin); kind == gitops.GitLab {
+	// init takes no credentials: a GitLab guessed from origin is GitLab.
+	if forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind == gitops.GitLab {
 		opts.GitLab = true
 		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
 		opts.HasGitLabCI = err == nil
@@ -72,10 +74,10 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 // FORGEJO_ACTIONS), else GitHub Actions.
 func runnerOf(o InitOptions) string {
 	origin, _ := gitops.OriginURL(o.Repo)
-	if kind, _ := ChooseForge(o.Forge, origin); kind != gitops.Gitea {
+	if forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind != gitops.Gitea {
 		return adopt.OnGitHub
 	}
-	_, host, _, _ := remoteHost(origin)
+	_, host, _, _ := forge.RemoteHost(origin)
 	if o.Forge.Env.ForgejoActions || host == "codeberg.org" || strings.HasPrefix(host, "forgejo.") {
 		return adopt.OnForgejo
 	}

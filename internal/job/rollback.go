@@ -26,7 +26,7 @@ type RollbackOptions struct {
 // at To already), and its Cost once the registry client was made.
 func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	rep := &RunReport{}
-	conn, ok, err := githubConnection(&o.Options, o.logger())
+	conn, ok, err := forgeConnection(&o.Options, o.logger())
 	if err != nil {
 		return rep, err
 	}

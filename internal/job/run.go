@@ -29,7 +29,7 @@ const (
 func Run(ctx context.Context, o Options) (*RunReport, error) {
 	rep := &RunReport{}
 	log := o.logger()
-	conn, ok, err := githubConnection(&o, log)
+	conn, ok, err := forgeConnection(&o, log)
 	if err != nil {
 		return rep, err
 	}

@@ -15,7 +15,7 @@
 // merge_when_checks_succeed schedules a merge that the commit statuses
 // trigger. GET /api/v1/version, which the SDK asks unless told a version,
 // answers without a token. Branches and merges come from a
-// githubtest.GitBackend (githubtest.BareRepos over gittest's
+// forgetest.GitBackend (forgetest.BareRepos over gittest's
 // repositories), so the commits pushed over git are the ones the fake
 // reasons about.
 //
@@ -39,7 +39,7 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // DefaultToken acts as BotLogin unless WithToken says otherwise.
@@ -66,6 +66,7 @@ type Server struct {
 	clock    func() time.Time
 	http     *httptest.Server
 	git      http.Handler // nil: no git at the API's host
+	basePath string       // the server's path on its host (ROOT_URL's): "/gitea"; "" at the root
 
 	mu       sync.Mutex
 	repos    map[string]*repo
@@ -111,6 +112,13 @@ func WithGit(target string) Option {
 	}
 }
 
+// WithBasePath installs the server under path ("/gitea"), as Gitea with a
+// ROOT_URL path behind a reverse proxy: the API is at URL()/api/v1, git
+// at URL()/owner/name.git, and nothing answers outside it.
+func WithBasePath(path string) Option {
+	return func(s *Server) { s.basePath = strings.TrimSuffix(path, "/") }
+}
+
 // WithClock sets the time the fake lives in.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
 
@@ -153,12 +161,12 @@ func New(opts ...Option) *Server {
 	} {
 		mux.HandleFunc(pattern, h)
 	}
-	s.http = httptest.NewServer(s.front(mux))
+	s.http = httptest.NewServer(forgetest.Mount(s.basePath, s.front(mux)))
 	return s
 }
 
 // URL is the server's root: the SDK's URL, and gitops.Options.APIURL.
-func (s *Server) URL() string { return s.http.URL }
+func (s *Server) URL() string { return s.http.URL + s.basePath }
 
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
@@ -381,4 +389,4 @@ func (s *Server) htmlURL(r *repo, kind string, n int64) string {
 	return u
 }
 
-var _ githubtest.GitBackend = githubtest.BareRepos(nil)
+var _ forgetest.GitBackend = forgetest.BareRepos(nil)

@@ -11,14 +11,14 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 type repo struct {
 	id            int64
 	owner, name   string
 	defaultBranch string
-	git           githubtest.GitBackend
+	git           forgetest.GitBackend
 	cloneURL      string
 	issuesOff     bool
 	mergeStyle    string
@@ -66,7 +66,7 @@ func WithCloneURL(u string) RepoOption { return func(r *repo) { r.cloneURL = u }
 func WithIssuesDisabled() RepoOption { return func(r *repo) { r.issuesOff = true } }
 
 // AddRepo adds a repository whose branches git holds.
-func (s *Server) AddRepo(owner, name, defaultBranch string, git githubtest.GitBackend, opts ...RepoOption) {
+func (s *Server) AddRepo(owner, name, defaultBranch string, git forgetest.GitBackend, opts ...RepoOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := &repo{id: s.id(), owner: owner, name: name, defaultBranch: defaultBranch, git: git, mergeStyle: "merge",
@@ -282,7 +282,7 @@ func (s *Server) land(r *repo, is *issue, style string) error {
 	default:
 		return fmt.Errorf("merge style %q", style)
 	}
-	sha, err := r.git.Merge(r.owner, r.name, githubtest.MergeRequest{Base: is.pull.base, Head: is.pull.head, Method: method,
+	sha, err := r.git.Merge(r.owner, r.name, forgetest.MergeRequest{Base: is.pull.base, Head: is.pull.head, Method: method,
 		Title: fmt.Sprintf("Merge pull request '%s' (#%d)", is.title, is.index), When: s.clock()})
 	if err != nil {
 		return err

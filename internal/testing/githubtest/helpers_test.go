@@ -60,7 +60,7 @@ func client(t *testing.T, fake *Server, token string) *github.Client {
 // git runs the git CLI on the bare repository.
 func (e *env) gitRun(args ...string) string {
 	e.t.Helper()
-	out, err := BareRepos(e.git.Dir).git("acme", "apps", nil, args...)
+	out, err := BareRepos(e.git.Dir).Git("acme", "apps", nil, args...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -79,11 +79,11 @@ func (e *env) commit(branch, from, file, content string) string {
 	blob := e.gitRun("hash-object", "-w", src)
 	idx := []string{"GIT_INDEX_FILE=" + index}
 	for _, args := range [][]string{{"read-tree", from}, {"update-index", "--add", "--cacheinfo", "100644," + blob + "," + file}} {
-		if _, err := BareRepos(e.git.Dir).git("acme", "apps", idx, args...); err != nil {
+		if _, err := BareRepos(e.git.Dir).Git("acme", "apps", idx, args...); err != nil {
 			e.t.Fatal(err)
 		}
 	}
-	tree, err := BareRepos(e.git.Dir).git("acme", "apps", idx, "write-tree")
+	tree, err := BareRepos(e.git.Dir).Git("acme", "apps", idx, "write-tree")
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // mr is a merge request.
@@ -330,7 +330,7 @@ func (s *Server) acceptMR(c *ctx) {
 func (s *Server) merge(p *project, m *mr, by *user) error {
 	ns, name := splitPath(p.path)
 	p.head(m)
-	sha, err := p.git.Merge(ns, name, githubtest.MergeRequest{Base: m.target, Head: m.source, Method: "merge",
+	sha, err := p.git.Merge(ns, name, forgetest.MergeRequest{Base: m.target, Head: m.source, Method: "merge",
 		Title: fmt.Sprintf("Merge branch '%s' into '%s'", m.source, m.target), Message: m.title, When: s.now()})
 	if err != nil {
 		return err

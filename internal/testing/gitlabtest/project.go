@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // project is a GitLab project and what the fake keeps of it.
@@ -13,7 +13,7 @@ type project struct {
 	id            int64
 	path          string // "group/name", as created
 	defaultBranch string
-	git           githubtest.GitBackend
+	git           forgetest.GitBackend
 	issuesOff     bool
 	archived      bool
 
@@ -34,9 +34,9 @@ func WithIssuesDisabled() ProjectOption { return func(p *project) { p.issuesOff 
 func WithArchived() ProjectOption { return func(p *project) { p.archived = true } }
 
 // AddProject adds the project at path ("group/name") on defaultBranch,
-// its branches read from git (githubtest.BareRepos(gs.Dir) serves
+// its branches read from git (forgetest.BareRepos(gs.Dir) serves
 // gittest's repository "group"/"name").
-func (s *Server) AddProject(path, defaultBranch string, git githubtest.GitBackend, opts ...ProjectOption) {
+func (s *Server) AddProject(path, defaultBranch string, git forgetest.GitBackend, opts ...ProjectOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
@@ -50,7 +50,7 @@ func (s *Server) AddProject(path, defaultBranch string, git githubtest.GitBacken
 
 func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
 
-func (s *Server) webURL(p *project) string { return s.http.URL + "/" + p.path }
+func (s *Server) webURL(p *project) string { return s.URL() + "/" + p.path }
 
 func (s *Server) routes() {
 	s.handle("GET /api/v4/user", func(c *ctx) { c.json(http.StatusOK, toUser(c.u)) })

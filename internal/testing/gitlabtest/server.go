@@ -17,7 +17,7 @@
 // merge; and injected faults (FailNext), 429 rate limits with
 // RateLimit-Reset and Retry-After among them.
 //
-// Branches and merges come from a githubtest.GitBackend (BareRepos over
+// Branches and merges come from a forgetest.GitBackend (BareRepos over
 // gittest's repositories), so the commits imagebot pushes over git are
 // the commits the fake reasons about. Tests script people with CloseMR,
 // MergeMR, OpenMR, OpenIssue, EditIssue and AddPipeline, and assert on
@@ -39,6 +39,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // DefaultToken is the token New accepts unless WithToken says otherwise:
@@ -76,6 +78,7 @@ type Server struct {
 	clock       func() time.Time
 	mergeChecks int          // 405s to an auto-merge of a new merge request
 	git         http.Handler // serves every path outside /api/; nil: 404
+	basePath    string       // the instance's path on its host: "/gitlab"; "" at the root
 	http        *httptest.Server
 	mux         *http.ServeMux
 
@@ -129,6 +132,13 @@ func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
 // whether it can merge ("checking").
 func WithMergeChecks(n int) Option { return func(s *Server) { s.mergeChecks = n } }
 
+// WithBasePath installs the instance under path ("/gitlab"), as a
+// self-managed GitLab with a relative URL root: the API is at
+// URL()/api/v4, git at URL()/group/name.git, and nothing answers outside it.
+func WithBasePath(path string) Option {
+	return func(s *Server) { s.basePath = strings.TrimSuffix(path, "/") }
+}
+
 // WithGitRemote serves git over smart HTTP beside the API, as GitLab
 // does, by passing every path outside /api/ to remote (a gittest server's
 // URL): a clone's origin is then on the instance's own host, which
@@ -159,12 +169,12 @@ func New(opts ...Option) *Server {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
-	s.http = httptest.NewServer(s)
+	s.http = httptest.NewServer(forgetest.Mount(s.basePath, s))
 	return s
 }
 
 // URL is the instance's URL, as CI_SERVER_URL: client-go adds /api/v4.
-func (s *Server) URL() string { return s.http.URL }
+func (s *Server) URL() string { return s.http.URL + s.basePath }
 
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
