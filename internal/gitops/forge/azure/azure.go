@@ -47,6 +47,7 @@ func New(_ context.Context, o forge.Config) (forge.Forge, error) {
 }
 
 func newADO(o forge.Config) (*ado, error) {
+	AllowMultiACK()
 	o = o.WithDefaults()
 	project, repo, err := forge.SplitRepository(o.Repository)
 	if err != nil {
