@@ -53,7 +53,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 3 && parts[0] == Org && parts[1] == "_apis" && parts[2] == "identities":
 		s.identitiesHandler(w, r)
 	case len(parts) >= 6 && parts[0] == Org && parts[2] == "_apis" && parts[3] == "git" && parts[4] == "repositories":
-		if parts[1] != Project || !strings.EqualFold(parts[5], Repo) {
+		if parts[1] != s.project || !strings.EqualFold(parts[5], s.repo) {
 			writeErr(w, http.StatusNotFound, "TF401019: The Git repository with name or identifier "+parts[5]+" does not exist or you do not have permissions for the operation you are attempting.", "GitRepositoryNotFoundException")
 			return
 		}
@@ -91,15 +91,15 @@ func (s *Server) identitiesHandler(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) webURL() string {
-	return s.URL() + "/" + strings.ReplaceAll(Project, " ", "%20") + "/_git/" + Repo
+	return s.URL() + "/" + strings.ReplaceAll(s.project, " ", "%20") + "/_git/" + s.repo
 }
 
 func (s *Server) repository(w http.ResponseWriter, r *http.Request, me Identity, rest []string) {
 	switch {
 	case len(rest) == 0 && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]any{"id": "9a1c0000-0000-4000-8000-00000000repo", "name": Repo,
+		writeJSON(w, http.StatusOK, map[string]any{"id": "9a1c0000-0000-4000-8000-000000000e90", "name": s.repo,
 			"defaultBranch": s.defBranch, "webUrl": s.webURL(), "remoteUrl": s.webURL(), "isDisabled": false,
-			"project": map[string]any{"name": Project}})
+			"project": map[string]any{"name": s.project}})
 	case len(rest) == 1 && rest[0] == "refs":
 		s.refs(w, r)
 	case len(rest) == 3 && rest[0] == "commits" && rest[2] == "statuses":
@@ -123,14 +123,10 @@ func (s *Server) refs(w http.ResponseWriter, r *http.Request) {
 		}
 		var out []map[string]any
 		for _, u := range upd {
-			cur := s.branches[u.Name]
+			cur := s.sha(u.Name)
 			ok := cur == u.OldObjectID || (cur == "" && strings.Trim(u.OldObjectID, "0") == "")
 			if ok {
-				if strings.Trim(u.NewObjectID, "0") == "" {
-					delete(s.branches, u.Name)
-				} else {
-					s.branches[u.Name] = u.NewObjectID
-				}
+				ok = s.setRef(u.Name, u.NewObjectID) == nil
 			}
 			status := "succeeded"
 			if !ok {
@@ -142,13 +138,7 @@ func (s *Server) refs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix := "refs/" + r.URL.Query().Get("filter")
-	var names []string
-	for n := range s.branches {
-		if strings.HasPrefix(n, prefix) {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
+	names := s.refNames(prefix)
 	start := 0
 	if tok := r.URL.Query().Get("continuationToken"); tok != "" {
 		start = slices.Index(names, tok)
@@ -166,7 +156,7 @@ func (s *Server) refs(w http.ResponseWriter, r *http.Request) {
 	}
 	var out []map[string]any
 	for _, n := range names[start:end] {
-		out = append(out, map[string]any{"name": n, "objectId": s.branches[n]})
+		out = append(out, map[string]any{"name": n, "objectId": s.sha(n)})
 	}
 	list(w, out)
 }

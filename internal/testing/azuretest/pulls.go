@@ -26,8 +26,8 @@ func (s *Server) prJSON(pr *PR, listed bool) map[string]any {
 		"description": desc, "sourceRefName": pr.Source, "targetRefName": pr.Target, "isDraft": pr.IsDraft,
 		"createdBy": refJSON(pr.CreatedBy), "creationDate": pr.Created.UTC().Format(time.RFC3339Nano),
 		"labels": labels, "reviewers": reviewers, "mergeStatus": "succeeded",
-		"repository": map[string]any{"name": Repo, "webUrl": s.webURL(), "project": map[string]any{"name": Project}},
-		"url":        s.URL() + "/_apis/git/repositories/" + Repo + "/pullRequests/" + strconv.Itoa(pr.ID)}
+		"repository": map[string]any{"name": s.repo, "webUrl": s.webURL(), "project": map[string]any{"name": s.project}},
+		"url":        s.URL() + "/_apis/git/repositories/" + s.repo + "/pullRequests/" + strconv.Itoa(pr.ID)}
 	if !pr.Closed.IsZero() {
 		out["closedDate"] = pr.Closed.UTC().Format(time.RFC3339Nano)
 	}
@@ -133,7 +133,7 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, me Identity) {
 		writeErr(w, http.StatusBadRequest, "TF401182: The description of the pull request is longer than 4000 characters.", "InvalidArgumentValueException")
 		return
 	}
-	if s.branches[in.SourceRefName] == "" || s.branches[in.TargetRefName] == "" {
+	if s.sha(in.SourceRefName) == "" || s.sha(in.TargetRefName) == "" {
 		writeErr(w, http.StatusBadRequest, "TF401398: The pull request cannot be activated because the source and/or the target branch no longer exists, or the requested refs are not branches", "InvalidArgumentValueException")
 		return
 	}

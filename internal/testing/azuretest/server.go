@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/testing/forgetest"
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // The organisation, project and repository New serves.
@@ -113,6 +114,11 @@ type Server struct {
 	refPage  int // refs per page before a continuation token
 	clock    func() time.Time
 
+	project, repo string
+	git           githubtest.GitBackend // nil: branches are kept in branches
+	gitOwner      string
+	gitName       string
+
 	mu         sync.Mutex
 	tokens     map[string]Identity // token -> who
 	readOnly   map[string]bool
@@ -145,7 +151,7 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock =
 // New starts a fake with one repository, Org/Project/Repo, whose default
 // branch is main.
 func New(opts ...Option) *Server {
-	s := &Server{perPage: 100, refPage: 100, clock: time.Now,
+	s := &Server{perPage: 100, refPage: 100, clock: time.Now, project: Project, repo: Repo,
 		tokens:     map[string]Identity{DefaultToken: Bot, PipelineToken: Bot, ReadOnlyToken: Bot},
 		readOnly:   map[string]bool{ReadOnlyToken: true},
 		identities: []Identity{Bot, Human, Team},
@@ -198,6 +204,19 @@ func (s *Server) RateLimitNext(retryAfter time.Duration) {
 		body: `{"message":"TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' in namespace 'User'."}`})
 }
 
+// WithToken makes token a PAT of who's.
+func WithToken(token string, who Identity) Option {
+	return func(s *Server) { s.tokens[token] = who }
+}
+
+// WithGit serves the repository owner/name of a git backend (gittest's
+// bare repositories, through githubtest.BareRepos) as Project owner,
+// repository name: its branches are the refs, and CompletePR merges
+// there. Refs are then looked up by exact name, not listed by prefix.
+func WithGit(git githubtest.GitBackend, owner, name string) Option {
+	return func(s *Server) { s.git, s.gitOwner, s.gitName, s.project, s.repo = git, owner, name, owner, name }
+}
+
 // SetBranch points a branch ("main") at sha; "" deletes it.
 func (s *Server) SetBranch(name, sha string) {
 	s.mu.Lock()
@@ -241,8 +260,25 @@ func (s *Server) open(who Identity, source, target, title, desc string, draft bo
 // AbandonPR abandons a pull request, as a person closing it unmerged.
 func (s *Server) AbandonPR(id int) { s.setStatus(id, "abandoned") }
 
-// CompletePR completes (merges) a pull request.
-func (s *Server) CompletePR(id int) { s.setStatus(id, "completed") }
+// CompletePR completes (merges) a pull request: with WithGit, its source
+// is merged into its target there first.
+func (s *Server) CompletePR(id int) error {
+	s.mu.Lock()
+	pr := s.pr(id)
+	s.mu.Unlock()
+	if pr == nil {
+		return fmt.Errorf("no pull request %d", id)
+	}
+	if s.git != nil {
+		_, err := s.git.Merge(s.gitOwner, s.gitName, githubtest.MergeRequest{Base: strings.TrimPrefix(pr.Target, "refs/heads/"),
+			Head: strings.TrimPrefix(pr.Source, "refs/heads/"), Method: "merge", Title: pr.Title})
+		if err != nil {
+			return err
+		}
+	}
+	s.setStatus(id, "completed")
+	return nil
+}
 
 func (s *Server) setStatus(id int, status string) {
 	s.mu.Lock()

@@ -91,6 +91,24 @@ func TestLifecycle(t *testing.T) {
 	if n := s.Requests() - before; n != 2 {
 		t.Errorf("listing the bot's open pull requests: %d requests, want 2", n)
 	}
+	// A body that ends with imagebot's marker is listed with its marker
+	// first: no read per pull request, and the body reads back whole.
+	s.SetBranch("imagebot/app-2", strings.Repeat("b", 40))
+	marked := strings.Repeat("z", 900) + "\n\n<!-- imagebot:v2 {\"branch\":\"imagebot/app-2\"} -->\n"
+	if _, _, err := f.CreateChange(ctx, forge.NewChange{Title: "Update app to 2", Body: marked, Head: "imagebot/app-2", Base: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	before = s.Requests()
+	listed, err := f.Changes(ctx, forge.Query{State: "open", Head: "imagebot/app-2", Author: me.Login})
+	if err != nil || len(listed) != 1 || !strings.HasSuffix(listed[0].Body, "zzz\n<!-- imagebot:v2 {\"branch\":\"imagebot/app-2\"} -->\n") {
+		t.Fatalf("Changes of a marked PR: %+v, %v", listed, err)
+	}
+	if n := s.Requests() - before; n != 1 {
+		t.Errorf("listing a marked PR: %d requests, want 1", n)
+	}
+	if again, _, err := f.CreateChange(ctx, forge.NewChange{Title: "Update app to 2", Body: marked, Head: "imagebot/app-2", Base: "main"}); err != nil || again.Body[:100] != marked[:100] {
+		t.Errorf("the open PR read back: %v", err)
+	}
 	pr := s.PRs()[0]
 	if !pr.IsDraft || pr.AutoCompleteSetBy != azuretest.Bot.ID || len(pr.Reviewers) != 2 {
 		t.Errorf("the pull request: %+v", pr)

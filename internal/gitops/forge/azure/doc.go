@@ -23,12 +23,15 @@
 //     page shorter than asked is the last (forge.Pages). Refs page by the
 //     x-ms-continuationtoken header (forge.TokenPages).
 //   - A listing cuts descriptions to 400 characters, and imagebot's
-//     marker ends the description: a kept pull request whose description
-//     was cut is read whole, one request each. A rerun with nothing to do
-//     costs connectionData, the repository, one listing and a read per
-//     open bot pull request with a long description.
-//   - Descriptions hold 4,000 characters at most: a longer body is cut
-//     there, with a line that says so, and the marker kept.
+//     marker (what a pull request proposes) ends the body: the driver
+//     stores it first instead (an HTML comment, not shown) and puts it
+//     back on reading, so the listing holds it. A rerun with nothing to
+//     do costs the repository, connectionData and one listing per 100
+//     open pull requests. A pull request whose description was cut
+//     without a whole marker first (the onboarding one, a marker over
+//     ~390 characters for a large group) is read whole, one request each.
+//   - Descriptions hold 4,000 characters at most: a longer body loses
+//     its middle, with a line that says so; the marker is kept.
 //   - Reviewers are identities: a login (the sign-in name, e-mail) or a
 //     team ("[Project]\Team", or "Project/Team") is looked up through the
 //     identities API, at vssps.dev.azure.com for Services.

@@ -46,7 +46,7 @@ type pullRequest struct {
 }
 
 func (a *ado) change(pr *pullRequest) *forge.Change {
-	c := &forge.Change{Number: pr.ID, ID: strconv.Itoa(pr.ID), Title: pr.Title, Body: pr.Description,
+	c := &forge.Change{Number: pr.ID, ID: strconv.Itoa(pr.ID), Title: pr.Title, Body: unrotate(pr.Description),
 		Author: pr.CreatedBy.UniqueName, Head: strings.TrimPrefix(pr.SourceRefName, "refs/heads/"),
 		OwnBranch: pr.ForkSource == nil && strings.HasPrefix(pr.SourceRefName, "refs/heads/"),
 		Base:      strings.TrimPrefix(pr.TargetRefName, "refs/heads/"), State: "open",
@@ -113,7 +113,7 @@ func (a *ado) pulls(ctx context.Context, q forge.Query, extra url.Values, limit 
 			if !q.Keeps(c) {
 				continue
 			}
-			if utf8.RuneCountInString(pr.Description) >= listedDescription {
+			if utf8.RuneCountInString(pr.Description) >= listedDescription && !markerFirst(pr.Description) {
 				full, err := a.get(ctx, pr.ID)
 				if err != nil {
 					return 0, err
@@ -177,9 +177,58 @@ func (a *ado) RecentChanges(ctx context.Context, since time.Time) ([]*forge.Chan
 	return out, err
 }
 
+// markerStart starts imagebot's marker of a change request, the hidden
+// line that says what it proposes (the lifecycle's; an HTML comment,
+// which Azure DevOps' Markdown does not show).
+const markerStart = "<!-- imagebot:v"
+
+// rotate moves the marker that ends body ("…\n<!-- imagebot:v2 {…} -->\n")
+// to its start: Azure DevOps lists descriptions cut at 400 characters,
+// and a marker first is read from the listing, with no request per pull
+// request. unrotate puts it back, so the lifecycle reads the body it
+// wrote.
+func rotate(body string) string {
+	rest, ok := strings.CutSuffix(body, "\n")
+	if !ok {
+		return body
+	}
+	i := strings.LastIndex(rest, "\n")
+	line := rest[i+1:]
+	if !strings.HasPrefix(line, markerStart) || !strings.HasSuffix(line, " -->") {
+		return body
+	}
+	return line + "\n" + rest[:i+1]
+}
+
+// unrotate is rotate undone. On a description the listing cut, it is the
+// start of the text and the whole marker: all the lifecycle reads of a
+// listed pull request's body.
+func unrotate(desc string) string {
+	if !strings.HasPrefix(desc, markerStart) {
+		return desc
+	}
+	line, rest, ok := strings.Cut(desc, "\n")
+	if !ok || !strings.HasSuffix(line, " -->") {
+		return desc
+	}
+	if rest != "" && !strings.HasSuffix(rest, "\n") {
+		// Cut by the listing: the marker keeps a line of its own, as
+		// rotate found it (the text before it ends a line, or is none).
+		rest += "\n"
+	}
+	return rest + line + "\n"
+}
+
+// markerFirst reports whether a listed description starts with a whole
+// marker line, which is what the lifecycle needs of it.
+func markerFirst(desc string) bool {
+	line, _, ok := strings.Cut(desc, "\n")
+	return ok && strings.HasPrefix(line, markerStart) && strings.HasSuffix(line, " -->")
+}
+
 // description is body as a pull request holds it: at most 4,000
-// characters. A longer one keeps its end, where imagebot's marker is,
-// and loses the middle, with a line that says so.
+// characters. A longer one keeps its start, where the rotated marker is,
+// and its end, and loses the middle, with a line that says so.
 func description(body string) string {
 	if utf8.RuneCountInString(body) <= maxDescription {
 		return body
@@ -195,7 +244,7 @@ func description(body string) string {
 // the branch already, a race with another run) returns that one.
 func (a *ado) CreateChange(ctx context.Context, c forge.NewChange) (*forge.Change, bool, error) {
 	in := map[string]any{"sourceRefName": "refs/heads/" + c.Head, "targetRefName": "refs/heads/" + c.Base,
-		"title": c.Title, "description": description(c.Body), "isDraft": c.Draft}
+		"title": c.Title, "description": description(rotate(c.Body)), "isDraft": c.Draft}
 	var pr pullRequest
 	_, err := a.c.do(ctx, "POST", a.c.base, a.repoPath+"/pullrequests", nil, in, &pr)
 	if err == nil {
@@ -221,7 +270,7 @@ func (a *ado) EditChange(ctx context.Context, n int, e forge.ChangeEdit) error {
 		in["title"] = *e.Title
 	}
 	if e.Body != nil {
-		in["description"] = description(*e.Body)
+		in["description"] = description(rotate(*e.Body))
 	}
 	if e.Close {
 		in["status"] = "abandoned"
