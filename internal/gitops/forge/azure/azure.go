@@ -11,9 +11,9 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// Kind is the driver's --forge name. It is not in forge.Kinds yet: the
+// Kind is the driver's --forge name (forge.Azure). It is not in forge.Kinds yet: the
 // room lists the hosts it ships, and this driver registers itself.
-const Kind forge.Kind = "azure"
+const Kind = forge.Azure
 
 // ado is an Azure DevOps repository as a Forge.
 type ado struct {
