@@ -63,6 +63,8 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 			GiteaActions:   get("GITEA_ACTIONS") == "true" || get("FORGEJO_ACTIONS") == "true",
 			GiteaToken:     get("GITEA_TOKEN") != "" || get("FORGEJO_TOKEN") != "",
 			ForgejoActions: get("FORGEJO_ACTIONS") == "true",
+			AzureRepos:     get("BUILD_REPOSITORY_PROVIDER") == "TfsGit",
+			AzureToken:     get("AZURE_DEVOPS_TOKEN") != "",
 		},
 		GiteaToken:     cmp.Or(get("GITEA_TOKEN"), get("FORGEJO_TOKEN")),
 		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),

@@ -58,6 +58,8 @@ func forgeName(k gitops.Kind) string {
 		return "GitLab"
 	case gitops.Gitea:
 		return "Gitea or Forgejo"
+	case forge.Azure:
+		return "Azure DevOps"
 	}
 	return fmt.Sprintf("%q", string(k))
 }

@@ -13,6 +13,10 @@ type Env struct {
 	// GITHUB_* too; GITEA_TOKEN or FORGEJO_TOKEN is set.
 	GiteaActions, GiteaToken bool
 	ForgejoActions           bool // FORGEJO_ACTIONS=true: Forgejo's own
+	// AzureRepos is Azure Pipelines building an Azure Repos repository
+	// (BUILD_REPOSITORY_PROVIDER=TfsGit: a pipeline may build a GitHub
+	// one too); AzureToken is AZURE_DEVOPS_TOKEN set.
+	AzureRepos, AzureToken bool
 }
 
 // Choice is the host a repository is on, and what said so ("--forge
@@ -49,6 +53,10 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{GitLab, "GITLAB_TOKEN"}
 	case env.GiteaToken:
 		return Choice{Gitea, "GITEA_TOKEN"}
+	case env.AzureRepos:
+		return Choice{Azure, "BUILD_REPOSITORY_PROVIDER=TfsGit"}
+	case env.AzureToken:
+		return Choice{Azure, "AZURE_DEVOPS_TOKEN"}
 	}
 	_, host, _, _ := RemoteHost(origin)
 	switch {
@@ -61,6 +69,8 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{GitLab, "origin on " + host}
 	case host == "codeberg.org" || host == "gitea.com" || strings.HasPrefix(host, "gitea.") || strings.HasPrefix(host, "forgejo."):
 		return Choice{Gitea, "origin on " + host}
+	case host == "dev.azure.com" || host == "ssh.dev.azure.com" || strings.HasSuffix(host, ".visualstudio.com"):
+		return Choice{Azure, "origin on " + host}
 	}
 	return Choice{GitHub, "the default"}
 }

@@ -114,6 +114,9 @@ const (
 	GitHub Kind = "github"
 	GitLab Kind = "gitlab"
 	Gitea  Kind = "gitea" // and Forgejo
+	// Azure is Azure DevOps (Services and Server): its driver is linked,
+	// the command line does not reach it yet, so it is not in Kinds.
+	Azure Kind = "azure"
 )
 
 // Kinds are the hosts --forge accepts.

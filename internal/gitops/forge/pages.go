@@ -57,3 +57,28 @@ func Pages(what string, limit int, page func(n int) (next int, err error)) error
 		n = next
 	}
 }
+
+// TokenPages is Pages for a host that pages by continuation token (Azure
+// DevOps' x-ms-continuationtoken): page reads the page token names (the
+// first is "") and returns the next page's token, or "" to stop. A token
+// seen before links back: an error, as in Pages. The same cap holds.
+func TokenPages(what string, limit int, page func(token string) (next string, err error)) error {
+	seen := map[string]bool{"": true}
+	for token, read := "", 1; ; read++ {
+		next, err := page(token)
+		switch {
+		case err != nil:
+			return err
+		case next == "":
+			return nil
+		case seen[next]:
+			return fmt.Errorf("%s: page %d repeats an earlier continuation token", what, read)
+		case limit > 0 && read >= limit:
+			return nil
+		case read >= MaxPages:
+			return fmt.Errorf("%s: %w: more than %d", what, ErrTooManyPages, MaxPages)
+		}
+		seen[next] = true
+		token = next
+	}
+}

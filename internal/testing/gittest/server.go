@@ -339,3 +339,14 @@ func unchunk(r *http.Request) error {
 	r.TransferEncoding = nil
 	return nil
 }
+
+// RequireMultiACK makes the server behave as Azure Repos: it advertises
+// multi_ack and multi_ack_detailed and refuses a fetch that asks for
+// neither, which go-git does unless they are taken off
+// transport.UnsupportedCapabilities. In process only: git's own
+// upload-pack (NewHTTPBackend) serves them without requiring them.
+func (s *Server) RequireMultiACK() {
+	if h, ok := s.backend.(*inProcess); ok {
+		h.multiACK.Store(true)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -46,6 +47,10 @@ import (
 // for an incremental fetch; NewHTTPBackend serves those.
 type inProcess struct {
 	root string
+	// multiACK makes it serve fetches as Azure Repos does: multi_ack and
+	// multi_ack_detailed advertised, and a fetch that asks for neither
+	// refused (RequireMultiACK).
+	multiACK atomic.Bool
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per repository directory: ref updates
@@ -81,7 +86,7 @@ func (h *inProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch {
 	case r.Method == http.MethodGet && rest == "info/refs":
-		err = advertise(w, st, r.URL.Query().Get("service"))
+		err = advertise(w, st, r.URL.Query().Get("service"), h.multiACK.Load())
 	case r.Method == http.MethodPost && rest == transport.UploadPackServiceName:
 		err = h.uploadPack(w, r, st)
 	case r.Method == http.MethodPost && rest == transport.ReceivePackServiceName:
@@ -119,7 +124,7 @@ func (l loader) Load(*transport.Endpoint) (storer.Storer, error) { return l.st, 
 
 // advertise answers GET info/refs?service=...: the refs, HEAD's symref and
 // the capabilities, after the service line smart HTTP puts first.
-func advertise(w http.ResponseWriter, st storer.Storer, service string) error {
+func advertise(w http.ResponseWriter, st storer.Storer, service string, multiACK bool) error {
 	srv := gitsrv.NewServer(loader{st})
 	var ar *packp.AdvRefs
 	var err error
@@ -128,6 +133,9 @@ func advertise(w http.ResponseWriter, st storer.Storer, service string) error {
 		var s transport.UploadPackSession
 		if s, err = srv.NewUploadPackSession(&transport.Endpoint{}, nil); err == nil {
 			ar, err = s.AdvertisedReferences()
+		}
+		if err == nil && multiACK {
+			err = errors.Join(ar.Capabilities.Add(capability.MultiACK), ar.Capabilities.Add(capability.MultiACKDetailed))
 		}
 	case transport.ReceivePackServiceName:
 		var s transport.ReceivePackSession
@@ -180,19 +188,41 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 	if !req.Depth.IsZero() || len(req.Shallows) > 0 {
 		return errors.New("upload-pack: shallow fetches are served by NewHTTPBackend only")
 	}
+	multi := req.Capabilities.Supports(capability.MultiACK) || req.Capabilities.Supports(capability.MultiACKDetailed)
+	if h.multiACK.Load() && !multi {
+		http.Error(w, "upload-pack: this server requires multi_ack or multi_ack_detailed (as Azure Repos does)", http.StatusBadRequest)
+		return nil
+	}
 	objs, err := objectsToUpload(st, req.Wants, req.Haves)
 	if err != nil {
 		return fmt.Errorf("upload-pack: %w", err)
 	}
 	w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
 	w.Header().Set("Cache-Control", "no-cache")
-	if err := pktline.NewEncoder(w).EncodeString("NAK\n"); err != nil {
+	if err := acknowledge(pktline.NewEncoder(w), req, multi); err != nil {
 		return err
 	}
 	// No delta search (window 0): the pack crosses no network, and
 	// searching was most of the CPU a fetch cost.
 	_, err = packfile.NewEncoder(w, st, false).Encode(objs, 0)
 	return err
+}
+
+// acknowledge answers the haves after "done": NAK without multi_ack or
+// without a common commit; with multi_ack_detailed, an "ACK common" per
+// common have, then the final ACK of the last, as upload-pack does.
+func acknowledge(e *pktline.Encoder, req *packp.UploadPackRequest, multi bool) error {
+	if !multi || len(req.Haves) == 0 {
+		return e.EncodeString("NAK\n")
+	}
+	if req.Capabilities.Supports(capability.MultiACKDetailed) {
+		for _, h := range req.Haves {
+			if err := e.Encodef("ACK %s common\n", h); err != nil {
+				return err
+			}
+		}
+	}
+	return e.Encodef("ACK %s\n", req.Haves[len(req.Haves)-1])
 }
 
 // objectsToUpload is every object the wants reach that the haves do not.
