@@ -193,6 +193,16 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	if b.Destination != nil && b.Destination.Branch.Name != "" {
 		dest = b.Destination.Branch.Name
 	}
+	if rp.git != nil {
+		if _, ok := rp.git.BranchSHA(rp.Workspace, rp.Slug, b.Source.Branch.Name); !ok {
+			fail(w, http.StatusBadRequest, "source: branch not found: "+b.Source.Branch.Name)
+			return
+		}
+		if _, ok := rp.git.BranchSHA(rp.Workspace, rp.Slug, dest); !ok {
+			fail(w, http.StatusBadRequest, "destination: branch not found: "+dest)
+			return
+		}
+	}
 	for _, pr := range rp.prs {
 		if pr.State == "OPEN" && pr.Source == b.Source.Branch.Name && pr.Destination == dest &&
 			pr.SourceRepo == rp.Workspace+"/"+rp.Slug {
@@ -436,11 +446,17 @@ func (s *Server) updateIssue(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, s.issueJSON(rp, is))
 }
 
-// deleteBranch answers 204 (no git is modelled: the branch is recorded).
+// deleteBranch deletes the branch (with WithGit) and records it.
 func (s *Server) deleteBranch(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repo(w, r); rp != nil {
+		if rp.git != nil {
+			if err := rp.git.DeleteBranch(rp.Workspace, rp.Slug, r.PathValue("name")); err != nil {
+				fail(w, http.StatusNotFound, "Branch not found: "+r.PathValue("name"))
+				return
+			}
+		}
 		rp.DeletedBranches = append(rp.DeletedBranches, r.PathValue("name"))
 		w.WriteHeader(http.StatusNoContent)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // Repo is a repository the fake serves.
@@ -17,6 +19,7 @@ type Repo struct {
 	// DeletedBranches are the branches deleted through the API.
 	DeletedBranches []string
 
+	git      githubtest.GitBackend // nil: no git modelled
 	prs      []*PR
 	issues   []*Issue
 	statuses map[string][]Status // by commit
@@ -36,6 +39,7 @@ type PR struct {
 	Reviewers   []string // account IDs or UUIDs
 	Comments    []Comment
 	Created     time.Time
+	HeadSHA     string // the source branch's tip, with WithGit
 }
 
 // Comment is a pull request's comment.
@@ -65,6 +69,13 @@ type RepoOption func(*Repo)
 // WithIssuesOff turns the repository's issue tracker off, Bitbucket's
 // default for a new repository.
 func WithIssuesOff() RepoOption { return func(r *Repo) { r.HasIssues = false } }
+
+// WithGit models the repository's branches with git: a pull request's
+// source and destination must exist, MergePR merges, and a branch deleted
+// through the API is deleted (githubtest.BareRepos over gittest's
+// repositories, so that the commits pushed over git are the ones the fake
+// reasons about).
+func WithGit(git githubtest.GitBackend) RepoOption { return func(r *Repo) { r.git = git } }
 
 // WithDefaultReviewers sets the repository's default reviewers.
 func WithDefaultReviewers(accountIDs ...string) RepoOption {
@@ -111,8 +122,27 @@ func (s *Server) OpenPR(repository, source, destination, title, author, fork str
 // DeclinePR declines pull request id as a person would.
 func (s *Server) DeclinePR(repository string, id int) { s.setState(repository, id, "DECLINED") }
 
-// MergePR marks pull request id merged (no git is modelled).
-func (s *Server) MergePR(repository string, id int) { s.setState(repository, id, "MERGED") }
+// MergePR merges pull request id as a person would: with WithGit, a merge
+// commit of its source on its destination (a conflict is an error and
+// leaves it open).
+func (s *Server) MergePR(repository string, id int) error {
+	s.mu.Lock()
+	r := s.repos[repository]
+	pr := r.prs[id-1]
+	s.mu.Unlock()
+	if pr.State != "OPEN" {
+		return fmt.Errorf("#%d is %s", id, pr.State)
+	}
+	if r.git != nil {
+		_, err := r.git.Merge(r.Workspace, r.Slug, githubtest.MergeRequest{Base: pr.Destination, Head: pr.Source,
+			Method: "merge", Title: fmt.Sprintf("Merged in %s (pull request #%d)", pr.Source, id), When: s.clock()})
+		if err != nil {
+			return err
+		}
+	}
+	s.setState(repository, id, "MERGED")
+	return nil
+}
 
 func (s *Server) setState(repository string, id int, state string) {
 	s.mu.Lock()
@@ -143,8 +173,12 @@ func (s *Server) PRs(repository string) []PR {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []PR
-	for _, pr := range s.repos[repository].prs {
+	r := s.repos[repository]
+	for _, pr := range r.prs {
 		c := *pr
+		if r.git != nil {
+			c.HeadSHA, _ = r.git.BranchSHA(r.Workspace, r.Slug, pr.Source)
+		}
 		c.Reviewers = append([]string(nil), pr.Reviewers...)
 		c.Comments = append([]Comment(nil), pr.Comments...)
 		out = append(out, c)
@@ -168,4 +202,31 @@ func (s *Server) DeletedBranches(repository string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.repos[repository].DeletedBranches...)
+}
+
+// OpenIssue opens an issue as reporter (an account ID), as a person would.
+func (s *Server) OpenIssue(repository, reporter, title, body string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repository]
+	r.issues = append(r.issues, &Issue{ID: len(r.issues) + 1, Title: title, Raw: body, Reporter: reporter, Created: s.clock()})
+	return len(r.issues)
+}
+
+// EditIssue changes issue id's title ("" leaves it) and content (nil
+// leaves it), as a person ticking a dashboard's box does.
+func (s *Server) EditIssue(repository string, id int, title string, body *string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repository]
+	if id < 1 || id > len(r.issues) {
+		return fmt.Errorf("no issue #%d in %s", id, repository)
+	}
+	if title != "" {
+		r.issues[id-1].Title = title
+	}
+	if body != nil {
+		r.issues[id-1].Raw = *body
+	}
+	return nil
 }

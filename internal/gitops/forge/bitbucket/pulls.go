@@ -276,14 +276,21 @@ func (b *cloud) EditChange(ctx context.Context, n int, e forge.ChangeEdit) error
 }
 
 // RequestReviewers adds reviewers, by account ID ("557058:…") or UUID
-// ("{…}"). Bitbucket Cloud's API takes no group reviewers ("ws/group").
+// ("{…}"). Bitbucket Cloud's API takes no group reviewers: a "ws/group"
+// is left out, and the log says so, as on GitLab.
 func (b *cloud) RequestReviewers(ctx context.Context, n int, reviewers []string) error {
+	var people []string
 	for _, r := range reviewers {
 		if strings.Contains(r, "/") {
-			return fmt.Errorf("request reviewer %s on #%d: Bitbucket Cloud takes no group reviewers: %w", r, n, forge.ErrNotSupported)
+			b.cfg.Logger.Warn("Bitbucket Cloud has no group reviewers: name people by account ID", "reviewer", r, "number", n)
+			continue
 		}
+		people = append(people, r)
 	}
-	if err := b.update(ctx, n, map[string]any{}, reviewers); err != nil {
+	if len(people) == 0 {
+		return nil
+	}
+	if err := b.update(ctx, n, map[string]any{}, people); err != nil {
 		return fmt.Errorf("request reviewers on #%d: %w", n, err)
 	}
 	return nil
