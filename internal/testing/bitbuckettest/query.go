@@ -2,6 +2,7 @@ package bitbuckettest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,7 +29,8 @@ func parseQuery(q string) (func(map[string]any) bool, error) {
 		op, value, ok := strings.Cut(strings.TrimSpace(rest), " ")
 		value = strings.TrimSpace(value)
 		if !ok || len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' ||
-			!strings.Contains("= != ~ !~ > >= < <=", op) || strings.ContainsAny(field, "()") {
+			strings.Contains(strings.ReplaceAll(value[1:len(value)-1], `\"`, ""), `"`) ||
+			!slices.Contains([]string{"=", "!=", "~", "!~", ">", ">=", "<", "<="}, op) || strings.ContainsAny(field, "()") {
 			return nil, fmt.Errorf("invalid query: %q", part)
 		}
 		terms = append(terms, term{field, op, strings.ReplaceAll(value[1:len(value)-1], `\"`, `"`)})

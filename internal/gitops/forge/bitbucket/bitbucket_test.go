@@ -3,7 +3,9 @@ package bitbucket_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -305,5 +307,38 @@ func TestRecentChanges(t *testing.T) {
 	got := must(w.forge(t, token).RecentChanges(context.Background(), w.clock.Now().Add(-time.Hour)))
 	if len(got) != 2 || got[0].Head != "new2" || got[1].Head != "new1" {
 		t.Fatalf("recent = %+v; want new2, new1", got)
+	}
+}
+
+// TestNextLinks: a next link is followed only on the API's own origin,
+// where the credentials may go, and one that links back is an error, not
+// a loop.
+func TestNextLinks(t *testing.T) {
+	for name, next := range map[string]string{
+		"another host": "https://evil.example/2.0/repositories/acme/app/pullrequests?page=2",
+		"links back":   "{self}/2.0/repositories/acme/app/pullrequests?page=1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var self string
+			var other int
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/2.0/repositories/acme/app/pullrequests" {
+					other++
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"values":[],"next":%q}`, strings.ReplaceAll(next, "{self}", self))
+			}))
+			defer srv.Close()
+			self = srv.URL
+			f, err := bitbucket.New(context.Background(), forge.Config{APIURL: srv.URL, Repository: repo, Token: token,
+				Clock: &clock{}}, email)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.Changes(context.Background(), forge.Query{State: "open"})
+			if err == nil || other != 0 || strings.Contains(err.Error(), token) {
+				t.Fatalf("err %v, %d requests elsewhere", err, other)
+			}
+		})
 	}
 }
