@@ -18,10 +18,14 @@
 // the repository's tracker is off; and error bodies
 // {"type":"error","error":{"message":...}}.
 //
-// Tests script people with OpenPR, DeclinePR, MergePR and AddStatus,
-// inject faults with FailNext (a 429 with Retry-After, 5xx), and assert on
-// PRs, Issues, Requests and Writes. It models no git, forks, workspaces'
-// permissions or webhooks.
+// With WithGit, branches are a githubtest.GitBackend's (gittest's bare
+// repositories): a pull request needs its branches, MergePR merges and
+// deleting a branch deletes it. Without, no git is modelled.
+//
+// Tests script people with OpenPR, DeclinePR, MergePR, OpenIssue,
+// EditIssue and AddStatus, inject faults with FailNext (a 429 with
+// Retry-After, 5xx), and assert on PRs, Issues, Requests and Writes. It models no forks' repositories,
+// workspaces' permissions or webhooks.
 package bitbuckettest
 
 import (

@@ -189,16 +189,28 @@ func TestPagination(t *testing.T) {
 func TestErrors(t *testing.T) {
 	w := newWorld(t, nil)
 	ctx := context.Background()
+	var errs []error
+	defer func() {
+		for _, e := range errs {
+			if e != nil && strings.Contains(e.Error(), token) {
+				t.Errorf("error quotes the token: %v", e)
+			}
+		}
+	}()
 	_, err := w.forge(t, "wrong").Repository(ctx)
+	errs = append(errs, err)
 	if !errors.Is(err, forge.ErrUnauthorized) {
 		t.Errorf("wrong token: %v, want ErrUnauthorized", err)
 	}
 	err = w.forge(t, "read-only").Comment(ctx, 1, "x")
+	errs = append(errs, err)
 	if !errors.Is(err, forge.ErrForbidden) {
 		t.Errorf("read-only token writes: %v, want ErrForbidden", err)
 	}
 	f, _ := bitbucket.New(ctx, forge.Config{APIURL: w.bb.URL(), Repository: "acme/gone", Token: token, Clock: w.clock}, email)
-	if _, err := f.Repository(ctx); !errors.Is(err, forge.ErrNoRepository) || !errors.Is(err, forge.ErrNotFound) {
+	_, err = f.Repository(ctx)
+	errs = append(errs, err)
+	if !errors.Is(err, forge.ErrNoRepository) || !errors.Is(err, forge.ErrNotFound) {
 		t.Errorf("missing repository: %v, want ErrNoRepository", err)
 	}
 	if _, err := bitbucket.New(ctx, forge.Config{Repository: repo, Token: token}, ""); err == nil || !strings.Contains(err.Error(), "BITBUCKET_USERNAME") {
@@ -206,11 +218,6 @@ func TestErrors(t *testing.T) {
 	}
 	if err := w.forge(t, token).EnableAutoMerge(ctx, &forge.Change{Number: 1}); !errors.Is(err, forge.ErrNotSupported) {
 		t.Errorf("auto-merge: %v, want ErrNotSupported", err)
-	}
-	for _, e := range []error{err} {
-		if e != nil && strings.Contains(e.Error(), token) {
-			t.Errorf("error quotes the token: %v", e)
-		}
 	}
 }
 
