@@ -26,6 +26,9 @@
 // EditIssue and AddStatus, inject faults with FailNext (a 429 with
 // Retry-After, 5xx), and assert on PRs, Issues, Requests and Writes. It models no forks' repositories,
 // workspaces' permissions or webhooks.
+//
+// NewDataCenter is Bitbucket Data Center's REST API 1.0 the same way (see
+// DataCenter); no driver speaks to it yet.
 package bitbuckettest
 
 import (
