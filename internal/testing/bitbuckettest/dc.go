@@ -46,6 +46,7 @@ const DCUser = "imagebot"
 // DCRepo is a repository of a project.
 type DCRepo struct {
 	Project, Slug, DefaultBranch string
+	DeletedBranches              []string
 	prs                          []*DCPR
 }
 
@@ -89,16 +90,19 @@ func NewDataCenter(opts ...DCOption) *DataCenter {
 	const r = "/rest/api/1.0/projects/{key}/repos/{slug}"
 	mux := http.NewServeMux()
 	for pattern, h := range map[string]http.HandlerFunc{
-		"GET " + r:                                     d.getRepo,
-		"GET " + r + "/default-branch":                 d.defaultBranch,
-		"GET " + r + "/pull-requests":                  d.listPulls,
-		"POST " + r + "/pull-requests":                 d.createPull,
-		"PUT " + r + "/pull-requests/{id}":             d.updatePull,
-		"POST " + r + "/pull-requests/{id}/decline":    d.declinePull,
-		"POST " + r + "/pull-requests/{id}/comments":   d.comment,
-		"POST " + r + "/pull-requests/{id}/auto-merge": d.autoMerge,
-		"POST /rest/build-status/1.0/commits/{sha}":    d.postStatus,
-		"GET /rest/build-status/1.0/commits/{sha}":     d.listStatuses,
+		"GET " + r:                                    d.getRepo,
+		"GET " + r + "/default-branch":                d.defaultBranch,
+		"GET " + r + "/pull-requests":                 d.listPulls,
+		"POST " + r + "/pull-requests":                d.createPull,
+		"GET " + r + "/pull-requests/{id}":            d.getPull,
+		"GET " + r + "/pull-requests/{id}/activities": d.activities,
+		"DELETE /rest/branch-utils/1.0/projects/{key}/repos/{slug}/branches": d.deleteBranch,
+		"PUT " + r + "/pull-requests/{id}":                                   d.updatePull,
+		"POST " + r + "/pull-requests/{id}/decline":                          d.declinePull,
+		"POST " + r + "/pull-requests/{id}/comments":                         d.comment,
+		"POST " + r + "/pull-requests/{id}/auto-merge":                       d.autoMerge,
+		"POST /rest/build-status/1.0/commits/{sha}":                          d.postStatus,
+		"GET /rest/build-status/1.0/commits/{sha}":                           d.listStatuses,
 		"/": func(w http.ResponseWriter, _ *http.Request) {
 			dcFail(w, http.StatusNotFound, "NoSuchResourceException", "Not found")
 		},
@@ -293,4 +297,26 @@ func (d *DataCenter) listPulls(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.dcPage(w, r, items)
+}
+
+// DeletedBranches are the branches deleted through the API.
+func (d *DataCenter) DeletedBranches(repository string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.repos[repository].DeletedBranches...)
+}
+
+// AddStatus reports a build status on commit, as CI does; it may
+// complete an auto-merge.
+func (d *DataCenter) AddStatus(commit string, st Status) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.statuses[commit] = append(d.statuses[commit], st)
+	for _, rp := range d.repos {
+		for _, pr := range rp.prs {
+			if pr.FromCommit == commit {
+				d.settle(pr)
+			}
+		}
+	}
 }

@@ -240,3 +240,58 @@ func (d *DataCenter) listStatuses(w http.ResponseWriter, r *http.Request) {
 	}
 	d.dcPage(w, r, items)
 }
+
+func (d *DataCenter) getPull(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rp := d.repo(w, r)
+	if rp == nil {
+		return
+	}
+	id, _ := strconv.Atoi(r.PathValue("id"))
+	if id < 1 || id > len(rp.prs) {
+		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
+		return
+	}
+	reply(w, http.StatusOK, d.prJSON(rp, rp.prs[id-1]))
+}
+
+// activities lists a pull request's comments as COMMENTED activities,
+// newest first, as Data Center does.
+func (d *DataCenter) activities(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rp := d.repo(w, r)
+	if rp == nil {
+		return
+	}
+	id, _ := strconv.Atoi(r.PathValue("id"))
+	if id < 1 || id > len(rp.prs) {
+		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
+		return
+	}
+	var items []any
+	cs := rp.prs[id-1].Comments
+	for i := len(cs) - 1; i >= 0; i-- {
+		items = append(items, map[string]any{"action": "COMMENTED",
+			"comment": map[string]any{"id": i + 1, "text": cs[i], "author": map[string]any{"name": d.login}}})
+	}
+	d.dcPage(w, r, items)
+}
+
+// deleteBranch records the branch the body names (no git is modelled).
+func (d *DataCenter) deleteBranch(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Name string `json:"name"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil || b.Name == "" {
+		dcFail(w, http.StatusBadRequest, "validation.ArgumentValidationException", "name is required")
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if rp := d.repo(w, r); rp != nil {
+		rp.DeletedBranches = append(rp.DeletedBranches, strings.TrimPrefix(b.Name, "refs/heads/"))
+		w.WriteHeader(http.StatusNoContent)
+	}
+}

@@ -19,16 +19,32 @@ import (
 type client struct {
 	base  *url.URL
 	http  *http.Client // retrying, scrubbing
-	user  string       // the Atlassian account's e-mail
+	user  string       // the Atlassian account's e-mail; "" sends the token as Bearer (Data Center)
 	token forge.StaticToken
+	// header is called with each answer's headers (Data Center's
+	// X-AUSERNAME says who the token is); nil for none.
+	header func(http.Header)
 }
 
-// apiError is Bitbucket's error body: {"type":"error","error":{"message":…}}.
+// apiError is Bitbucket's error body: Cloud's
+// {"type":"error","error":{"message":…}}, Data Center's
+// {"errors":[{"message":…,"exceptionName":…}]}.
 type apiError struct {
 	Error struct {
 		Message string `json:"message"`
 		Detail  string `json:"detail"`
 	} `json:"error"`
+	Errors []struct {
+		Message  string          `json:"message"`
+		Existing json.RawMessage `json:"existingPullRequest"`
+	} `json:"errors"`
+}
+
+// dcError is a Data Center refusal with the existing pull request a
+// duplicate's 409 carries.
+type dcError struct {
+	*forge.HTTPError
+	existing json.RawMessage
 }
 
 // do sends method to ref (a path under base, "repositories/ws/r", or an
@@ -56,7 +72,11 @@ func (c *client) do(ctx context.Context, method, ref string, query url.Values, i
 	if err != nil {
 		return err
 	}
-	req.SetBasicAuth(c.user, string(c.token))
+	if c.user != "" {
+		req.SetBasicAuth(c.user, string(c.token))
+	} else {
+		req.Header.Set("Authorization", "Bearer "+string(c.token))
+	}
 	req.Header.Set("Accept", "application/json")
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -70,18 +90,30 @@ func (c *client) do(ctx context.Context, method, ref string, query url.Values, i
 	if err != nil {
 		return c.token.Scrub(err)
 	}
+	if c.header != nil {
+		c.header(resp.Header)
+	}
 	if resp.StatusCode >= 300 {
 		var ae apiError
 		msg := resp.Status
-		if json.Unmarshal(data, &ae) == nil && ae.Error.Message != "" {
-			msg = ae.Error.Message
-			if ae.Error.Detail != "" {
-				msg += ": " + ae.Error.Detail
+		var existing json.RawMessage
+		if json.Unmarshal(data, &ae) == nil {
+			switch {
+			case ae.Error.Message != "":
+				msg = ae.Error.Message
+				if ae.Error.Detail != "" {
+					msg += ": " + ae.Error.Detail
+				}
+			case len(ae.Errors) > 0:
+				msg, existing = ae.Errors[0].Message, ae.Errors[0].Existing
 			}
 		}
 		he := &forge.HTTPError{Status: resp.StatusCode, Err: c.token.Scrub(errors.New(msg))}
 		if resp.StatusCode == http.StatusTooManyRequests {
 			return &forge.RateLimitError{Err: he}
+		}
+		if len(existing) > 0 {
+			return &dcError{HTTPError: he, existing: existing}
 		}
 		return he
 	}
@@ -195,3 +227,6 @@ func path(segments ...string) string {
 	}
 	return strings.Join(segments, "/")
 }
+
+// Unwrap is the refusal itself, so that errors.As finds its status.
+func (e *dcError) Unwrap() error { return e.HTTPError }
