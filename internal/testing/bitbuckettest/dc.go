@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // DataCenter is a fake Bitbucket Data Center (formerly Server), REST API
@@ -47,6 +49,7 @@ const DCUser = "imagebot"
 type DCRepo struct {
 	Project, Slug, DefaultBranch string
 	DeletedBranches              []string
+	git                          githubtest.GitBackend // nil: no git modelled
 	prs                          []*DCPR
 }
 
@@ -58,7 +61,7 @@ type DCPR struct {
 	Author           string
 	From, To         string // branch names
 	FromRepo         string // "PROJ/slug"
-	FromCommit       string
+	FromCommit       string // without git; with it, the branch's tip (head)
 	Reviewers        []string
 	Comments         []string
 	AutoMerge, Draft bool
@@ -145,8 +148,11 @@ func (d *DataCenter) PRs(repository string) []DCPR {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []DCPR
-	for _, pr := range d.repos[repository].prs {
-		out = append(out, *pr)
+	r := d.repos[repository]
+	for _, pr := range r.prs {
+		c := *pr
+		c.FromCommit = r.head(pr)
+		out = append(out, c)
 	}
 	return out
 }
@@ -258,7 +264,7 @@ func (d *DataCenter) prJSON(rp *DCRepo, pr *DCPR) map[string]any {
 	return map[string]any{"id": pr.ID, "version": pr.Version, "title": pr.Title, "description": pr.Desc,
 		"state": pr.State, "open": pr.State == "OPEN", "closed": pr.State != "OPEN", "draft": pr.Draft,
 		"author":      map[string]any{"user": map[string]any{"name": pr.Author, "slug": pr.Author}, "role": "AUTHOR"},
-		"fromRef":     ref(pr.From, pr.FromRepo, pr.FromCommit),
+		"fromRef":     ref(pr.From, pr.FromRepo, rp.head(pr)),
 		"toRef":       ref(pr.To, rp.Project+"/"+rp.Slug, ""),
 		"reviewers":   append([]any{}, reviewers...),
 		"createdDate": pr.Created.UnixMilli(),
@@ -314,9 +320,58 @@ func (d *DataCenter) AddStatus(commit string, st Status) {
 	d.statuses[commit] = append(d.statuses[commit], st)
 	for _, rp := range d.repos {
 		for _, pr := range rp.prs {
-			if pr.FromCommit == commit {
-				d.settle(pr)
+			if rp.head(pr) == commit {
+				d.settle(rp, pr)
 			}
 		}
 	}
+}
+
+// SetGit models repository's branches with git (githubtest.BareRepos over
+// gittest's repositories): a pull request's source commit is its
+// branch's tip, MergePR merges, and deleting a branch deletes it.
+func (d *DataCenter) SetGit(repository string, git githubtest.GitBackend) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.repos[repository].git = git
+}
+
+// head is pr's source commit.
+func (r *DCRepo) head(pr *DCPR) string {
+	if r.git != nil {
+		sha, _ := r.git.BranchSHA(r.Project, r.Slug, pr.From)
+		return sha
+	}
+	return pr.FromCommit
+}
+
+// DeclinePR declines pull request id as a person would.
+func (d *DataCenter) DeclinePR(repository string, id int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pr := d.repos[repository].prs[id-1]
+	pr.State, pr.AutoMerge = "DECLINED", false
+	pr.Version++
+}
+
+// MergePR merges pull request id as a person would (with git, a merge
+// commit of its source on its target).
+func (d *DataCenter) MergePR(repository string, id int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.repos[repository]
+	pr := r.prs[id-1]
+	if pr.State != "OPEN" {
+		return fmt.Errorf("#%d is %s", id, pr.State)
+	}
+	if r.git != nil {
+		_, err := r.git.Merge(r.Project, r.Slug, githubtest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
+			Title: fmt.Sprintf("Merge pull request #%d in %s from %s to %s", id, repository, pr.From, pr.To), When: d.clock()})
+		if err != nil {
+			return err
+		}
+	}
+	pr.State, pr.AutoMerge = "MERGED", false
+	pr.Version++
+	return nil
 }

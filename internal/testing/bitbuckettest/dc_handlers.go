@@ -2,10 +2,13 @@ package bitbuckettest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 type dcRef struct {
@@ -50,6 +53,14 @@ func (d *DataCenter) createPull(w http.ResponseWriter, r *http.Request) {
 	}
 	from := strings.TrimPrefix(b.FromRef.ID, "refs/heads/")
 	to := strings.TrimPrefix(cmpOr(b.ToRef.ID, "refs/heads/"+rp.DefaultBranch), "refs/heads/")
+	if rp.git != nil {
+		for _, b := range []string{from, to} {
+			if _, ok := rp.git.BranchSHA(rp.Project, rp.Slug, b); !ok {
+				dcFail(w, http.StatusNotFound, "repository.NoSuchBranchException", "Branch refs/heads/"+b+" does not exist")
+				return
+			}
+		}
+	}
 	for _, pr := range rp.prs {
 		if pr.State == "OPEN" && pr.From == from && pr.To == to {
 			dcFail(w, http.StatusConflict, "pull.DuplicatePullRequestException",
@@ -187,16 +198,22 @@ func (d *DataCenter) autoMerge(w http.ResponseWriter, r *http.Request) {
 	}
 	pr := rp.prs[id-1]
 	pr.AutoMerge = true
-	d.settle(pr)
+	d.settle(rp, pr)
 	reply(w, http.StatusOK, map[string]any{"autoMergeEnabled": true})
 }
 
 // settle merges pr when auto-merge is on and its source commit has a
 // build status, all of them successful.
-func (d *DataCenter) settle(pr *DCPR) {
-	sts := d.statuses[pr.FromCommit]
+func (d *DataCenter) settle(rp *DCRepo, pr *DCPR) {
+	sts := d.statuses[rp.head(pr)]
 	if pr.AutoMerge && pr.State == "OPEN" && len(sts) > 0 &&
 		!slices.ContainsFunc(sts, func(s Status) bool { return s.State != "SUCCESSFUL" }) {
+		if rp.git != nil {
+			if _, err := rp.git.Merge(rp.Project, rp.Slug, githubtest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
+				Title: fmt.Sprintf("Merge pull request #%d", pr.ID), When: d.clock()}); err != nil {
+				return // a conflict leaves it open, auto-merge on
+			}
+		}
 		pr.State, pr.AutoMerge = "MERGED", false
 		pr.Version++
 	}
@@ -223,8 +240,8 @@ func (d *DataCenter) postStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, rp := range d.repos {
 		for _, pr := range rp.prs {
-			if pr.FromCommit == sha {
-				d.settle(pr)
+			if rp.head(pr) == sha {
+				d.settle(rp, pr)
 			}
 		}
 	}
@@ -291,7 +308,14 @@ func (d *DataCenter) deleteBranch(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if rp := d.repo(w, r); rp != nil {
-		rp.DeletedBranches = append(rp.DeletedBranches, strings.TrimPrefix(b.Name, "refs/heads/"))
+		name := strings.TrimPrefix(b.Name, "refs/heads/")
+		if rp.git != nil {
+			if err := rp.git.DeleteBranch(rp.Project, rp.Slug, name); err != nil {
+				dcFail(w, http.StatusNotFound, "repository.NoSuchBranchException", "Branch "+name+" does not exist")
+				return
+			}
+		}
+		rp.DeletedBranches = append(rp.DeletedBranches, name)
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
