@@ -1,6 +1,7 @@
 package gitops_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
@@ -17,7 +18,7 @@ type bitbucketDCHost struct{ *bitbuckettest.DataCenter }
 var bitbucketDCMaker = hostMaker{"bitbucket-server", startBitbucketDC}
 
 func startBitbucketDC(t *testing.T, w *world, wc *worldConfig) host {
-	opts := []bitbuckettest.DCOption{bitbuckettest.WithDCToken(token)}
+	opts := []bitbuckettest.DCOption{bitbuckettest.WithDCToken(token), bitbuckettest.WithDCClock(w.clock.Now)}
 	if wc.perPage > 0 {
 		opts = append(opts, bitbuckettest.WithMaxLimit(wc.perPage))
 	}
@@ -48,16 +49,23 @@ func (h bitbucketDCHost) changes() []hostPR {
 		if pr.State == "OPEN" {
 			p.State = "open"
 		}
+		if pr.FromRepo != bbRepo {
+			p.HeadRepo = pr.FromRepo
+		}
 		out = append(out, p)
 	}
 	return out
 }
 
-func (h bitbucketDCHost) openAs(login, head, base, title, _ string, _ bool) (int, error) {
+func (h bitbucketDCHost) openAs(login, head, base, title, _ string, fork bool) (int, error) {
 	if base == "" {
 		base = main_
 	}
-	return h.OpenPR(bbRepo, head, base, title, login), nil
+	from := ""
+	if fork {
+		from = "~" + strings.ToUpper(login) + "/" + name
+	}
+	return h.OpenPR(bbRepo, head, base, title, login, from), nil
 }
 
 func (h bitbucketDCHost) close(n int) error {

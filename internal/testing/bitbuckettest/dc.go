@@ -79,6 +79,9 @@ func WithDCReadOnlyToken(token string) DCOption {
 	return func(d *DataCenter) { d.readOnly[token] = true }
 }
 
+// WithDCClock sets the time the fake lives in.
+func WithDCClock(now func() time.Time) DCOption { return func(d *DataCenter) { d.clock = now } }
+
 // WithMaxLimit sets the largest page (page.max.pullrequests), so that a few
 // pull requests take several pages.
 func WithMaxLimit(n int) DCOption { return func(d *DataCenter) { d.maxLimit = n } }
@@ -157,13 +160,18 @@ func (d *DataCenter) PRs(repository string) []DCPR {
 	return out
 }
 
-// OpenPR opens a pull request as author from the repository's own branch.
-func (d *DataCenter) OpenPR(repository, from, to, title, author string) int {
+// OpenPR opens a pull request as author from the repository's own branch,
+// or from fork ("~USER/slug", a personal project's fork) when it is not "".
+func (d *DataCenter) OpenPR(repository, from, to, title, author, fork string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r := d.repos[repository]
+	src := repository
+	if fork != "" {
+		src = fork
+	}
 	pr := &DCPR{ID: len(r.prs) + 1, Title: title, State: "OPEN", Author: author, From: from, To: to,
-		FromRepo: repository, FromCommit: "c0ffee" + strconv.Itoa(len(r.prs)+1), Created: d.clock()}
+		FromRepo: src, FromCommit: "c0ffee" + strconv.Itoa(len(r.prs)+1), Created: d.clock()}
 	r.prs = append(r.prs, pr)
 	return pr.ID
 }
@@ -295,10 +303,12 @@ func (d *DataCenter) listPulls(w http.ResponseWriter, r *http.Request) {
 			pr = rp.prs[len(rp.prs)-1-i]
 		}
 		branch := "refs/heads/" + pr.To
-		if outgoing {
-			branch = "refs/heads/" + pr.From
+		if outgoing && pr.FromRepo == rp.Project+"/"+rp.Slug {
+			branch = "refs/heads/" + pr.From // a fork's branch is not this repository's ref
+		} else if outgoing {
+			branch = ""
 		}
-		if (state == "ALL" || pr.State == state) && (at == "" || at == branch) {
+		if (state == "ALL" || pr.State == state) && (at == "" || at == branch && branch != "") {
 			items = append(items, d.prJSON(rp, pr))
 		}
 	}
@@ -312,12 +322,12 @@ func (d *DataCenter) DeletedBranches(repository string) []string {
 	return append([]string(nil), d.repos[repository].DeletedBranches...)
 }
 
-// AddStatus reports a build status on commit, as CI does; it may
-// complete an auto-merge.
+// AddStatus reports a build status on commit, as CI does, replacing the
+// one with its key; it may complete an auto-merge.
 func (d *DataCenter) AddStatus(commit string, st Status) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.statuses[commit] = append(d.statuses[commit], st)
+	d.putStatus(commit, st)
 	for _, rp := range d.repos {
 		for _, pr := range rp.prs {
 			if rp.head(pr) == commit {

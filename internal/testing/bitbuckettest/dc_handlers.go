@@ -62,7 +62,7 @@ func (d *DataCenter) createPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, pr := range rp.prs {
-		if pr.State == "OPEN" && pr.From == from && pr.To == to {
+		if pr.State == "OPEN" && pr.From == from && pr.To == to && pr.FromRepo == rp.Project+"/"+rp.Slug {
 			dcFail(w, http.StatusConflict, "pull.DuplicatePullRequestException",
 				"Only one pull request may be open for a given source and target branch", "existingPullRequest", d.prJSON(rp, pr))
 			return
@@ -229,15 +229,7 @@ func (d *DataCenter) postStatus(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	sha := r.PathValue("sha")
-	replaced := false
-	for i, old := range d.statuses[sha] {
-		if old.Key == st.Key {
-			d.statuses[sha][i], replaced = st, true
-		}
-	}
-	if !replaced {
-		d.statuses[sha] = append(d.statuses[sha], st)
-	}
+	d.putStatus(sha, st)
 	for _, rp := range d.repos {
 		for _, pr := range rp.prs {
 			if rp.head(pr) == sha {
@@ -318,4 +310,16 @@ func (d *DataCenter) deleteBranch(w http.ResponseWriter, r *http.Request) {
 		rp.DeletedBranches = append(rp.DeletedBranches, name)
 		w.WriteHeader(http.StatusNoContent)
 	}
+}
+
+// putStatus keeps st on sha, replacing the status with its key: Data
+// Center keeps one per key and commit.
+func (d *DataCenter) putStatus(sha string, st Status) {
+	for i, old := range d.statuses[sha] {
+		if old.Key == st.Key {
+			d.statuses[sha][i] = st
+			return
+		}
+	}
+	d.statuses[sha] = append(d.statuses[sha], st)
 }

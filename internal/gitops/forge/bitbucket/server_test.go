@@ -109,7 +109,7 @@ func TestDataCenterLifecycle(t *testing.T) {
 func TestDataCenterNoOpCost(t *testing.T) {
 	d, f := newDC(t, bitbuckettest.WithMaxLimit(2))
 	for _, b := range []string{"imagebot/a", "imagebot/b", "feature/x", "imagebot/c"} {
-		d.OpenPR(dcRepo, b, "main", b, bitbuckettest.DCUser)
+		d.OpenPR(dcRepo, b, "main", b, bitbuckettest.DCUser, "")
 	}
 	ctx := context.Background()
 	before := d.Requests()
