@@ -75,11 +75,24 @@ func (s *server) sawHeader(h http.Header) {
 
 func (s *server) Name() string { return "Bitbucket Data Center" }
 
-// GitCredentials: Data Center takes an HTTP access token as git's password
-// with the token's user, or any user name for a project or repository
-// token; the token's user is not known before the first answer, so the
-// user is a fixed name.
-func (s *server) GitCredentials() (string, forge.Credentials) { return "x-token-auth", s.api.token }
+// GitCredentials: Data Center takes a personal HTTP access token as git's
+// password with its user's name, which the first answer named
+// (X-AUSERNAME; the lifecycle reads the repository before git). A project
+// or repository token is Bearer-only for git as for the API (Atlassian:
+// "don't use this token with a username in Basic authentication"), which
+// the lifecycle's git does not send yet: such tokens serve the API only.
+func (s *server) GitCredentials() (string, forge.Credentials) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cmpOr(s.self, "x-token-auth"), s.api.token
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
 
 func (s *server) repoPath(more ...string) string {
 	return path(append([]string{"api", "1.0", "projects", s.project, "repos", s.slug}, more...)...)

@@ -120,3 +120,13 @@ func TestDataCenterNoOpCost(t *testing.T) {
 		t.Fatalf("%d requests, %d open (%v); want 4 (2 + pages of 2) and 3 oldest first", n, len(open), open)
 	}
 }
+
+// TestDataCenterGitUser: git's user is the token's, as the API's first
+// answer named it: Data Center checks it against a personal token.
+func TestDataCenterGitUser(t *testing.T) {
+	_, f := newDC(t)
+	must(f.Repository(context.Background()))
+	if user, _ := f.GitCredentials(); user != bitbuckettest.DCUser {
+		t.Fatalf("git user %q, want %q", user, bitbuckettest.DCUser)
+	}
+}
