@@ -80,6 +80,7 @@ func TestLayering(t *testing.T) {
 		{"internal/gitops/forge/gitea", []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "github.com/go-git/"}, nil},
 		{"internal/gitops/forge/gitlab", []string{"github.com/google/go-github/", "code.gitea.io/sdk/", "github.com/go-git/"}, nil},
 		{"internal/gitops/forge/github", []string{"gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/", "github.com/go-git/"}, nil},
+		{"internal/gitops/forge/bitbucket", append(hostSDKs, "github.com/go-git/"), nil},
 	}
 	// onlyInternal lists, for a package, the only imagebot packages it may
 	// depend on at all. config validates policies with policy.New, the code
@@ -93,9 +94,10 @@ func TestLayering(t *testing.T) {
 		// dials through localnet's guard and scrubs with secret.
 		"internal/gitops/forge": {"internal/secret", "internal/localnet"},
 		// A driver imports the room, never another driver or the lifecycle.
-		"internal/gitops/forge/gitea":  {"internal/gitops/forge", "internal/secret", "internal/localnet"},
-		"internal/gitops/forge/gitlab": {"internal/gitops/forge", "internal/secret", "internal/localnet"},
-		"internal/gitops/forge/github": {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/gitea":     {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/gitlab":    {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/github":    {"internal/gitops/forge", "internal/secret", "internal/localnet"},
+		"internal/gitops/forge/bitbucket": {"internal/gitops/forge", "internal/secret", "internal/localnet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge/bitbucket"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -35,11 +36,17 @@ func TestDecorations(t *testing.T) {
 		if w.host.kind() == gitops.GitLab {
 			wantTeams = nil
 		}
+		// Bitbucket Cloud has no labels, no group reviewers and no
+		// auto-merge (docs/bitbucket.md).
+		wantLabels := []string{"dependencies", "imagebot"}
+		if w.host.kind() == bitbucket.Kind {
+			wantMerge, wantTeams, wantLabels = false, nil, nil
+		}
 		for b, pr := range prs {
 			if !pr.Draft || pr.AutoMerge != wantMerge {
 				t.Errorf("%s: draft %v, auto-merge %v", b, pr.Draft, pr.AutoMerge)
 			}
-			if !slices.Equal(pr.Labels, []string{"dependencies", "imagebot"}) {
+			if !slices.Equal(pr.Labels, wantLabels) {
 				t.Errorf("%s: labels %q", b, pr.Labels)
 			}
 			if !slices.Equal(pr.Reviewers, []string{"jane"}) || !slices.Equal(pr.TeamReviewers, wantTeams) {

@@ -94,6 +94,7 @@ var hosts = []hostMaker{
 	{"github", startGitHub},
 	{"gitea", startGitea},
 	{"gitlab", startGitLab},
+	bitbucketMaker,
 }
 
 // onHost makes the world on h; the default is hosts[0].

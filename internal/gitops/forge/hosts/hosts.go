@@ -6,6 +6,7 @@ package hosts
 
 import (
 	_ "github.com/imagebot/imagebot/internal/gitops/forge/azure"
+	_ "github.com/imagebot/imagebot/internal/gitops/forge/bitbucket"
 	_ "github.com/imagebot/imagebot/internal/gitops/forge/gitea"
 	_ "github.com/imagebot/imagebot/internal/gitops/forge/github"
 	_ "github.com/imagebot/imagebot/internal/gitops/forge/gitlab"
