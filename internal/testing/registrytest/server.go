@@ -91,8 +91,15 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if !s.inMemory {
 		s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 		s.url = s.srv.URL
-		s.pushRT = http.DefaultTransport
-		tb.Cleanup(s.srv.Close)
+		// A transport of its own: httptest.Server.Close closes the idle
+		// connections of http.DefaultTransport, which breaks the push of a
+		// test running in parallel ("CloseIdleConnections called").
+		push := http.DefaultTransport.(*http.Transport).Clone()
+		s.pushRT = push
+		tb.Cleanup(func() {
+			push.CloseIdleConnections()
+			s.srv.Close()
+		})
 	} else {
 		s.mem = newPipeListener()
 		s.url = "http://" + s.mem.addr.String()
