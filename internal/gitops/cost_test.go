@@ -36,12 +36,13 @@ func fleet(t *testing.T, n int) (map[string][]byte, map[string]string) {
 }
 
 // TestNoOpRerunCost: a rerun with nothing to do costs the same few API
-// requests with 17 updates as with 100 (before, one closed-PR listing per
-// update: 19 and 102), and writes and pushes nothing.
+// requests with 17 updates as with 51 (before, one closed-PR listing per
+// update: 19 and 53), but for one page per host page size (51 take two
+// pages of Gitea's and Bitbucket's 50), and writes and pushes nothing.
 func TestNoOpRerunCost(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		for _, n := range []int{17, 100} {
+		for _, n := range []int{17, 51} {
 			t.Run(fmt.Sprintf("%d updates", n), func(t *testing.T) {
 				t.Parallel()
 				w := newWorld(t, on, withRepo(fleet(t, n)))
