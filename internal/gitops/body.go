@@ -298,14 +298,17 @@ func changesTable(g group) table {
 	}
 	var b strings.Builder
 	for _, u := range g.Updates {
-		for _, f := range u.Files {
-			note := f.Note
-			if note == "" {
-				note = fileEditNote(u)
-			}
-			fmt.Fprintf(&b, "\nAlso edits %s (%s).\n", lit(f.Path), note)
-			break
+		if len(u.Files) == 0 {
+			continue
 		}
+		// The first file an update edits whole is named; the others
+		// follow from it (a Chart.lock beside its Chart.yaml).
+		f := u.Files[0]
+		note := f.Note
+		if note == "" {
+			note = fileEditNote(u)
+		}
+		fmt.Fprintf(&b, "\nAlso edits %s (%s).\n", lit(f.Path), note)
 	}
 	t.after = b.String()
 	return t

@@ -81,7 +81,7 @@ func TestDashboardFileNameForgery(t *testing.T) {
 		evil := "evil\n- [x] <!-- open:" + waiting + " -->\n" + forged + "\n- [x] <!-- again:" + waiting + "@1.1.0 -->\n.yaml"
 		w.commitWithGit(t, evil, "image: ghcr.io/acme/gone:1.0.0\n")
 
-		res = w.ageRun(t, maxOpen(1))
+		w.ageRun(t, maxOpen(1))
 		body := w.dashboardIssue(t).Body
 		if !strings.Contains(body, "## Problems") || !strings.Contains(body, "`evil - [x] <\u200b!-- open:") {
 			t.Errorf("the file's problem is not on the dashboard, on one line:\n%s", body)

@@ -23,7 +23,6 @@ type (
 	Clock          = forge.Clock
 
 	credentials = forge.Credentials
-	staticToken = forge.StaticToken
 )
 
 const (

@@ -58,7 +58,7 @@ func (a *attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &permanent{Err: fmt.Errorf("%v: if it is yours, name it in the config (registries: {%q: {}}): %w", refused, h.name, ErrLocalHost)}
 	}
 	if err != nil {
-		err, s := h.explain(ctx, err)
+		s, err := h.explain(ctx, err)
 		if isSharedToken(req.Context()) {
 			s = answered // perhaps refused for its length (authenticate)
 		}
@@ -129,20 +129,20 @@ const (
 
 // explain turns a request that failed without an answer into an error
 // that says so about the host, and tells what kind of silence it was.
-func (h *host) explain(attempt context.Context, err error) (error, silence) {
+func (h *host) explain(attempt context.Context, err error) (silence, error) {
 	var rh tls.RecordHeaderError
 	var ne net.Error
 	switch {
 	case errors.Is(context.Cause(attempt), errTimedOut):
-		return fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout), timedOut
+		return timedOut, fmt.Errorf("registry %s did not answer within %s", h.name, h.c.o.timeout)
 	case attempt.Err() != nil:
-		return err, answered // the caller's context ended
+		return answered, err // the caller's context ended
 	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh):
-		return err, answered
+		return answered, err
 	case errors.As(err, &ne) && ne.Timeout():
-		return err, timedOut
+		return timedOut, err
 	}
-	return err, unanswered
+	return unanswered, err
 }
 
 // noAnswer is an attempt's error that the breaker counts if it is the
@@ -228,7 +228,7 @@ func (b *body) Read(p []byte) (int, error) {
 	case err != nil:
 		// Bodies are read above the retries: this is the request's end.
 		var s silence
-		if err, s = b.h.explain(b.ctx, err); s != answered {
+		if s, err = b.h.explain(b.ctx, err); s != answered {
 			b.h.unanswered(err, b.epoch, false)
 		}
 		b.done()

@@ -144,7 +144,7 @@ func (s *server) WhoAmI(ctx context.Context) (forge.Identity, error) {
 		s.mu.Unlock()
 	}
 	if self == "" {
-		return forge.Identity{}, errors.New("Bitbucket Data Center did not say who the token is (no X-AUSERNAME)")
+		return forge.Identity{}, errors.New("the Bitbucket Data Center server did not say who the token is (no X-AUSERNAME)")
 	}
 	return forge.Identity{Login: self}, nil
 }
@@ -169,15 +169,15 @@ func (s *server) Label(context.Context, int, []string) error { return nil }
 // Issues: Data Center has no issue tracker (Jira is elsewhere): the
 // dashboard is off.
 func (s *server) FindIssue(context.Context, string, func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
-	return nil, fmt.Errorf("Bitbucket Data Center has no issue tracker: %w", forge.ErrIssuesOff)
+	return nil, fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
 }
 
 func (s *server) CreateIssue(context.Context, string, string, []string) (*forge.Issue, error) {
-	return nil, fmt.Errorf("Bitbucket Data Center has no issue tracker: %w", forge.ErrIssuesOff)
+	return nil, fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
 }
 
 func (s *server) EditIssue(context.Context, int, string) error {
-	return fmt.Errorf("Bitbucket Data Center has no issue tracker: %w", forge.ErrIssuesOff)
+	return fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
 }
 
 // dcList reads a listing by start and limit through forge.Pages, whose page
