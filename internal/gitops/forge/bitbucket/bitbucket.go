@@ -218,6 +218,18 @@ type bbStatus struct {
 // statusWords are Bitbucket's build states in the words rollout reads.
 var statusWords = map[string]string{"SUCCESSFUL": "success", "FAILED": "failure", "INPROGRESS": "pending", "STOPPED": "error"}
 
+// addStatus records st in out, in rollout's words; a key reported twice
+// counts as successful only if both are (Cloud and Data Center alike).
+func addStatus(out map[string]string, st bbStatus) {
+	word, ok := statusWords[st.State]
+	if !ok {
+		word = strings.ToLower(st.State)
+	}
+	if old, seen := out[st.Key]; !seen || old == "success" {
+		out[st.Key] = word
+	}
+}
+
 // Statuses is each build status's state on ref, by key (Bitbucket keeps
 // one per key and commit, its newest), a page of 100 at a time.
 func (b *cloud) Statuses(ctx context.Context, ref string) (map[string]string, error) {
@@ -228,13 +240,7 @@ func (b *cloud) Statuses(ctx context.Context, ref string) (map[string]string, er
 			if err := json.Unmarshal(raw, &st); err != nil {
 				return false, err
 			}
-			word, ok := statusWords[st.State]
-			if !ok {
-				word = strings.ToLower(st.State)
-			}
-			if old, seen := out[st.Key]; !seen || old == "success" {
-				out[st.Key] = word
-			}
+			addStatus(out, st)
 			return true, nil
 		})
 	if err != nil {

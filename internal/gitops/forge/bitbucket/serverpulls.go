@@ -329,13 +329,7 @@ func (s *server) Statuses(ctx context.Context, ref string) (map[string]string, e
 				if err := json.Unmarshal(raw, &st); err != nil {
 					return false, err
 				}
-				word, ok := statusWords[st.State]
-				if !ok {
-					word = strings.ToLower(st.State)
-				}
-				if old, seen := out[st.Key]; !seen || old == "success" {
-					out[st.Key] = word
-				}
+				addStatus(out, st)
 			}
 			return true, nil
 		})
