@@ -40,7 +40,6 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/testing/forgetest"
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
 // The organisation, project and repository New serves.
@@ -115,7 +114,7 @@ type Server struct {
 	clock    func() time.Time
 
 	project, repo string
-	git           githubtest.GitBackend // nil: branches are kept in branches
+	git           forgetest.GitBackend // nil: branches are kept in branches
 	gitOwner      string
 	gitName       string
 
@@ -210,10 +209,10 @@ func WithToken(token string, who Identity) Option {
 }
 
 // WithGit serves the repository owner/name of a git backend (gittest's
-// bare repositories, through githubtest.BareRepos) as Project owner,
+// bare repositories, through forgetest.BareRepos) as Project owner,
 // repository name: its branches are the refs, and CompletePR merges
 // there. Refs are then looked up by exact name, not listed by prefix.
-func WithGit(git githubtest.GitBackend, owner, name string) Option {
+func WithGit(git forgetest.GitBackend, owner, name string) Option {
 	return func(s *Server) { s.git, s.gitOwner, s.gitName, s.project, s.repo = git, owner, name, owner, name }
 }
 
@@ -270,7 +269,7 @@ func (s *Server) CompletePR(id int) error {
 		return fmt.Errorf("no pull request %d", id)
 	}
 	if s.git != nil {
-		_, err := s.git.Merge(s.gitOwner, s.gitName, githubtest.MergeRequest{Base: strings.TrimPrefix(pr.Target, "refs/heads/"),
+		_, err := s.git.Merge(s.gitOwner, s.gitName, forgetest.MergeRequest{Base: strings.TrimPrefix(pr.Target, "refs/heads/"),
 			Head: strings.TrimPrefix(pr.Source, "refs/heads/"), Method: "merge", Title: pr.Title})
 		if err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // DataCenter is a fake Bitbucket Data Center (formerly Server), REST API
@@ -49,7 +49,7 @@ const DCUser = "imagebot"
 type DCRepo struct {
 	Project, Slug, DefaultBranch string
 	DeletedBranches              []string
-	git                          githubtest.GitBackend // nil: no git modelled
+	git                          forgetest.GitBackend // nil: no git modelled
 	prs                          []*DCPR
 }
 
@@ -337,10 +337,10 @@ func (d *DataCenter) AddStatus(commit string, st Status) {
 	}
 }
 
-// SetGit models repository's branches with git (githubtest.BareRepos over
+// SetGit models repository's branches with git (forgetest.BareRepos over
 // gittest's repositories): a pull request's source commit is its
 // branch's tip, MergePR merges, and deleting a branch deletes it.
-func (d *DataCenter) SetGit(repository string, git githubtest.GitBackend) {
+func (d *DataCenter) SetGit(repository string, git forgetest.GitBackend) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.repos[repository].git = git
@@ -375,7 +375,7 @@ func (d *DataCenter) MergePR(repository string, id int) error {
 		return fmt.Errorf("#%d is %s", id, pr.State)
 	}
 	if r.git != nil {
-		_, err := r.git.Merge(r.Project, r.Slug, githubtest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
+		_, err := r.git.Merge(r.Project, r.Slug, forgetest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
 			Title: fmt.Sprintf("Merge pull request #%d in %s from %s to %s", id, repository, pr.From, pr.To), When: d.clock()})
 		if err != nil {
 			return err

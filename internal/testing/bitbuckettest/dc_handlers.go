@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 type dcRef struct {
@@ -209,7 +209,7 @@ func (d *DataCenter) settle(rp *DCRepo, pr *DCPR) {
 	if pr.AutoMerge && pr.State == "OPEN" && len(sts) > 0 &&
 		!slices.ContainsFunc(sts, func(s Status) bool { return s.State != "SUCCESSFUL" }) {
 		if rp.git != nil {
-			if _, err := rp.git.Merge(rp.Project, rp.Slug, githubtest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
+			if _, err := rp.git.Merge(rp.Project, rp.Slug, forgetest.MergeRequest{Base: pr.To, Head: pr.From, Method: "merge",
 				Title: fmt.Sprintf("Merge pull request #%d", pr.ID), When: d.clock()}); err != nil {
 				return // a conflict leaves it open, auto-merge on
 			}

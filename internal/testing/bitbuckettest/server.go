@@ -18,7 +18,7 @@
 // the repository's tracker is off; and error bodies
 // {"type":"error","error":{"message":...}}.
 //
-// With WithGit, branches are a githubtest.GitBackend's (gittest's bare
+// With WithGit, branches are a forgetest.GitBackend's (gittest's bare
 // repositories): a pull request needs its branches, MergePR merges and
 // deleting a branch deletes it. Without, no git is modelled.
 //

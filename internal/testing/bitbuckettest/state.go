@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/imagebot/imagebot/internal/testing/githubtest"
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // Repo is a repository the fake serves.
@@ -19,7 +19,7 @@ type Repo struct {
 	// DeletedBranches are the branches deleted through the API.
 	DeletedBranches []string
 
-	git      githubtest.GitBackend // nil: no git modelled
+	git      forgetest.GitBackend // nil: no git modelled
 	prs      []*PR
 	issues   []*Issue
 	statuses map[string][]Status // by commit
@@ -72,10 +72,10 @@ func WithIssuesOff() RepoOption { return func(r *Repo) { r.HasIssues = false } }
 
 // WithGit models the repository's branches with git: a pull request's
 // source and destination must exist, MergePR merges, and a branch deleted
-// through the API is deleted (githubtest.BareRepos over gittest's
+// through the API is deleted (forgetest.BareRepos over gittest's
 // repositories, so that the commits pushed over git are the ones the fake
 // reasons about).
-func WithGit(git githubtest.GitBackend) RepoOption { return func(r *Repo) { r.git = git } }
+func WithGit(git forgetest.GitBackend) RepoOption { return func(r *Repo) { r.git = git } }
 
 // WithDefaultReviewers sets the repository's default reviewers.
 func WithDefaultReviewers(accountIDs ...string) RepoOption {
@@ -134,7 +134,7 @@ func (s *Server) MergePR(repository string, id int) error {
 		return fmt.Errorf("#%d is %s", id, pr.State)
 	}
 	if r.git != nil {
-		_, err := r.git.Merge(r.Workspace, r.Slug, githubtest.MergeRequest{Base: pr.Destination, Head: pr.Source,
+		_, err := r.git.Merge(r.Workspace, r.Slug, forgetest.MergeRequest{Base: pr.Destination, Head: pr.Source,
 			Method: "merge", Title: fmt.Sprintf("Merged in %s (pull request #%d)", pr.Source, id), When: s.clock()})
 		if err != nil {
 			return err
