@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/authn/github"
+
+	"github.com/imagebot/imagebot/internal/config"
 )
 
 // Which environment variable holds a registry's token is decided here
@@ -17,8 +19,11 @@ import (
 // and as a config may name it without an operator's leave (ConfigMayName):
 // registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN. It is a valid
 // environment variable and GitHub Actions secret name: [A-Z0-9_], no
-// leading digit (an IP address: 10.0.0.5 -> REGISTRY_10_0_0_5_TOKEN), and
-// not starting with GITHUB_, which Actions keeps for itself.
+// leading digit (an IP address: 10.0.0.5 -> REGISTRY_10_0_0_5_TOKEN),
+// not starting with GITHUB_, which Actions keeps for itself, and never a
+// forge's or the runner's own variable (config.ForgeSecret: a registry
+// "gitlab:5000" or "bitbucket" gets REGISTRY_GITLAB_TOKEN or
+// REGISTRY_BITBUCKET_TOKEN, not the bot's own token).
 func TokenEnv(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -35,7 +40,11 @@ func TokenEnv(host string) string {
 	if name == "" || (name[0] >= '0' && name[0] <= '9') || strings.HasPrefix(name, "GITHUB_") {
 		name = "REGISTRY_" + name
 	}
-	return strings.TrimSuffix(name, "_") + "_TOKEN"
+	name = strings.TrimSuffix(name, "_") + "_TOKEN"
+	if config.ForgeSecret(name) {
+		name = "REGISTRY_" + name
+	}
+	return name
 }
 
 // ConfigMayName says whether a config may name the variable as host's
@@ -46,6 +55,9 @@ func TokenEnv(host string) string {
 // process's other secrets to a host of the config's choosing; the run asks
 // the operator for those (--allow-env).
 func ConfigMayName(name, host string) bool {
+	if config.ForgeSecret(name) {
+		return false // IMAGEBOT_APP_PRIVATE_KEY is the forge's, whatever its prefix
+	}
 	return strings.HasPrefix(name, "IMAGEBOT_") || name == TokenEnv(host)
 }
 

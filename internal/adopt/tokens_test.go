@@ -21,6 +21,11 @@ func TestEnvName(t *testing.T) {
 		"[::1]:5000":            "REGISTRY_1_TOKEN",
 		"github.acme.example":   "REGISTRY_GITHUB_ACME_EXAMPLE_TOKEN",
 		"3scale.example":        "REGISTRY_3SCALE_EXAMPLE_TOKEN",
+		// A host spelt as a forge's variable never gets the forge's token.
+		"gitlab:5000":      "REGISTRY_GITLAB_TOKEN",
+		"bitbucket":        "REGISTRY_BITBUCKET_TOKEN",
+		"bitbucket.server": "REGISTRY_BITBUCKET_SERVER_TOKEN",
+		"azure.devops":     "REGISTRY_AZURE_DEVOPS_TOKEN",
 	} {
 		got := TokenEnv(host)
 		if got != want || !valid.MatchString(got) {
@@ -44,6 +49,13 @@ func TestConfigMayName(t *testing.T) {
 		{"GITHUB_TOKEN", "ghcr.io", false},
 		{"AWS_SECRET_ACCESS_KEY", "registry.acme.example", false},
 		{"imagebot_x", "quay.io", false},
+		// The forges' and the runner's own variables, whatever the host
+		// or the prefix.
+		{"BITBUCKET_TOKEN", "bitbucket:5000", false},
+		{"AZURE_DEVOPS_TOKEN", "azure.devops", false},
+		{"SYSTEM_ACCESSTOKEN", "system.accesstoken", false},
+		{"GITLAB_TOKEN", "gitlab", false},
+		{"IMAGEBOT_APP_PRIVATE_KEY", "quay.io", false},
 	} {
 		if got := ConfigMayName(tc.name, tc.host); got != tc.want {
 			t.Errorf("ConfigMayName(%q, %q) = %v, want %v", tc.name, tc.host, got, tc.want)
