@@ -157,7 +157,11 @@ func (g *guarded) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	req = req.Clone(req.Context())
+	// net/http copies these onto a redirect: the credentials are set
+	// again below for the repository's own origin alone, and the URL
+	// redirected from (a signed URL's query) goes nowhere.
 	req.Header.Del("Authorization")
+	req.Header.Del("Referer")
 	if req.Header.Get("User-Agent") == "" {
 		// A client's own (go-git/5.x) is kept: git hosts know it.
 		req.Header.Set("User-Agent", "imagebot")

@@ -107,11 +107,12 @@ func TestNoDowngrade(t *testing.T) {
 }
 
 // TestCredentialsOwnOrigin: the credentials a URL is written with come
-// first, then the config's for its host; neither goes to another port.
+// first, then the config's for its host; neither goes to another port,
+// nor the URL redirected from (Referer).
 func TestCredentialsOwnOrigin(t *testing.T) {
 	var leaked atomic.Value
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a := r.Header.Get("Authorization"); a != "" {
+		if a := r.Header.Get("Authorization") + r.Header.Get("Referer"); a != "" {
 			leaked.Store(a)
 		}
 	}))
