@@ -64,6 +64,9 @@ func TestLayering(t *testing.T) {
 		{"internal/prepull", append(later("registry", "policy", "plan", "rewrite", "gitops", "config", "rollout"), network...), []string{"net/http", "os/exec"}},
 		// Git tags are listed beside the registry, below what decides.
 		{"internal/gitsource", append(later("scan", "policy", "plan", "rewrite", "gitops", "config", "gate"), "github.com/google/go-github/", "github.com/google/go-containerregistry/pkg/v1/remote"), nil},
+		// The guarded HTTP client under the chart and git lookups: no
+		// git, no registry, nothing that decides.
+		{"internal/fetch", append(later("scan", "policy", "plan", "rewrite", "gitops", "config", "gate", "chartrepo", "gitsource"), "github.com/go-git/", "github.com/google/go-github/", "github.com/google/go-containerregistry/"), nil},
 		// How times are written, below config and the gates alike.
 		{"internal/timefmt", network, []string{"net/http", "os/exec"}},
 		// What a registry says about an image, shared by the registry

@@ -2,7 +2,6 @@ package adopt
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 
@@ -86,10 +85,10 @@ func registryComment(hosts []*host, onGitHub bool) []string {
 		case h.authed:
 			why = "the old tool had credentials for it"
 		}
-		if h.name == "ghcr.io" && onGitHub {
+		if v := RunnerToken(h.name); v != "" && onGitHub {
 			// The forge's token is never a registry password in the
-			// config; the keychain gives it to ghcr.io alone.
-			stub = append(stub, fmt.Sprintf("  # ghcr.io (%s) needs no entry: it gets the workflow's GITHUB_TOKEN (the job has `packages: read`)", why))
+			// config; the keychain gives it to this host alone.
+			stub = append(stub, fmt.Sprintf("  # %s (%s) needs no entry: it gets the workflow's %s (the job has `packages: read`)", h.name, why, v))
 			continue
 		}
 		stub = append(stub, fmt.Sprintf("  %s:   # %s", h.name, why),
@@ -119,31 +118,6 @@ func find(hosts []*host, name string) *host {
 		}
 	}
 	return nil
-}
-
-// TokenEnv is the variable a host's token would live in, as init names it
-// and as a config may name it without an operator's leave (see imagebot's
-// credentials): registry.acme.example -> REGISTRY_ACME_EXAMPLE_TOKEN. It is
-// a valid environment variable and GitHub Actions secret name: [A-Z0-9_],
-// no leading digit (an IP address: 10.0.0.5 -> REGISTRY_10_0_0_5_TOKEN),
-// and not starting with GITHUB_, which Actions keeps for itself.
-func TokenEnv(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	var b strings.Builder
-	for _, r := range strings.ToUpper(host) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	name := strings.Trim(b.String(), "_")
-	if name == "" || (name[0] >= '0' && name[0] <= '9') || strings.HasPrefix(name, "GITHUB_") {
-		name = "REGISTRY_" + name
-	}
-	return strings.TrimSuffix(name, "_") + "_TOKEN"
 }
 
 // wrap breaks text into lines of at most width runes, at spaces.

@@ -73,8 +73,8 @@ func workflowFor(ref, cron string, hosts []*host, runner string) ([]byte, error)
 	)
 	var secrets []string
 	for _, h := range hosts {
-		if h.name == "ghcr.io" {
-			perms.Content = append(perms.Content, kv("packages", str("read"), "list private ghcr.io packages with GITHUB_TOKEN")...)
+		if v := RunnerToken(h.name); v != "" {
+			perms.Content = append(perms.Content, kv("packages", str("read"), "list private "+h.name+" packages with "+v)...)
 			continue
 		}
 		if h.private() {

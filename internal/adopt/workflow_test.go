@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -72,24 +71,6 @@ func TestWorkflowPinsAsExample(t *testing.T) {
 	for _, want := range []string{"path: ${{ runner.temp }}/imagebot-cache", "args: --cache ${{ runner.temp }}/imagebot-cache"} {
 		if !strings.Contains(string(example), want) || !strings.Contains(string(wf), want) {
 			t.Errorf("%q is not in both the example and the workflow init writes:\n%s", want, wf)
-		}
-	}
-}
-
-// TestEnvName: the suggested passwordEnv is a valid environment variable
-// and Actions secret name for every host.
-func TestEnvName(t *testing.T) {
-	valid := regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
-	for host, want := range map[string]string{
-		"registry.acme.example": "REGISTRY_ACME_EXAMPLE_TOKEN",
-		"10.0.0.5:5000":         "REGISTRY_10_0_0_5_TOKEN",
-		"[::1]:5000":            "REGISTRY_1_TOKEN",
-		"github.acme.example":   "REGISTRY_GITHUB_ACME_EXAMPLE_TOKEN",
-		"3scale.example":        "REGISTRY_3SCALE_EXAMPLE_TOKEN",
-	} {
-		got := TokenEnv(host)
-		if got != want || !valid.MatchString(got) {
-			t.Errorf("TokenEnv(%q) = %q, want %q", host, got, want)
 		}
 	}
 }

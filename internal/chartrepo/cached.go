@@ -46,10 +46,10 @@ type held struct {
 // cached returns the stored index of indexURL, if the cache holds it
 // whole and it kept every chart of only (nil: every chart); nil if not.
 func (c *Client) cached(indexURL string, only map[string]bool) *held {
-	if c.o.cache == nil {
+	if c.o.Cache == nil {
 		return nil
 	}
-	doc, o, ok := c.o.cache.Document(indexURL, mediaType)
+	doc, o, ok := c.o.Cache.Document(indexURL, mediaType)
 	if !ok {
 		return nil
 	}
@@ -95,14 +95,14 @@ func (c *Client) cached(indexURL string, only map[string]bool) *held {
 // kept), confirmed now.
 func (c *Client) confirmed(st *held) {
 	d := *st.doc
-	d.Checked = c.o.cache.Now()
-	c.o.cache.PutDocument(d, st.obj)
+	d.Checked = c.o.Cache.Now()
+	c.o.Cache.PutDocument(d, st.obj)
 }
 
 // remember stores an index confirmed now. A cache that cannot write is
 // no reason to fail a run: the next run fetches again.
 func (c *Client) remember(indexURL, etag, lastModified string, x *index) {
-	if c.o.cache == nil {
+	if c.o.Cache == nil {
 		return
 	}
 	st := stored{Charts: make(map[string][]storedVersion, len(x.charts)), Listed: x.listed}
@@ -121,6 +121,6 @@ func (c *Client) remember(indexURL, etag, lastModified string, x *index) {
 	if err != nil {
 		return
 	}
-	d := cache.Document{URL: indexURL, ETag: etag, LastModified: lastModified, Checked: c.o.cache.Now()}
-	c.o.cache.PutDocument(d, cache.Object{MediaType: mediaType, Data: data})
+	d := cache.Document{URL: indexURL, ETag: etag, LastModified: lastModified, Checked: c.o.Cache.Now()}
+	c.o.Cache.PutDocument(d, cache.Object{MediaType: mediaType, Data: data})
 }

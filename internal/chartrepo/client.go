@@ -4,152 +4,96 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
-	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/imagebot/imagebot/internal/localnet"
+	"github.com/imagebot/imagebot/internal/fetch"
 	"github.com/imagebot/imagebot/internal/memo"
-	"github.com/imagebot/imagebot/internal/registry/cache"
-	"github.com/imagebot/imagebot/internal/retry"
 )
 
 // Credentials authenticate against one repository host, as HTTP basic auth.
-type Credentials struct{ Username, Password string }
+type Credentials = fetch.Credentials
 
 // DefaultMaxIndexBytes caps an index.yaml: the largest public ones weigh
 // some tens of MiB.
 const DefaultMaxIndexBytes = 64 << 20
 
-// Option configures a Client.
-type Option func(*options)
+// Option configures a Client: the guarded client's settings (fetch) and
+// the options of this package alone.
+type Option = fetch.Option[own]
 
-type options struct {
-	credentials map[string]Credentials
-	cache       *cache.Cache
-	maxBytes    int64
-	timeout     time.Duration
-	retryMax    int
-	retryWait   time.Duration
+type options = fetch.Options[own]
+
+// own are the options of chart repositories alone.
+type own struct {
 	concurrency int
-	transport   http.RoundTripper
-	logger      *slog.Logger
-	guardLocal  bool            // WithLocalHosts was given
-	localHosts  map[string]bool // the local hosts allowed
-	mirrors     []chartMirror   // WithMirrors, longest prefix first
+	mirrors     []chartMirror // WithMirrors, longest prefix first
 }
 
-// WithCredentials sets credentials per repository host ("charts.example.com",
-// "127.0.0.1:8080").
-func WithCredentials(c map[string]Credentials) Option { return func(o *options) { o.credentials = c } }
-
-// WithCache keeps indexes across runs in c, revalidated after c's TTL.
-func WithCache(c *cache.Cache) Option { return func(o *options) { o.cache = c } }
-
-// WithMaxIndexBytes caps what one index.yaml may weigh (default 64 MiB).
-func WithMaxIndexBytes(n int64) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.maxBytes = n
-		}
-	}
-}
-
-// WithTimeout bounds what one repository may cost: its index's requests,
-// retries, redirects and body all included (default 1 minute).
-func WithTimeout(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.timeout = d
-		}
-	}
-}
-
-// WithRetry sets how often a request failed with 429, 5xx or a network
-// error is tried again (default 4) and the longest wait between two
-// attempts (default 30s), as the registry client's WithRetry: a
-// Retry-After longer than maxWait fails the repository at once.
-func WithRetry(max int, maxWait time.Duration) Option {
-	return func(o *options) {
-		if max >= 0 {
-			o.retryMax = max
-		}
-		if maxWait > 0 {
-			o.retryWait = maxWait
-		}
-	}
-}
+// The guarded client's options (fetch), as this package's.
+var (
+	// WithCredentials sets credentials per repository host
+	// ("charts.example.com", "127.0.0.1:8080").
+	WithCredentials = fetch.WithCredentials[own]
+	// WithCache keeps indexes across runs in c, revalidated after c's TTL.
+	WithCache = fetch.WithCache[own]
+	// WithMaxIndexBytes caps what one index.yaml may weigh (default 64 MiB).
+	WithMaxIndexBytes = fetch.WithMaxBytes[own]
+	// WithTimeout bounds what one repository may cost: its index's
+	// requests, retries, redirects and body all included (default 1
+	// minute).
+	WithTimeout = fetch.WithTimeout[own]
+	// WithRetry sets how often a request failed with 429, 5xx or a
+	// network error is tried again (default 4) and the longest wait
+	// between two attempts (default 30s): a Retry-After longer than
+	// maxWait fails the repository at once.
+	WithRetry = fetch.WithRetry[own]
+	// WithTransport sets the base transport under the retries.
+	WithTransport = fetch.WithTransport[own]
+	// WithLocalHosts guards this machine and its networks (localnet.Is):
+	// a repository there, or a redirect there, is refused without a
+	// request unless its host ("127.0.0.1:8080") is among allowed.
+	WithLocalHosts = fetch.WithLocalHosts[own]
+	// WithLogger sets where retries are logged (default: nowhere).
+	WithLogger = fetch.WithLogger[own]
+)
 
 // WithConcurrency bounds the indexes fetched and parsed at once (default
 // 4): an index is held whole in memory only while it is read.
 func WithConcurrency(n int) Option {
 	return func(o *options) {
 		if n > 0 {
-			o.concurrency = n
+			o.Own.concurrency = n
 		}
 	}
 }
-
-// WithTransport sets the base transport under the retries.
-func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
-
-// WithLocalHosts guards this machine and its networks (localnet.Is): a
-// repository there, or a redirect there, is refused without a request
-// unless its host ("127.0.0.1:8080") is among allowed, as the registry
-// client's WithLocalHosts refuses a local registry a manifest names.
-func WithLocalHosts(allowed []string) Option {
-	return func(o *options) {
-		o.guardLocal, o.localHosts = true, map[string]bool{}
-		for _, h := range allowed {
-			o.localHosts[strings.ToLower(h)] = true
-		}
-	}
-}
-
-// WithLogger sets where retries are logged (default: nowhere).
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // Client lists chart versions from HTTP Helm repositories. It is safe for
 // concurrent use and lives for one run.
 type Client struct {
 	o       options
-	rt      http.RoundTripper
+	f       *fetch.Client
 	sem     chan struct{}
 	indexes memo.Memo[*index]
 	mu      sync.Mutex
-	stats   map[string]*hostStats
 	// expected are the charts Expect named, by repository URL.
 	expected map[string]map[string]bool
 }
 
 // New returns a Client.
 func New(opts ...Option) *Client {
-	o := options{maxBytes: DefaultMaxIndexBytes, timeout: time.Minute, retryMax: 4, retryWait: 30 * time.Second, concurrency: 4}
+	o := fetch.Defaults(DefaultMaxIndexBytes, own{concurrency: 4})
 	for _, opt := range opts {
 		opt(&o)
 	}
-	for _, m := range o.mirrors {
-		if o.guardLocal {
-			o.localHosts[strings.ToLower(m.to.Host)] = true // written on purpose
+	for _, m := range o.Own.mirrors {
+		if o.GuardLocal {
+			o.LocalHosts[strings.ToLower(m.to.Host)] = true // written on purpose
 		}
 	}
-	if o.transport == nil && o.guardLocal {
-		// The guard on the address dialled, as on the spelling
-		// (checkLocal): a name resolving to this machine or its networks
-		// is not contacted unless the config names it.
-		o.transport = localnet.NewGuard(slices.Collect(maps.Keys(o.localHosts))).Transport(http.DefaultTransport.(*http.Transport))
-	}
-	if o.transport == nil {
-		o.transport = http.DefaultTransport
-	}
-	c := &Client{o: o, sem: make(chan struct{}, o.concurrency), stats: map[string]*hostStats{}}
-	c.rt = retry.Transport(&attempt{c: c, next: o.transport}, o.retryMax, o.retryWait, retry.Check, o.logger)
-	return c
+	return &Client{o: o, f: fetch.New(o.Settings, "index.yaml", nil), sem: make(chan struct{}, o.Own.concurrency)}
 }
 
 // ErrNoChart is wrapped by the error of a chart its repository's index
@@ -229,7 +173,7 @@ func (c *Client) expects(repo string) map[string]bool {
 func parseRepoURL(s string) (*url.URL, *url.Userinfo, error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, nil, &Error{Repository: redactString(s), Err: errors.New("not a URL")}
+		return nil, nil, &Error{Repository: fetch.RedactString(s), Err: errors.New("not a URL")}
 	}
 	user := u.User
 	u.User, u.Fragment = nil, ""
@@ -242,17 +186,6 @@ func parseRepoURL(s string) (*url.URL, *url.Userinfo, error) {
 		return nil, nil, &Error{Repository: u.String(), Err: errors.New("not an http:// or https:// URL")}
 	}
 	return u, user, nil
-}
-
-// redactString drops what looks like credentials from an unparsable URL.
-func redactString(s string) string {
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + s[i+1:]
-		}
-		return s[i+1:]
-	}
-	return s
 }
 
 // Error is a repository that could not be read.

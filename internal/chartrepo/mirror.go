@@ -23,7 +23,7 @@ import (
 // checks them.
 func WithMirrors(m map[string]string) Option {
 	return func(o *options) {
-		o.mirrors = o.mirrors[:0]
+		o.Own.mirrors = o.Own.mirrors[:0]
 		for key, raw := range m {
 			u, err := url.Parse(raw)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -31,11 +31,11 @@ func WithMirrors(m map[string]string) Option {
 			}
 			u.Path, u.RawPath, u.RawQuery, u.Fragment, u.User = strings.TrimRight(u.Path, "/"), "", "", "", nil
 			host, prefix, _ := strings.Cut(strings.TrimRight(key, "/"), "/")
-			o.mirrors = append(o.mirrors, chartMirror{host: strings.ToLower(host), prefix: prefix, to: u})
+			o.Own.mirrors = append(o.Own.mirrors, chartMirror{host: strings.ToLower(host), prefix: prefix, to: u})
 		}
 		// Longest prefix first: "charts.example.com/bitnami" before
 		// "charts.example.com".
-		slices.SortFunc(o.mirrors, func(a, b chartMirror) int {
+		slices.SortFunc(o.Own.mirrors, func(a, b chartMirror) int {
 			return cmp.Or(cmp.Compare(len(b.prefix), len(a.prefix)), strings.Compare(a.host+"/"+a.prefix, b.host+"/"+b.prefix))
 		})
 	}
@@ -49,7 +49,7 @@ type chartMirror struct {
 // mirrored returns the URL to fetch repository u from: its mirror's, or u
 // itself when no mirror fits.
 func (c *Client) mirrored(u *url.URL) (*url.URL, bool) {
-	for _, m := range c.o.mirrors {
+	for _, m := range c.o.Own.mirrors {
 		if !strings.EqualFold(u.Host, m.host) {
 			continue
 		}

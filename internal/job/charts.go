@@ -7,9 +7,11 @@ import (
 
 	"github.com/imagebot/imagebot/internal/chartrepo"
 	"github.com/imagebot/imagebot/internal/config"
+	"github.com/imagebot/imagebot/internal/fetch"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/policy"
 	"github.com/imagebot/imagebot/internal/registry"
+	"github.com/imagebot/imagebot/internal/registry/cache"
 )
 
 // chartRepos is the run's one client of HTTP Helm repositories, beside the
@@ -18,25 +20,42 @@ import (
 // registry; the registry client's, computed once), the cache of --cache, and the guard that contacts a host on
 // this machine or its networks only when the config names it.
 func chartRepos(o *Options, cfg *config.Config, creds map[string]registry.Credentials, log *slog.Logger) (*chartrepo.Client, error) {
-	cc := make(map[string]chartrepo.Credentials, len(creds))
-	for host, c := range creds {
-		cc[host] = chartrepo.Credentials{Username: c.Username, Password: c.Password}
+	store, err := lookupCache(o)
+	if err != nil {
+		return nil, err
 	}
-	opts := []chartrepo.Option{
-		chartrepo.WithCredentials(cc),
+	return chartrepo.New(
+		chartrepo.WithCredentials(basicAuth(creds)),
 		chartrepo.WithLocalHosts(configHosts(cfg)),
 		// A registries key with a mirror maps chart repository URLs too:
 		// a bare host all of them on it, a host/path those under it.
 		chartrepo.WithMirrors(cfg.ChartMirrors()),
 		chartrepo.WithLogger(log),
+		chartrepo.WithCache(store),
+	), nil
+}
+
+// basicAuth are the registry credentials as the chart and git clients
+// send them: basic auth, per host.
+func basicAuth(creds map[string]registry.Credentials) map[string]fetch.Credentials {
+	out := make(map[string]fetch.Credentials, len(creds))
+	for host, c := range creds {
+		out[host] = fetch.Credentials{Username: c.Username, Password: c.Password}
 	}
-	if c := o.Registry.Cache; c != nil && c.Dir != "" {
-		if _, err := c.registryOptions(); err != nil { // opens it once
-			return nil, err
-		}
-		opts = append(opts, chartrepo.WithCache(c.opened))
+	return out
+}
+
+// lookupCache is the cache of --cache for the chart and git clients, nil
+// without one.
+func lookupCache(o *Options) (*cache.Cache, error) {
+	c := o.Registry.Cache
+	if c == nil || c.Dir == "" {
+		return nil, nil
 	}
-	return chartrepo.New(opts...), nil
+	if _, err := c.registryOptions(); err != nil { // opens it once
+		return nil, err
+	}
+	return c.opened, nil
 }
 
 // isChart tells a chart's name (REPOSITORY_URL/CHART) from an image's:

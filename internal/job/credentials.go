@@ -9,9 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/authn/github"
-
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/registry"
@@ -44,7 +41,7 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 	return []registry.Option{
 		registry.WithMirrors(mirrors),
 		registry.WithCredentials(creds),
-		registry.WithKeychain(Keychain),
+		registry.WithKeychain(adopt.Keychain),
 		// Hosts on this machine or its networks are contacted only when
 		// the config names them (or a mirror is there), never because a
 		// manifest does.
@@ -57,15 +54,6 @@ func registryOptions(o *Options, cfg *config.Config, log *slog.Logger) ([]regist
 		registry.WithLogger(log),
 	}, creds, nil
 }
-
-// Keychain answers for the hosts the config gives no credentials for. The
-// Docker config (~/.docker/config.json or $DOCKER_CONFIG: `docker login`,
-// docker/login-action, and credHelpers such as docker-credential-ecr-login,
-// -gcloud or -acr-env for cloud registries) comes first; then, for ghcr.io
-// alone, the workflow's GITHUB_TOKEN, so that a repository's own packages
-// need no configuration in GitHub Actions. Each keychain answers only for
-// the host it is asked about, so no credential reaches another host.
-var Keychain = authn.NewMultiKeychain(authn.DefaultKeychain, github.Keychain)
 
 // credentials maps the host actually contacted (the mirror's, when the
 // config's entry names that mirror) to the credentials the config names
@@ -151,22 +139,17 @@ func lookupEnv(lookup func(string) (string, bool), name string) (string, bool) {
 // not be able to send the process's other secrets (another team's
 // registry token in a serve fleet, a cloud key on a laptop running plan on
 // a stranger's repository) to a host of their choosing. Without an
-// operator's leave, a config may name:
-//   - variables starting with IMAGEBOT_, the prefix an operator sets for
-//     imagebot on purpose;
-//   - the variable init names for the registry's own host
-//     (REGISTRY_ACME_EXAMPLE_TOKEN for registry.acme.example), which then
-//     goes to that host only.
-//
-// The operator allows more names or patterns (path.Match: REGISTRY_*) with
-// patterns (--allow-env, IMAGEBOT_ALLOW_ENV). The forge's and the runner's
+// operator's leave, a config may name what adopt.ConfigMayName says: the
+// names init writes (IMAGEBOT_*, or adopt.TokenEnv for the registry's own
+// host). The operator allows more names or patterns (path.Match:
+// REGISTRY_*) with --allow-env or IMAGEBOT_ALLOW_ENV. The forge's and the runner's
 // own credentials (config.ForgeSecret) are never allowed; the config check
 // already refuses them, file:line.
 func allowed(patterns []string, name, host string) error {
 	if config.ForgeSecret(name) {
 		return fmt.Errorf("%s is the forge's own credential and never goes to a registry", name)
 	}
-	if strings.HasPrefix(name, "IMAGEBOT_") || name == adopt.TokenEnv(host) {
+	if adopt.ConfigMayName(name, host) {
 		return nil
 	}
 	for _, p := range patterns {

@@ -20,9 +20,9 @@ import (
 // contacts a host on this machine or its networks only when the config
 // names it.
 func gitSources(o *Options, cfg *config.Config, creds map[string]registry.Credentials, log *slog.Logger) (*gitsource.Client, error) {
-	gc := make(map[string]gitsource.Credentials, len(creds))
-	for host, c := range creds {
-		gc[host] = gitsource.Credentials{Username: c.Username, Password: c.Password}
+	store, err := lookupCache(o)
+	if err != nil {
+		return nil, err
 	}
 	concurrency := map[string]int{}
 	for host, r := range cfg.Registries {
@@ -30,19 +30,13 @@ func gitSources(o *Options, cfg *config.Config, creds map[string]registry.Creden
 			concurrency[host] = r.Concurrency
 		}
 	}
-	opts := []gitsource.Option{
-		gitsource.WithCredentials(gc),
+	return gitsource.New(
+		gitsource.WithCredentials(basicAuth(creds)),
 		gitsource.WithHostConcurrency(concurrency),
 		gitsource.WithLocalHosts(slices.Collect(maps.Keys(cfg.Registries))),
 		gitsource.WithLogger(log),
-	}
-	if c := o.Registry.Cache; c != nil && c.Dir != "" {
-		if _, err := c.registryOptions(); err != nil { // opens it once
-			return nil, err
-		}
-		opts = append(opts, gitsource.WithCache(c.opened))
-	}
-	return gitsource.New(opts...), nil
+		gitsource.WithCache(store),
+	), nil
 }
 
 // gitTags is the gitsource client as the plan asks it.

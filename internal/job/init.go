@@ -55,7 +55,7 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	case "":
 		opts.Registry = registry.NewClient(
 			registry.WithMirrors(o.Mirrors),
-			registry.WithKeychain(Keychain),
+			registry.WithKeychain(adopt.Keychain),
 			registry.WithConcurrency(o.Concurrency),
 			registry.WithLogger(slog.New(slog.DiscardHandler)),
 		)

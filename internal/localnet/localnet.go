@@ -2,7 +2,8 @@
 // networks, which imagebot contacts only when the operator's config names
 // them, never because a scanned file does (a manifest naming
 // 169.254.169.254 or localhost:8080 must not make the bot probe them).
-// The registry client and the chart repository client both guard with it.
+// The registry client and internal/fetch (under the chart repository and
+// git clients) guard with it.
 package localnet
 
 import (

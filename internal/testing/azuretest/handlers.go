@@ -19,16 +19,12 @@ const maxDescription = 4000
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests++
-	if len(s.faults) > 0 {
-		f := s.faults[0]
-		s.faults = s.faults[1:]
-		for k, v := range f.header {
-			w.Header()[k] = v
-		}
+	s.CountRequest(false) // a write is counted once it is allowed
+	if f, ok := s.TakeFault(r.Method, r.URL.RequestURI()); ok {
+		f.AddHeader(w)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(f.status)
-		fmt.Fprint(w, f.body)
+		w.WriteHeader(f.Status)
+		fmt.Fprint(w, f.Body)
 		return
 	}
 	me, token, ok := s.who(w, r)
@@ -44,7 +40,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, http.StatusForbidden, "TF401027: You need the Git 'PullRequestContribute' permission to perform this action. Details: identity '"+me.DisplayName+"', scope 'repository'.", "GitNeedsPermissionException")
 			return
 		}
-		s.writes++
+		s.CountWrites(1)
 	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {

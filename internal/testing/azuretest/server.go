@@ -98,12 +98,6 @@ type Status struct {
 	Created            time.Time
 }
 
-type fault struct {
-	status int
-	header http.Header
-	body   string
-}
-
 // Server is a fake Azure DevOps on a local httptest server. Its methods
 // are safe for concurrent use.
 type Server struct {
@@ -118,6 +112,11 @@ type Server struct {
 	gitOwner      string
 	gitName       string
 
+	// Meter counts the API requests served (Requests) and those that
+	// changed something (Writes), and holds the faults FailNext and
+	// RateLimitNext queue.
+	forgetest.Meter
+
 	mu         sync.Mutex
 	tokens     map[string]Identity // token -> who
 	readOnly   map[string]bool
@@ -126,9 +125,6 @@ type Server struct {
 	branches   map[string]string // refs/heads/x -> sha
 	prs        []*PR
 	statuses   map[string][]Status // sha -> newest last
-	requests   int
-	writes     int
-	faults     []fault
 }
 
 // Option configures New.
@@ -171,18 +167,9 @@ func (s *Server) Close() { s.http.Close() }
 // its trailing slash ("https://dev.azure.com/contoso").
 func (s *Server) URL() string { return s.http.URL + s.basePath + "/" + Org }
 
-// Requests is the number of API requests served; Writes those that
-// changed something.
-func (s *Server) Requests() int { s.mu.Lock(); defer s.mu.Unlock(); return s.requests }
-
-// Writes is the number of requests that changed something.
-func (s *Server) Writes() int { s.mu.Lock(); defer s.mu.Unlock(); return s.writes }
-
 // FailNext answers the next request with status (a 5xx, say).
 func (s *Server) FailNext(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{status: status, body: `{"message":"injected failure"}`})
+	s.QueueFault(forgetest.Fault{Status: status, Body: `{"message":"injected failure"}`})
 }
 
 // RateLimitNext answers the next request with a 429 as Azure DevOps
@@ -197,10 +184,8 @@ func (s *Server) RateLimitNext(retryAfter time.Duration) {
 	h.Set("X-RateLimit-Limit", "200")
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.clock().Add(retryAfter).Unix(), 10))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{status: http.StatusTooManyRequests, header: h,
-		body: `{"message":"TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' in namespace 'User'."}`})
+	s.QueueFault(forgetest.Fault{Status: http.StatusTooManyRequests, Header: h,
+		Body: `{"message":"TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' in namespace 'User'."}`})
 }
 
 // WithToken makes token a PAT of who's.

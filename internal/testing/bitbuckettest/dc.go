@@ -35,11 +35,13 @@ type DataCenter struct {
 	clock        func() time.Time
 	http         *httptest.Server
 
+	// Meter counts authenticated requests (Requests) and those that ask
+	// to change something (Writes).
+	forgetest.Meter
+
 	mu       sync.Mutex
 	repos    map[string]*DCRepo
 	statuses map[string][]Status // by commit
-	requests int
-	writes   int
 }
 
 // DCUser is the token's user on the fake Data Center.
@@ -125,20 +127,6 @@ func (d *DataCenter) URL() string { return d.http.URL }
 // Close stops the server.
 func (d *DataCenter) Close() { d.http.Close() }
 
-// Requests counts authenticated requests; Writes those that ask to change
-// something.
-func (d *DataCenter) Requests() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.requests
-}
-
-func (d *DataCenter) Writes() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.writes
-}
-
 // AddRepo serves project/slug with defaultBranch.
 func (d *DataCenter) AddRepo(project, slug, defaultBranch string) {
 	d.mu.Lock()
@@ -184,12 +172,7 @@ func (d *DataCenter) front(next http.Handler) http.Handler {
 			return
 		}
 		write := r.Method != http.MethodGet && r.Method != http.MethodHead
-		d.mu.Lock()
-		d.requests++
-		if write {
-			d.writes++
-		}
-		d.mu.Unlock()
+		d.CountRequest(write)
 		if write && d.readOnly[tok] {
 			dcFail(w, http.StatusUnauthorized, "AuthorisationException", "You are not permitted to access this resource")
 			return

@@ -39,6 +39,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // The bot's account, as /2.0/user shows it, and the e-mail and API token
@@ -60,11 +62,13 @@ type Server struct {
 	clock        func() time.Time
 	http         *httptest.Server
 
-	mu       sync.Mutex
-	repos    map[string]*Repo
-	requests int
-	writes   int
-	faults   []fault
+	// Meter counts authenticated API requests (Requests) and those of
+	// them that ask to change something (Writes: every method but GET and
+	// HEAD), refused or not, and holds FailNext's faults.
+	forgetest.Meter
+
+	mu    sync.Mutex
+	repos map[string]*Repo
 }
 
 // Option configures New.
@@ -85,12 +89,6 @@ func WithPerPage(n int) Option { return func(s *Server) { s.perPage = n } }
 
 // WithClock sets the time the fake lives in.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
-
-type fault struct {
-	method, path string
-	status       int
-	header       http.Header
-}
 
 // New starts a fake Bitbucket Cloud. Close it when done.
 func New(opts ...Option) *Server {
@@ -133,28 +131,12 @@ func (s *Server) URL() string { return s.http.URL }
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
 
-// Requests counts authenticated API requests; Writes those of them that
-// ask to change something (every method but GET and HEAD), refused or not.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-func (s *Server) Writes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.writes
-}
-
 // FailNext makes the next authenticated request with method (any when
 // empty) whose path and query contain pathSubstring answer status with
 // header: a 429 with Retry-After is Bitbucket's rate limit. Faults fire
 // once each, in order.
 func (s *Server) FailNext(method, pathSubstring string, status int, header http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathSubstring, status, header.Clone()})
+	s.QueueFault(forgetest.Fault{Method: method, Path: pathSubstring, Status: status, Header: header})
 }
 
 // front authenticates (Basic e-mail:token, as API tokens are used with
@@ -168,23 +150,12 @@ func (s *Server) front(next http.Handler) http.Handler {
 			return
 		}
 		write := r.Method != http.MethodGet && r.Method != http.MethodHead
-		s.mu.Lock()
-		s.requests++
-		if write {
-			s.writes++
+		s.CountRequest(write)
+		if f, ok := s.TakeFault(r.Method, r.URL.RequestURI()); ok {
+			f.AddHeader(w)
+			fail(w, f.Status, http.StatusText(f.Status))
+			return
 		}
-		for i, f := range s.faults {
-			if (f.method == "" || f.method == r.Method) && strings.Contains(r.URL.RequestURI(), f.path) {
-				s.faults = append(s.faults[:i], s.faults[i+1:]...)
-				s.mu.Unlock()
-				for k, v := range f.header {
-					w.Header()[k] = v
-				}
-				fail(w, f.status, http.StatusText(f.status))
-				return
-			}
-		}
-		s.mu.Unlock()
 		if write && s.readOnly[pass] {
 			fail(w, http.StatusForbidden, "Your credentials lack one or more required privilege scopes.")
 			return

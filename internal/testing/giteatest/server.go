@@ -68,12 +68,14 @@ type Server struct {
 	git      http.Handler // nil: no git at the API's host
 	basePath string       // the server's path on its host (ROOT_URL's): "/gitea"; "" at the root
 
-	mu       sync.Mutex
-	repos    map[string]*repo
-	nextID   int64
-	requests int
-	writes   int
-	faults   []fault
+	// Meter counts authenticated API requests (Requests) and those of
+	// them that ask to change something (Writes: every method but GET and
+	// HEAD), refused or not, and holds FailNext's faults.
+	forgetest.Meter
+
+	mu     sync.Mutex
+	repos  map[string]*repo
+	nextID int64
 }
 
 // Option configures New.
@@ -122,12 +124,6 @@ func WithBasePath(path string) Option {
 // WithClock sets the time the fake lives in.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.clock = now } }
 
-type fault struct {
-	method, path string
-	status       int
-	header       http.Header
-}
-
 // New starts a fake Gitea. Close it when done.
 func New(opts ...Option) *Server {
 	s := &Server{token: DefaultToken, readOnly: map[string]string{}, users: map[string]string{},
@@ -171,28 +167,12 @@ func (s *Server) URL() string { return s.http.URL + s.basePath }
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
 
-// Requests counts authenticated API requests; Writes those of them that
-// ask to change something (every method but GET and HEAD), refused or not.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-func (s *Server) Writes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.writes
-}
-
 // FailNext makes the next authenticated request with method (any when
 // empty) whose path and query contain pathSubstring answer status with
 // header: a 429 with Retry-After is a reverse proxy's or Forgejo's rate
 // limit. Faults fire once each, in order.
 func (s *Server) FailNext(method, pathSubstring string, status int, header http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathSubstring, status, header.Clone()})
+	s.QueueFault(forgetest.Fault{Method: method, Path: pathSubstring, Status: status, Header: header})
 }
 
 // front does what Gitea does before routing: the version endpoint for
@@ -215,25 +195,10 @@ func (s *Server) front(next http.Handler) http.Handler {
 			return
 		}
 		isWrite := r.Method != http.MethodGet && r.Method != http.MethodHead
-		s.mu.Lock()
-		s.requests++
-		if isWrite {
-			s.writes++
-		}
-		var f *fault
-		for i, cand := range s.faults {
-			if (cand.method == "" || strings.EqualFold(cand.method, r.Method)) && strings.Contains(r.URL.Path+"?"+r.URL.RawQuery, cand.path) {
-				f = &cand
-				s.faults = append(s.faults[:i], s.faults[i+1:]...)
-				break
-			}
-		}
-		s.mu.Unlock()
-		if f != nil {
-			for k, v := range f.header {
-				w.Header()[k] = v
-			}
-			writeError(w, f.status, http.StatusText(f.status))
+		s.CountRequest(isWrite)
+		if f, ok := s.TakeFault(r.Method, r.URL.Path+"?"+r.URL.RawQuery); ok {
+			f.AddHeader(w)
+			writeError(w, f.Status, http.StatusText(f.Status))
 			return
 		}
 		if isWrite && !write {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+
+	"github.com/imagebot/imagebot/internal/testing/forgetest"
 )
 
 // DefaultToken is the token New accepts unless WithToken says otherwise.
@@ -32,15 +34,19 @@ type Server struct {
 	http      *httptest.Server
 	mux       *http.ServeMux
 
+	// Meter counts authenticated requests of every kind (Requests: what
+	// a run costs against GitHub's hourly budget) and those that ask to
+	// change state (Writes: every method but GET and HEAD, and GraphQL
+	// mutations; not an App's token exchange), whether or not they
+	// succeeded, and holds FailNext's faults.
+	forgetest.Meter
+
 	mu       sync.Mutex
 	repos    map[string]*repo // by lower-case "owner/name": GitHub ignores case
 	nextID   int64
-	writes   int
-	faults   []fault
 	used     map[string]int // rate-limit resource -> requests this window
 	resetAt  time.Time
 	written  []time.Time // times of recent writes, for the secondary limit
-	requests int
 	writeLog []Write
 
 	users         map[string]string // a person's token -> login; see WithUser
@@ -104,12 +110,6 @@ func WithSecondaryLimit(l SecondaryLimit) Option {
 	return func(s *Server) { s.secondary = &l }
 }
 
-type fault struct {
-	method, path string
-	status       int
-	header       http.Header
-}
-
 // New starts a fake GitHub API. Close it when done.
 func New(opts ...Option) *Server {
 	s := &Server{token: DefaultToken, repos: map[string]*repo{}, nextID: 1000, used: map[string]int{}, clock: time.Now, rateLimit: defaultRateLimit,
@@ -131,24 +131,6 @@ func (s *Server) URL() string { return s.http.URL }
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
 
-// Requests counts authenticated requests of every kind: what a run costs
-// against GitHub's hourly budget.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-// Writes counts authenticated requests that ask to change state (every
-// method but GET and HEAD, and GraphQL mutations; not an App's token
-// exchange), whether or not they succeeded: a rerun that should change
-// nothing must not even try.
-func (s *Server) Writes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.writes
-}
-
 // FailNext makes the next authenticated request whose method is method (any
 // when empty) and whose path, with its query ("/pulls?state=closed"),
 // contains pathSubstring answer status with header added, and a body as
@@ -157,9 +139,7 @@ func (s *Server) Writes() int {
 // *RateLimitError), a 403 or 429 with Retry-After a secondary one
 // (*AbuseRateLimitError for 403). Faults queue in call order; each fires once.
 func (s *Server) FailNext(method, pathSubstring string, status int, header http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathSubstring, status, header.Clone()})
+	s.QueueFault(forgetest.Fault{Method: method, Path: pathSubstring, Status: status, Header: header})
 }
 
 func (s *Server) routes() {
@@ -238,7 +218,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f != nil {
-		s.writeFault(w, *f)
+		writeFault(w, *f)
 		return
 	}
 	s.mux.ServeHTTP(w, withActor(r, who))
@@ -248,7 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // X-RateLimit-* headers GitHub sends on every response; for authenticated
 // requests (who is not nil) it also counts and logs writes and picks a
 // pending fault.
-func (s *Server) account(w http.ResponseWriter, r *http.Request, who *actor) (f *fault, limited bool) {
+func (s *Server) account(w http.ResponseWriter, r *http.Request, who *actor) (f *forgetest.Fault, limited bool) {
 	resource := "core"
 	if r.URL.Path == "/graphql" {
 		resource = "graphql"
@@ -270,10 +250,9 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, who *actor) (f 
 	if who == nil {
 		return nil, false
 	}
-	s.requests++
 	write := isWrite(r)
+	s.CountRequest(write)
 	if write {
-		s.writes++
 		s.writeLog = append(s.writeLog, Write{Method: r.Method, Path: r.URL.Path, Actor: who.login})
 	}
 	if s.used[resource] > s.rateLimit {
@@ -282,14 +261,11 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, who *actor) (f 
 	if write && s.secondary != nil {
 		if wait, over := s.overSecondary(now); over {
 			secs := strconv.Itoa(int((wait + time.Second - 1) / time.Second))
-			return &fault{status: s.secondary.Status, header: http.Header{"Retry-After": {secs}}}, false
+			return &forgetest.Fault{Status: s.secondary.Status, Header: http.Header{"Retry-After": {secs}}}, false
 		}
 	}
-	for i, f := range s.faults {
-		if (f.method == "" || strings.EqualFold(f.method, r.Method)) && strings.Contains(r.URL.Path+"?"+r.URL.RawQuery, f.path) {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			return &f, false
-		}
+	if f, ok := s.TakeFault(r.Method, r.URL.Path+"?"+r.URL.RawQuery); ok {
+		return &f, false
 	}
 	return nil, false
 }
@@ -330,23 +306,21 @@ func isWrite(r *http.Request) bool {
 	return strings.HasPrefix(strings.TrimSpace(doc.Query), "mutation")
 }
 
-func (s *Server) writeFault(w http.ResponseWriter, f fault) {
-	for k, v := range f.header {
-		w.Header()[k] = v
-	}
-	msg := http.StatusText(f.status)
+func writeFault(w http.ResponseWriter, f forgetest.Fault) {
+	f.AddHeader(w)
+	msg := http.StatusText(f.Status)
 	doc := "https://docs.github.com/rest"
 	switch {
-	case f.status == http.StatusForbidden && w.Header().Get("X-RateLimit-Remaining") == "0":
+	case f.Status == http.StatusForbidden && w.Header().Get("X-RateLimit-Remaining") == "0":
 		msg = "API rate limit exceeded for installation."
 		doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"
-	case f.status == http.StatusTooManyRequests || (f.status == http.StatusForbidden && w.Header().Get("Retry-After") != ""):
+	case f.Status == http.StatusTooManyRequests || (f.Status == http.StatusForbidden && w.Header().Get("Retry-After") != ""):
 		msg = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 		doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
-	case f.status >= 500:
+	case f.Status >= 500:
 		msg = "Server Error"
 	}
-	writeJSON(w, f.status, errorBody{Message: msg, DocumentationURL: doc, Status: strconv.Itoa(f.status)})
+	writeJSON(w, f.Status, errorBody{Message: msg, DocumentationURL: doc, Status: strconv.Itoa(f.Status)})
 }
 
 // errorBody is GitHub's error document; go-github decodes it into

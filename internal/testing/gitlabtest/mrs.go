@@ -313,7 +313,7 @@ func (s *Server) acceptMR(c *ctx) {
 		return
 	}
 	if in.AutoMerge || in.MWPS {
-		c.s.writes++
+		c.s.CountWrites(1)
 		m.autoMerge = true
 		c.json(http.StatusOK, s.mrJSON(c.p, m))
 		return
@@ -322,7 +322,7 @@ func (s *Server) acceptMR(c *ctx) {
 		c.message(http.StatusNotAcceptable, "Branch cannot be merged")
 		return
 	}
-	c.s.writes++
+	c.s.CountWrites(1)
 	c.json(http.StatusOK, s.mrJSON(c.p, m))
 }
 

@@ -111,7 +111,7 @@ func (s *Server) deleteBranch(c *ctx) {
 	}
 	ns, name := splitPath(c.p.path)
 	if err := c.p.git.DeleteBranch(ns, name, c.r.PathValue("branch")); err != nil {
-		c.s.writes--
+		c.s.CountWrites(-1)
 		c.message(http.StatusNotFound, "404 Branch Not Found")
 		return
 	}

@@ -82,14 +82,16 @@ type Server struct {
 	http        *httptest.Server
 	mux         *http.ServeMux
 
+	// Meter counts the API requests answered, refused ones included
+	// (Requests), and those that changed something (Writes), and holds
+	// the faults FailNext and RateLimitNext queue.
+	forgetest.Meter
+
 	mu       sync.Mutex
 	users    map[string]*user // by token
 	projects map[string]*project
 	byID     map[int64]*project
 	nextID   int64
-	requests int
-	writes   int
-	faults   []fault
 }
 
 // Option configures New.
@@ -153,13 +155,6 @@ func WithGitRemote(remote string) Option {
 	}
 }
 
-type fault struct {
-	method, path string
-	status       int
-	header       http.Header
-	body         string
-}
-
 // New starts a fake GitLab. Close it when done.
 func New(opts ...Option) *Server {
 	s := &Server{clock: time.Now, projects: map[string]*project{}, byID: map[int64]*project{}, nextID: 100}
@@ -178,20 +173,6 @@ func (s *Server) URL() string { return s.http.URL + s.basePath }
 
 // Close stops the server.
 func (s *Server) Close() { s.http.Close() }
-
-// Requests counts the API requests answered, refused ones included.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-// Writes counts the requests that changed something.
-func (s *Server) Writes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.writes
-}
 
 // Revoke makes token answer 401 from now on, as an expired or revoked
 // token does.
@@ -216,10 +197,8 @@ func (s *Server) ValidToken(token string) bool {
 // and query contain path answer status with header and GitLab's message
 // body, once.
 func (s *Server) FailNext(method, path string, status int, header http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method: method, path: path, status: status, header: header,
-		body: fmt.Sprintf(`{"message":"%d %s"}`, status, http.StatusText(status))})
+	s.QueueFault(forgetest.Fault{Method: method, Path: path, Status: status, Header: header,
+		Body: fmt.Sprintf(`{"message":"%d %s"}`, status, http.StatusText(status))})
 }
 
 // RateLimitNext makes the next n requests answer GitLab's 429, saying
@@ -234,9 +213,7 @@ func (s *Server) RateLimitNext(n int, wait time.Duration) {
 		h.Set("RateLimit-Remaining", "0")
 		h.Set("RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
 		h.Set("Retry-After", strconv.Itoa(int(wait.Seconds())))
-		s.mu.Lock()
-		s.faults = append(s.faults, fault{status: http.StatusTooManyRequests, header: h, body: "Retry later\n"})
-		s.mu.Unlock()
+		s.QueueFault(forgetest.Fault{Status: http.StatusTooManyRequests, Header: h, Body: "Retry later\n"})
 	}
 }
 
@@ -246,24 +223,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.git.ServeHTTP(w, r)
 		return
 	}
-	s.mu.Lock()
-	s.requests++
-	for i, f := range s.faults {
-		if (f.method == "" || f.method == r.Method) && strings.Contains(r.URL.RequestURI(), f.path) {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			s.mu.Unlock()
-			for k, v := range f.header {
-				w.Header()[k] = v
-			}
-			if strings.HasPrefix(f.body, "{") {
-				w.Header().Set("Content-Type", "application/json")
-			}
-			w.WriteHeader(f.status)
-			fmt.Fprint(w, f.body)
-			return
+	s.CountRequest(false) // a write is counted where it is made
+	if f, ok := s.TakeFault(r.Method, r.URL.RequestURI()); ok {
+		f.AddHeader(w)
+		if strings.HasPrefix(f.Body, "{") {
+			w.Header().Set("Content-Type", "application/json")
 		}
+		w.WriteHeader(f.Status)
+		fmt.Fprint(w, f.Body)
+		return
 	}
-	s.mu.Unlock()
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -337,7 +306,7 @@ func (c *ctx) write(level int) bool {
 		c.message(http.StatusForbidden, "403 Forbidden")
 		return false
 	}
-	c.s.writes++
+	c.s.CountWrites(1)
 	return true
 }
 
