@@ -16,7 +16,7 @@ import (
 
 // ServerKind is --forge bitbucket-server: Bitbucket Data Center (once
 // Server), REST API 1.0, at any URL.
-const ServerKind forge.Kind = "bitbucket-server"
+const ServerKind = forge.BitbucketServer
 
 // dcPage is the page of pull requests asked of Data Center
 // (page.max.pullrequests is 1000 by default; 100 keeps answers small).
