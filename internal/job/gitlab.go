@@ -144,5 +144,8 @@ func explainForge(err error, c gitops.Options) error {
 	if c.Forge == gitops.GitLab {
 		return explainGitLab(err, c)
 	}
+	if c.Forge == forge.Bitbucket || c.Forge == forge.BitbucketServer {
+		return explainBitbucket(err, c)
+	}
 	return explainGitHub(err, c)
 }
