@@ -16,6 +16,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/imagebot/imagebot/internal/testing/bitbuckettest"
@@ -105,6 +106,25 @@ func gitRemote(ts *testscript.TestScript, dir string) *gittest.Server {
 	return gs
 }
 
+// personAuth is how people clone and push in the scripts: as themselves,
+// with a password the fake git server takes.
+var personAuth = &githttp.BasicAuth{Username: "jane", Password: scriptToken}
+
+// git serves gs's repositories to people and to the bot's token with the
+// user name the host wants with it (Cloud's API tokens
+// x-bitbucket-api-token-auth, Data Center's the token's user): another
+// user is a 401, as the host answers a token sent with the wrong one.
+func gitAs(gs http.Handler, bot string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, _, ok := r.BasicAuth(); ok && u != bot && u != personAuth.Username {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Bitbucket"`)
+			http.Error(w, "Authentication failed: "+u+" is not this token's user", http.StatusUnauthorized)
+			return
+		}
+		gs.ServeHTTP(w, r)
+	})
+}
+
 // proxy forwards to the fake API at target.
 func proxy(target string) http.Handler {
 	u, err := url.Parse(target)
@@ -123,18 +143,18 @@ func cmdBBRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(bb.Close)
 	bb.AddRepo("acme", "gitops", "main", bitbuckettest.WithGit(forgetest.BareRepos(gs.Dir)))
 	st := &scriptBitbucket{cloud: bb, gs: gs}
-	api := st.api(bb.URL())
+	api, remote := st.api(bb.URL()), gitAs(gs, "x-bitbucket-api-token-auth")
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/2.0/") {
 			api.ServeHTTP(w, r)
 			return
 		}
-		gs.ServeHTTP(w, r)
+		remote.ServeHTTP(w, r)
 	}))
 	ts.Defer(host.Close)
 	st.clone = host.URL + "/acme/gitops.git"
 	keep(ts, st)
-	_, err := git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: st.clone, Auth: scriptAuth})
+	_, err := git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: st.clone, Auth: personAuth})
 	ts.Check(err)
 	ts.Setenv("GITHUB_TOKEN", "")
 	ts.Setenv("BITBUCKET_TOKEN", scriptToken)
@@ -156,13 +176,13 @@ func cmdBBDCRepo(ts *testscript.TestScript, neg bool, args []string) {
 	api := st.api(dc.URL())
 	mux := http.NewServeMux()
 	mux.Handle("/rest/", api)
-	mux.Handle("/scm/", http.StripPrefix("/scm", gs))
+	mux.Handle("/scm/", http.StripPrefix("/scm", gitAs(gs, bitbuckettest.DCUser)))
 	host := httptest.NewServer(forgetest.Mount(args[1], mux))
 	ts.Defer(host.Close)
 	server := host.URL + strings.TrimSuffix(args[1], "/")
 	st.clone = server + "/scm/acme/gitops.git"
 	keep(ts, st)
-	_, err := git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: st.clone, Auth: scriptAuth})
+	_, err := git.PlainClone(ts.MkAbs("checkout"), false, &git.CloneOptions{URL: st.clone, Auth: personAuth})
 	ts.Check(err)
 	ts.Setenv("GITHUB_TOKEN", "")
 	ts.Setenv("BITBUCKET_SERVER_TOKEN", scriptToken)
@@ -239,7 +259,7 @@ func cmdBBPush(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	b := bitbucketOf(ts)
 	dir := ts.MkAbs(fmt.Sprintf("push-%d", time.Now().UnixNano()))
-	repo, err := git.PlainClone(dir, false, &git.CloneOptions{URL: b.clone, Auth: scriptAuth,
+	repo, err := git.PlainClone(dir, false, &git.CloneOptions{URL: b.clone, Auth: personAuth,
 		ReferenceName: plumbing.NewBranchReferenceName("main"), SingleBranch: true})
 	ts.Check(err)
 	wt, err := repo.Worktree()
@@ -254,7 +274,7 @@ func cmdBBPush(ts *testscript.TestScript, neg bool, args []string) {
 	who := &object.Signature{Name: "Jane Doe", Email: "jane@acme.example", When: time.Now()}
 	_, err = wt.Commit(strings.Join(args[1:], " "), &git.CommitOptions{Author: who, Committer: who})
 	ts.Check(err)
-	ts.Check(repo.Push(&git.PushOptions{Auth: scriptAuth, RefSpecs: []gitconfig.RefSpec{"refs/heads/main:refs/heads/main"}}))
+	ts.Check(repo.Push(&git.PushOptions{Auth: personAuth, RefSpecs: []gitconfig.RefSpec{"refs/heads/main:refs/heads/main"}}))
 	ts.Check(os.RemoveAll(dir))
 }
 

@@ -29,6 +29,8 @@ const (
 	GitHub = forge.GitHub
 	GitLab = forge.GitLab
 	Gitea  = forge.Gitea
+	// Bitbucket Cloud and Bitbucket Data Center.
+	Bitbucket, BitbucketServer = forge.Bitbucket, forge.BitbucketServer
 )
 
 var (

@@ -2,6 +2,7 @@ package job
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,10 @@ type Bitbucket struct {
 	ServerToken string // BITBUCKET_SERVER_TOKEN: a Data Center HTTP access token
 	ServerURL   string // BITBUCKET_SERVER_URL: the Data Center's root, at any path
 }
+
+// BitbucketGitUser is the git user of a Bitbucket Cloud API token, as
+// Atlassian documents it (and the Cloud driver's GitCredentials say).
+const BitbucketGitUser = "x-bitbucket-api-token-auth"
 
 // Bitbucket Cloud's web and git host, and its API's.
 const (
@@ -207,6 +212,28 @@ func dcRepository(remote, server string) (string, error) {
 		project = strings.ToUpper(project)
 	}
 	return project + "/" + slug, nil
+}
+
+// BitbucketServerGitUser is who a Data Center's HTTP access token is, which
+// git sends as the token's user name, for serve's clones and fetches: the
+// server names the user on every answer (X-AUSERNAME), here the
+// repository's at remote, a clone URL on the server. One request.
+func (o *Options) BitbucketServerGitUser(ctx context.Context, remote string) (string, error) {
+	server := o.bitbucketDCServer(remote)
+	repo, err := dcRepository(gitops.RedactURL(remote), server)
+	if err != nil {
+		return "", err
+	}
+	c := gitops.Options{Forge: forge.BitbucketServer, URL: remote, Repository: repo, APIURL: server, Token: o.Bitbucket.ServerToken, Logger: o.logger()}
+	f, err := forge.Open(ctx, c.Forge, forge.Config{URL: c.URL, Repository: repo, APIURL: server, Token: c.Token, Logger: c.Logger})
+	if err != nil {
+		return "", err
+	}
+	id, err := f.WhoAmI(ctx)
+	if err != nil {
+		return "", explainBitbucket(err, c)
+	}
+	return id.Login, nil
 }
 
 // explainBitbucket says what to do about Bitbucket's and git's refusals,
