@@ -170,3 +170,20 @@ func TestBitbucketSupported(t *testing.T) {
 		}
 	}
 }
+
+// TestBitbucketFailuresExplained: a pull request Bitbucket refused (a
+// token without write:pullrequest:bitbucket) is said in the run's words,
+// naming the scopes; the others stay as they were.
+func TestBitbucketFailuresExplained(t *testing.T) {
+	c := gitops.Options{Forge: forge.Bitbucket, Repository: "acme/gitops"}
+	refused := fmt.Errorf("create pull request: %w", &forge.HTTPError{Status: http.StatusForbidden, Err: errors.New("Your credentials lack one or more required privilege scopes.")})
+	other := errors.New("push imagebot/x: connection reset")
+	res := &gitops.Result{Failed: []error{refused, other}}
+	explainFailures(res, c)
+	if !strings.Contains(res.Failed[0].Error(), "refused BITBUCKET_TOKEN on acme/gitops (403 ") || !strings.Contains(res.Failed[0].Error(), "write:pullrequest:bitbucket") {
+		t.Errorf("refused: %v", res.Failed[0])
+	}
+	if res.Failed[1] != other {
+		t.Errorf("other: %v", res.Failed[1])
+	}
+}
