@@ -40,6 +40,7 @@ import (
 //	bbprs            print the number of PRs, then each: #N STATE source title
 //	bbissues         print the number of issues, then each: #N title
 //	bbdecline BRANCH decline BRANCH's open PR, as a person does
+//	bbmerge BRANCH   merge BRANCH's open PR into main, as a person does
 //	bbpush DIR MESSAGE...
 //	                 a person's commit of DIR's files on main, pushed
 //	bbwrites         print the API writes since the last bbwrites ("N writes")
@@ -75,7 +76,7 @@ func (b *scriptBitbucket) api(target string) http.Handler {
 
 func bitbucketCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	return map[string]func(*testscript.TestScript, bool, []string){
-		"bbrepo": cmdBBRepo, "bbdcrepo": cmdBBDCRepo, "bbprs": cmdBBPRs, "bbissues": cmdBBIssues, "bbdecline": cmdBBDecline,
+		"bbrepo": cmdBBRepo, "bbdcrepo": cmdBBDCRepo, "bbprs": cmdBBPRs, "bbissues": cmdBBIssues, "bbdecline": cmdBBDecline, "bbmerge": cmdBBMerge,
 		"bbpush": cmdBBPush, "bbwrites": cmdBBWrites, "bbrequests": cmdBBRequests,
 	}
 }
@@ -246,6 +247,24 @@ func cmdBBDecline(ts *testscript.TestScript, neg bool, args []string) {
 				b.cloud.DeclinePR("acme/gitops", pr.number)
 			} else {
 				b.dc.DeclinePR("ACME/gitops", pr.number)
+			}
+			return
+		}
+	}
+	ts.Fatalf("no open pull request from %s", args[0])
+}
+
+func cmdBBMerge(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: bbmerge branch")
+	}
+	b := bitbucketOf(ts)
+	for _, pr := range b.prs() {
+		if pr.source == args[0] && pr.state == "OPEN" {
+			if b.cloud != nil {
+				ts.Check(b.cloud.MergePR("acme/gitops", pr.number))
+			} else {
+				ts.Check(b.dc.MergePR("ACME/gitops", pr.number))
 			}
 			return
 		}
