@@ -20,12 +20,13 @@ type Options struct {
 	Config string
 	// Forge is which host the repository is on (--forge, --forge-url,
 	// the CI environment); GitHub how Run reaches it there.
-	Forge     Forge
-	GitHub    GitHub
-	Gitea     Gitea // how Run reaches a Gitea or Forgejo server
-	GitLab    GitLab
-	Bitbucket Bitbucket // how Run reaches Bitbucket Cloud or a Data Center
-	Registry  Registry
+	Forge    Forge
+	GitHub   GitHub
+	Gitea    Gitea // how Run reaches a Gitea or Forgejo server
+	GitLab   GitLab
+	Registry Registry
+	// Bitbucket is how Run reaches Bitbucket Cloud or a Data Center.
+	Bitbucket Bitbucket
 	// DryRun writes nothing: Run and Rollback write the pull requests they
 	// would open or change, with their diffs, to Out.
 	DryRun bool
