@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	git "github.com/go-git/go-git/v5"
+
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
@@ -185,5 +187,21 @@ func TestBitbucketFailuresExplained(t *testing.T) {
 	}
 	if res.Failed[1] != other {
 		t.Errorf("other: %v", res.Failed[1])
+	}
+}
+
+// TestBitbucketNoOrigin: without origin, Bitbucket Pipelines'
+// BITBUCKET_REPO_FULL_NAME names the Cloud repository, reached on
+// bitbucket.org; a Data Center without origin says what is missing.
+func TestBitbucketNoOrigin(t *testing.T) {
+	none := origin{err: git.ErrRemoteNotFound}
+	o := &Options{Repo: t.TempDir(), Bitbucket: Bitbucket{Token: bbToken, Username: "bot@acme.example", Repository: "acme/gitops"}}
+	conn, ok, err := bitbucketConnection(o, none, nil)
+	if err != nil || !ok || conn.Repository != "acme/gitops" || conn.URL != "https://bitbucket.org/acme/gitops.git" {
+		t.Errorf("Pipelines' repository: %+v %v %v", conn, ok, err)
+	}
+	o = &Options{Repo: t.TempDir(), Bitbucket: Bitbucket{ServerToken: bbToken, ServerURL: "https://acme.example/bitbucket"}}
+	if _, _, err := bitbucketServerConnection(o, none, nil); err == nil || !strings.Contains(err.Error(), "has no git remote `origin`") {
+		t.Errorf("Data Center without origin: %v", err)
 	}
 }
