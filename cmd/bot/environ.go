@@ -30,6 +30,10 @@ type environ struct {
 	// GITEA_SERVER_URL, else FORGEJO_SERVER_URL, else in their Actions
 	// GITHUB_SERVER_URL, which they set to their own server.
 	GiteaToken, GiteaServerURL string
+	// Bitbucket is BITBUCKET_TOKEN, BITBUCKET_USERNAME and, in Bitbucket
+	// Pipelines, BITBUCKET_REPO_FULL_NAME (Cloud); BITBUCKET_SERVER_TOKEN
+	// and BITBUCKET_SERVER_URL (Data Center).
+	Bitbucket job.Bitbucket
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -65,9 +69,15 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 			ForgejoActions: get("FORGEJO_ACTIONS") == "true",
 			AzureRepos:     get("BUILD_REPOSITORY_PROVIDER") == "TfsGit",
 			AzureToken:     get("AZURE_DEVOPS_TOKEN") != "",
+			// Bitbucket Pipelines runs on Bitbucket Cloud only.
+			BitbucketPipelines:   get("BITBUCKET_WORKSPACE") != "" && get("BITBUCKET_REPO_SLUG") != "",
+			BitbucketToken:       get("BITBUCKET_TOKEN") != "",
+			BitbucketServerToken: get("BITBUCKET_SERVER_TOKEN") != "",
 		},
 		GiteaToken:     cmp.Or(get("GITEA_TOKEN"), get("FORGEJO_TOKEN")),
 		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),
+		Bitbucket: job.Bitbucket{Token: get("BITBUCKET_TOKEN"), Username: get("BITBUCKET_USERNAME"), Repository: get("BITBUCKET_REPO_FULL_NAME"),
+			ServerToken: get("BITBUCKET_SERVER_TOKEN"), ServerURL: get("BITBUCKET_SERVER_URL")},
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),

@@ -18,6 +18,9 @@ type serveHost struct {
 	host                  job.Host
 	token, tokenVar, user string
 	gitlab, gitea         bool
+	bitbucketDC           bool   // user is the token's, asked of the server at remote
+	remote                string // the first --clone URL, or DIR's origin
+	noToken               error  // serve's refusal without token, where the host has its own
 }
 
 func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
@@ -33,6 +36,8 @@ func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
 		return serveHost{host: host, token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
 	case gitops.Gitea:
 		return serveHost{host: host, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
+	case gitops.Bitbucket, gitops.BitbucketServer:
+		return bitbucketServeHost(jo, remote, host)
 	}
 	return serveHost{host: host, token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
 }

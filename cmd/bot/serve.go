@@ -197,6 +197,11 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 		if !o.DryRun && sh.token == "" {
 			return nil, errors.New("GITEA_TOKEN is not set: serve needs a Gitea or Forgejo access token that may push branches and open pull requests; or use --dry-run")
 		}
+	case sh.noToken != nil:
+		app = nil
+		if !o.DryRun && sh.token == "" {
+			return nil, sh.noToken
+		}
 	case !o.DryRun && jo.GitHub.Token == "" && app == nil:
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
@@ -208,6 +213,9 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 		if err := checkServeHosts(o, sh.host); err != nil {
 			return nil, err
 		}
+	}
+	if err := dataCenterUser(ctx, &jo, &sh); err != nil {
+		return nil, err
 	}
 	// With a GitHub App, clones and fetches use the App's installation
 	// token for each repository, as runs do: an App alone serves private

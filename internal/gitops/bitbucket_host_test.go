@@ -1,7 +1,6 @@
 package gitops_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
@@ -34,6 +33,10 @@ func startBitbucket(t *testing.T, w *world, wc *worldConfig) host {
 }
 
 const bbRepo = owner + "/" + name
+
+// bbUser is the account's e-mail an API token authenticates with on
+// Bitbucket Cloud (gitops.Options.User, which every world sets).
+const bbUser = bitbuckettest.BotEmail
 
 func (h bitbucketHost) kind() gitops.Kind { return bitbucket.Kind }
 func (h bitbucketHost) apiURL() string    { return h.URL() }
@@ -113,9 +116,3 @@ func (h bitbucketHost) openIssue(login, title, body string) (int, error) {
 func (h bitbucketHost) editIssue(n int, title string, body *string) error {
 	return h.EditIssue(bbRepo, n, title, body)
 }
-
-// The driver reads the account's e-mail from BITBUCKET_USERNAME, which
-// the lifecycle's options do not carry (forge.Config has no user yet):
-// the test binary sets it once, for every world, before any test runs
-// (t.Setenv would forbid the parallel scenarios).
-func init() { os.Setenv(bitbucket.UsernameVariable, bitbuckettest.BotEmail) }

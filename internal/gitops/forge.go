@@ -14,7 +14,7 @@ func newForge(ctx context.Context, o Options) (Forge, error) {
 
 // config is what a driver takes of o.
 func (o Options) config() forge.Config {
-	return forge.Config{URL: o.URL, Repository: o.Repository, APIURL: o.APIURL, Token: o.Token,
+	return forge.Config{URL: o.URL, Repository: o.Repository, APIURL: o.APIURL, Token: o.Token, User: o.User,
 		Logger: o.Logger, HTTPClient: o.HTTPClient, MaxWait: o.MaxWait, Clock: o.Clock, App: o.App}
 }
 

@@ -29,6 +29,8 @@ const (
 	GitHub = forge.GitHub
 	GitLab = forge.GitLab
 	Gitea  = forge.Gitea
+	// Bitbucket Cloud and Bitbucket Data Center.
+	Bitbucket, BitbucketServer = forge.Bitbucket, forge.BitbucketServer
 )
 
 var (
@@ -38,6 +40,8 @@ var (
 	ErrNotSupported = forge.ErrNotSupported
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = forge.ErrIssuesOff
+	// ErrNoIssueTracker is a host without issues at all: ErrIssuesOff.
+	ErrNoIssueTracker = forge.ErrNoIssueTracker
 	// ErrNoRepository is a repository the host says does not exist, or
 	// that the token may not see (forge.ErrNotFound).
 	ErrNoRepository = forge.ErrNoRepository

@@ -24,6 +24,7 @@ type Options struct {
 	Repository string // "owner/name" (GitLab: the project's full path)
 	APIURL     string // "https://api.github.com" or "https://ghe.example.com/api/v3"
 	Token      string // API token and git password; never printed
+	User       string // the account Token is, where the host wants it (forge.Config.User)
 	// App, when set, is what the run authenticates as instead of Token:
 	// its installation's tokens are the API token and git password, each
 	// refreshed before it expires.

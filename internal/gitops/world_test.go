@@ -311,6 +311,7 @@ func (w *world) options(t *testing.T) gitops.Options {
 		Repository: repo,
 		APIURL:     w.host.apiURL(),
 		Token:      token,
+		User:       bbUser, // Bitbucket Cloud's account; the other hosts take none
 		Logger:     slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:      w.clock,
 	}

@@ -34,6 +34,10 @@ func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 		return gitlabConnection(o, origin, log)
 	case gitops.Gitea:
 		return giteaConnection(o, origin, log)
+	case forge.Bitbucket:
+		return bitbucketConnection(o, origin, log)
+	case forge.BitbucketServer:
+		return bitbucketServerConnection(o, origin, log)
 	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil

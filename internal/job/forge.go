@@ -42,11 +42,12 @@ func ForgeSupported(f Forge, remote string) error {
 
 // supported is ForgeSupported's rule on a host already chosen.
 func supported(c forge.Choice) error {
-	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() {
+	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() ||
+		c.Kind == forge.Bitbucket || c.Kind == forge.BitbucketServer {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"GitHub, GitLab, Gitea and Forgejo are supported (--forge github, --forge gitlab, --forge gitea)", forgeName(c.Kind), c.Why)
+		"GitHub, GitLab, Gitea and Forgejo, Bitbucket Cloud and Data Center are supported (--forge github, --forge gitlab, --forge gitea, --forge bitbucket, --forge bitbucket-server)", forgeName(c.Kind), c.Why)
 }
 
 // forgeName is a host's kind as people write it.
@@ -60,6 +61,10 @@ func forgeName(k gitops.Kind) string {
 		return "Gitea or Forgejo"
 	case forge.Azure:
 		return "Azure DevOps"
+	case forge.Bitbucket:
+		return "Bitbucket Cloud"
+	case forge.BitbucketServer:
+		return "Bitbucket Data Center"
 	}
 	return fmt.Sprintf("%q", string(k))
 }

@@ -47,6 +47,11 @@ func (o *Options) ServerFor(remote string) Host {
 		return GitLabHost(o.GitLabSettings().ServerURL)
 	case gitops.Gitea:
 		return GiteaHost(o.giteaServer(remote))
+	case forge.Bitbucket:
+		server, _ := o.bitbucketServer()
+		return BitbucketHost(server)
+	case forge.BitbucketServer:
+		return BitbucketServerHost(o.bitbucketDCServer(remote))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
 }

@@ -125,15 +125,16 @@ func explainGitLab(err error, c gitops.Options) error {
 
 // explainFailures says what to do about the merge requests a run could
 // not make because GitLab refused the token (a read_api token, a
-// Reporter): each in one line naming the instance, as explainGitLab
-// words a refusal of the whole run. The others were still made.
+// Reporter; on Bitbucket a token without a write scope): each in one line
+// naming the host, as explainGitLab and explainBitbucket word a refusal
+// of the whole run. The others were still made.
 func explainFailures(res *gitops.Result, c gitops.Options) {
-	if c.Forge != gitops.GitLab {
+	if c.Forge != gitops.GitLab && c.Forge != forge.Bitbucket && c.Forge != forge.BitbucketServer {
 		return
 	}
 	for i, err := range res.Failed {
 		var pe *PartialError
-		if e := explainGitLab(err, c); !errors.As(e, &pe) {
+		if e := explainForge(err, c); !errors.As(e, &pe) {
 			res.Failed[i] = e
 		}
 	}
@@ -143,6 +144,9 @@ func explainFailures(res *gitops.Result, c gitops.Options) {
 func explainForge(err error, c gitops.Options) error {
 	if c.Forge == gitops.GitLab {
 		return explainGitLab(err, c)
+	}
+	if c.Forge == forge.Bitbucket || c.Forge == forge.BitbucketServer {
+		return explainBitbucket(err, c)
 	}
 	return explainGitHub(err, c)
 }

@@ -25,6 +25,8 @@ type Options struct {
 	Gitea    Gitea // how Run reaches a Gitea or Forgejo server
 	GitLab   GitLab
 	Registry Registry
+	// Bitbucket is how Run reaches Bitbucket Cloud or a Data Center.
+	Bitbucket Bitbucket
 	// DryRun writes nothing: Run and Rollback write the pull requests they
 	// would open or change, with their diffs, to Out.
 	DryRun bool

@@ -17,6 +17,11 @@ type Env struct {
 	// (BUILD_REPOSITORY_PROVIDER=TfsGit: a pipeline may build a GitHub
 	// one too); AzureToken is AZURE_DEVOPS_TOKEN set.
 	AzureRepos, AzureToken bool
+	// BitbucketPipelines is Bitbucket Pipelines (BITBUCKET_WORKSPACE and
+	// BITBUCKET_REPO_SLUG set), which runs on Bitbucket Cloud only;
+	// BitbucketToken is BITBUCKET_TOKEN set (Cloud), BitbucketServerToken
+	// BITBUCKET_SERVER_TOKEN (Data Center).
+	BitbucketPipelines, BitbucketToken, BitbucketServerToken bool
 }
 
 // Choice is the host a repository is on, and what said so ("--forge
@@ -33,9 +38,11 @@ func (c Choice) Guessed() bool { return strings.HasPrefix(c.Why, "origin on ") }
 // Choose is the host the repository is on, decided once for run, serve,
 // rollback and init alike: flag (--forge); else the CI the run is in
 // (Gitea's and Forgejo's Actions before GitHub's, whose variables they
-// imitate; then GitLab CI, GitHub Actions); else a host's token variable;
-// else origin's host when it is a well-known one (github.com, gitlab.com,
-// gitlab.*, codeberg.org, gitea.com, gitea.*, forgejo.*); else GitHub, as
+// imitate; then GitLab CI, GitHub Actions, Bitbucket Pipelines); else a
+// host's token variable (GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN,
+// BITBUCKET_SERVER_TOKEN); else origin's host when it is a well-known one
+// (github.com, gitlab.com, gitlab.*, codeberg.org, gitea.com, gitea.*,
+// forgejo.*, bitbucket.org); else GitHub, as
 // before there was a choice. A GitLab guessed from origin alone yields to
 // GitHub when GitHub credentials are set (githubCreds): GitHub's token is
 // then refused for that remote, before anything is sent.
@@ -49,10 +56,16 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{GitLab, "CI_SERVER_URL"}
 	case env.GitHubActions:
 		return Choice{GitHub, "GITHUB_ACTIONS"}
+	case env.BitbucketPipelines:
+		return Choice{Bitbucket, "BITBUCKET_WORKSPACE"}
 	case env.GitLabToken:
 		return Choice{GitLab, "GITLAB_TOKEN"}
 	case env.GiteaToken:
 		return Choice{Gitea, "GITEA_TOKEN"}
+	case env.BitbucketToken:
+		return Choice{Bitbucket, "BITBUCKET_TOKEN"}
+	case env.BitbucketServerToken:
+		return Choice{BitbucketServer, "BITBUCKET_SERVER_TOKEN"}
 	case env.AzureRepos:
 		return Choice{Azure, "BUILD_REPOSITORY_PROVIDER=TfsGit"}
 	case env.AzureToken:
@@ -69,6 +82,8 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{GitLab, "origin on " + host}
 	case host == "codeberg.org" || host == "gitea.com" || strings.HasPrefix(host, "gitea.") || strings.HasPrefix(host, "forgejo."):
 		return Choice{Gitea, "origin on " + host}
+	case host == "bitbucket.org":
+		return Choice{Bitbucket, "origin on " + host}
 	case host == "dev.azure.com" || host == "ssh.dev.azure.com" || strings.HasSuffix(host, ".visualstudio.com"):
 		return Choice{Azure, "origin on " + host}
 	}

@@ -16,6 +16,10 @@ type Config struct {
 	Repository string // "owner/name" (GitLab: the project's full path)
 	APIURL     string // the host's API or server URL, as the driver reads it
 	Token      string // API token and git password; never printed
+	// User is the account Token authenticates as, where the host's API
+	// wants one besides the token (Bitbucket Cloud: the Atlassian
+	// account's e-mail, BITBUCKET_USERNAME); "" elsewhere.
+	User       string
 	Logger     *slog.Logger
 	HTTPClient *http.Client  // the API's client (tests); default RetryingClient
 	MaxWait    time.Duration // longest wait for a rate limit

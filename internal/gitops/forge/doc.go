@@ -12,7 +12,8 @@
 // origin), once, for run, serve, rollback and init; Open connects to it
 // through the driver registered for its Kind.
 //
-// Each host is a driver in forge/<host>/ (github, gitlab, gitea), as
+// Each host is a driver in forge/<host>/ (github, gitlab, gitea,
+// bitbucket: Cloud and Data Center, azure), as
 // drone/go-scm keeps scm/ and scm/driver/<host>/: it implements Forge and
 // registers itself (Register) when imported; forge/hosts links them all
 // into the program. Adding a host is adding a folder. This package imports

@@ -2,6 +2,7 @@ package forge
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -22,6 +23,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = errors.New("issues are turned off")
+	// ErrNoIssueTracker is a host that has no issues at all (Bitbucket
+	// Data Center): ErrIssuesOff, but no setting turns them on.
+	ErrNoIssueTracker = fmt.Errorf("the host has no issue tracker: %w", ErrIssuesOff)
 )
 
 // RateLimitError is a host refusing for a rate limit, beyond the wait a

@@ -117,10 +117,14 @@ const (
 	// Azure is Azure DevOps (Services and Server): its driver is linked,
 	// the command line does not reach it yet, so it is not in Kinds.
 	Azure Kind = "azure"
+	// Bitbucket is Bitbucket Cloud (bitbucket.org); BitbucketServer is
+	// Bitbucket Data Center (once Server), at any URL.
+	Bitbucket       Kind = "bitbucket"
+	BitbucketServer Kind = "bitbucket-server"
 )
 
 // Kinds are the hosts --forge accepts.
-var Kinds = []Kind{GitHub, GitLab, Gitea}
+var Kinds = []Kind{GitHub, GitLab, Gitea, Bitbucket, BitbucketServer}
 
 // ErrNotSupported is a Kind without a driver yet.
 var ErrNotSupported = errors.New("not yet supported")

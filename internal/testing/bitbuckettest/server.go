@@ -28,7 +28,7 @@
 // workspaces' permissions or webhooks.
 //
 // NewDataCenter is Bitbucket Data Center's REST API 1.0 the same way (see
-// DataCenter); no driver speaks to it yet.
+// DataCenter), which the Data Center driver speaks to.
 package bitbuckettest
 
 import (

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 
@@ -14,13 +13,13 @@ import (
 )
 
 // Kind is --forge bitbucket.
-const Kind forge.Kind = "bitbucket"
+const Kind = forge.Bitbucket
 
 // DefaultAPIURL is Bitbucket Cloud's API host; the API is under /2.0.
 const DefaultAPIURL = "https://api.bitbucket.org"
 
 // UsernameVariable holds the Atlassian account's e-mail that an API token
-// authenticates with.
+// authenticates with, which the program reads into forge.Config.User.
 const UsernameVariable = "BITBUCKET_USERNAME"
 
 // gitUser is the git user name for an API token, as Atlassian documents
@@ -43,17 +42,14 @@ type cloud struct {
 
 var _ forge.Forge = (*cloud)(nil)
 
-func init() {
-	forge.Register(Kind, func(ctx context.Context, c forge.Config) (forge.Forge, error) {
-		return New(ctx, c, os.Getenv(UsernameVariable))
-	})
-}
+func init() { forge.Register(Kind, New) }
 
 // New connects to workspace/slug (c.Repository) on Bitbucket Cloud at
 // c.APIURL (DefaultAPIURL when empty; a trailing /2.0 is taken off), as
-// the account whose e-mail is username with the API token c.Token.
-func New(_ context.Context, c forge.Config, username string) (forge.Forge, error) {
+// the account whose e-mail is c.User with the API token c.Token.
+func New(_ context.Context, c forge.Config) (forge.Forge, error) {
 	c = c.WithDefaults()
+	username := c.User
 	ws, slug, err := forge.SplitRepository(c.Repository)
 	if err != nil {
 		return nil, err

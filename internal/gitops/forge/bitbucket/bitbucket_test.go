@@ -62,7 +62,7 @@ func newWorld(t *testing.T, opts []bitbuckettest.Option, repoOpts ...bitbuckette
 func (w *world) forge(t *testing.T, tok string) forge.Forge {
 	t.Helper()
 	f, err := bitbucket.New(context.Background(), forge.Config{APIURL: w.bb.URL() + "/2.0", Repository: repo,
-		Token: tok, MaxWait: 10 * time.Second, Clock: w.clock}, email)
+		Token: tok, User: email, MaxWait: 10 * time.Second, Clock: w.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +207,13 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(err, forge.ErrForbidden) {
 		t.Errorf("read-only token writes: %v, want ErrForbidden", err)
 	}
-	f, _ := bitbucket.New(ctx, forge.Config{APIURL: w.bb.URL(), Repository: "acme/gone", Token: token, Clock: w.clock}, email)
+	f, _ := bitbucket.New(ctx, forge.Config{APIURL: w.bb.URL(), Repository: "acme/gone", Token: token, User: email, Clock: w.clock})
 	_, err = f.Repository(ctx)
 	errs = append(errs, err)
 	if !errors.Is(err, forge.ErrNoRepository) || !errors.Is(err, forge.ErrNotFound) {
 		t.Errorf("missing repository: %v, want ErrNoRepository", err)
 	}
-	if _, err := bitbucket.New(ctx, forge.Config{Repository: repo, Token: token}, ""); err == nil || !strings.Contains(err.Error(), "BITBUCKET_USERNAME") {
+	if _, err := bitbucket.New(ctx, forge.Config{Repository: repo, Token: token}); err == nil || !strings.Contains(err.Error(), "BITBUCKET_USERNAME") {
 		t.Errorf("no username: %v", err)
 	}
 	if err := w.forge(t, token).EnableAutoMerge(ctx, &forge.Change{Number: 1}); !errors.Is(err, forge.ErrNotSupported) {
@@ -338,7 +338,7 @@ func TestNextLinks(t *testing.T) {
 			defer srv.Close()
 			self = srv.URL
 			f, err := bitbucket.New(context.Background(), forge.Config{APIURL: srv.URL, Repository: repo, Token: token,
-				Clock: &clock{}}, email)
+				User: email, Clock: &clock{}})
 			if err != nil {
 				t.Fatal(err)
 			}

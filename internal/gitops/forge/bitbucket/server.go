@@ -16,7 +16,7 @@ import (
 
 // ServerKind is --forge bitbucket-server: Bitbucket Data Center (once
 // Server), REST API 1.0, at any URL.
-const ServerKind forge.Kind = "bitbucket-server"
+const ServerKind = forge.BitbucketServer
 
 // dcPage is the page of pull requests asked of Data Center
 // (page.max.pullrequests is 1000 by default; 100 keeps answers small).
@@ -169,15 +169,15 @@ func (s *server) Label(context.Context, int, []string) error { return nil }
 // Issues: Data Center has no issue tracker (Jira is elsewhere): the
 // dashboard is off.
 func (s *server) FindIssue(context.Context, string, func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
-	return nil, fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
+	return nil, fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
 }
 
 func (s *server) CreateIssue(context.Context, string, string, []string) (*forge.Issue, error) {
-	return nil, fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
+	return nil, fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
 }
 
 func (s *server) EditIssue(context.Context, int, string) error {
-	return fmt.Errorf("the Bitbucket Data Center server has no issue tracker: %w", forge.ErrIssuesOff)
+	return fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
 }
 
 // dcList reads a listing by start and limit through forge.Pages, whose page
