@@ -42,11 +42,11 @@ func ForgeSupported(f Forge, remote string) error {
 
 // supported is ForgeSupported's rule on a host already chosen.
 func supported(c forge.Choice) error {
-	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() {
+	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Kind == forge.Azure || c.Guessed() {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"GitHub, GitLab, Gitea and Forgejo are supported (--forge github, --forge gitlab, --forge gitea)", forgeName(c.Kind), c.Why)
+		"GitHub, GitLab, Gitea and Forgejo, and Azure DevOps are supported (--forge github, --forge gitlab, --forge gitea, --forge azure)", forgeName(c.Kind), c.Why)
 }
 
 // forgeName is a host's kind as people write it.

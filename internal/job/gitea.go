@@ -47,6 +47,8 @@ func (o *Options) ServerFor(remote string) Host {
 		return GitLabHost(o.GitLabSettings().ServerURL)
 	case gitops.Gitea:
 		return GiteaHost(o.giteaServer(remote))
+	case forge.Azure:
+		return AzureHost(o.azureCollection(remote))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
 }

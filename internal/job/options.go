@@ -24,6 +24,7 @@ type Options struct {
 	GitHub   GitHub
 	Gitea    Gitea // how Run reaches a Gitea or Forgejo server
 	GitLab   GitLab
+	Azure    Azure // how Run reaches Azure DevOps
 	Registry Registry
 	// DryRun writes nothing: Run and Rollback write the pull requests they
 	// would open or change, with their diffs, to Out.

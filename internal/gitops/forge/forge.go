@@ -114,13 +114,11 @@ const (
 	GitHub Kind = "github"
 	GitLab Kind = "gitlab"
 	Gitea  Kind = "gitea" // and Forgejo
-	// Azure is Azure DevOps (Services and Server): its driver is linked,
-	// the command line does not reach it yet, so it is not in Kinds.
-	Azure Kind = "azure"
+	Azure  Kind = "azure" // Azure DevOps, Services and Server
 )
 
 // Kinds are the hosts --forge accepts.
-var Kinds = []Kind{GitHub, GitLab, Gitea}
+var Kinds = []Kind{GitHub, GitLab, Gitea, Azure}
 
 // ErrNotSupported is a Kind without a driver yet.
 var ErrNotSupported = errors.New("not yet supported")
