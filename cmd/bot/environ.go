@@ -30,6 +30,10 @@ type environ struct {
 	// GITEA_SERVER_URL, else FORGEJO_SERVER_URL, else in their Actions
 	// GITHUB_SERVER_URL, which they set to their own server.
 	GiteaToken, GiteaServerURL string
+	// Azure is Azure DevOps' token (AZURE_DEVOPS_TOKEN, else Azure
+	// Pipelines' SYSTEM_ACCESSTOKEN) and the pipeline's SYSTEM_COLLECTIONURI,
+	// SYSTEM_TEAMPROJECT and BUILD_REPOSITORY_NAME.
+	Azure job.Azure
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -68,6 +72,8 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		},
 		GiteaToken:     cmp.Or(get("GITEA_TOKEN"), get("FORGEJO_TOKEN")),
 		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),
+		Azure: job.Azure{Token: cmp.Or(get("AZURE_DEVOPS_TOKEN"), get("SYSTEM_ACCESSTOKEN")), Collection: get("SYSTEM_COLLECTIONURI"),
+			Project: get("SYSTEM_TEAMPROJECT"), Repository: get("BUILD_REPOSITORY_NAME")},
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),

@@ -17,7 +17,7 @@ import (
 type serveHost struct {
 	host                  job.Host
 	token, tokenVar, user string
-	gitlab, gitea         bool
+	gitlab, gitea, azure  bool
 }
 
 func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
@@ -33,6 +33,9 @@ func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
 		return serveHost{host: host, token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
 	case gitops.Gitea:
 		return serveHost{host: host, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
+	case job.AzureKind:
+		job.SetUpGit(job.AzureKind) // serve clones before any run opens the host
+		return serveHost{host: host, token: jo.Azure.Token, tokenVar: "AZURE_DEVOPS_TOKEN", user: "imagebot", azure: true}
 	}
 	return serveHost{host: host, token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
 }

@@ -197,6 +197,11 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 		if !o.DryRun && sh.token == "" {
 			return nil, errors.New("GITEA_TOKEN is not set: serve needs a Gitea or Forgejo access token that may push branches and open pull requests; or use --dry-run")
 		}
+	case sh.azure:
+		app = nil
+		if !o.DryRun && sh.token == "" {
+			return nil, errors.New("AZURE_DEVOPS_TOKEN is not set: serve needs an Azure DevOps PAT with the Code (Read & Write) scope; or use --dry-run")
+		}
 	case !o.DryRun && jo.GitHub.Token == "" && app == nil:
 		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
 			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")

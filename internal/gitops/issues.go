@@ -27,6 +27,9 @@ type Dashboard struct {
 	// Off is true when the repository has issues turned off: no dashboard
 	// can be kept, and the run says so once.
 	Off bool
+	// NoTracker is true when the host has no issues at all
+	// (forge.ErrNoIssueTracker): there is nothing to turn on.
+	NoTracker bool
 }
 
 // DashboardLabel is put on the dashboard issue when it is created: with
@@ -47,7 +50,7 @@ func (s *Session) Dashboard(ctx context.Context, title string) (*Dashboard, erro
 	is, err := s.h.FindIssue(ctx, id.Login, func(issues []*Issue) *Issue { return pickDashboard(issues, id.Login, title) })
 	switch {
 	case errors.Is(err, ErrIssuesOff):
-		return &Dashboard{Off: true}, nil
+		return &Dashboard{Off: true, NoTracker: errors.Is(err, ErrNoIssueTracker)}, nil
 	case err != nil:
 		return nil, fmt.Errorf("list the bot's issues, to find its dashboard: %w", err)
 	case is == nil:

@@ -140,17 +140,18 @@ func explainAzure(err error, c gitops.Options) error {
 	v := tokenVar(c.Token)
 	var he *forge.HTTPError
 	if errors.As(err, &he) {
+		said := cmp.Or(he.Message, he.Err.Error()) // Azure DevOps' "TF400813: ..."
 		switch {
 		case he.Status == http.StatusUnauthorized && strings.Contains(err.Error(), "sign-in page"):
 			return explain(err, "Azure DevOps at %s answered with its sign-in page (203) instead of the API: it did not take %s, "+
 				"which is expired, revoked, of another organisation, or not a PAT; create a new one with the Code (Read & Write) scope", c.APIURL, v)
 		case he.Status == http.StatusUnauthorized:
 			return explain(err, "Azure DevOps at %s rejected %s (%s): it is expired, revoked or mistyped; "+
-				"create a new PAT with the Code (Read & Write) scope for this organisation", c.APIURL, v, status(he.Status, he.Message))
+				"create a new PAT with the Code (Read & Write) scope for this organisation", c.APIURL, v, status(he.Status, said))
 		case he.Status == http.StatusForbidden:
 			return explain(err, "Azure DevOps at %s refused %s on %s (%s): a PAT needs the Code (Read & Write) scope; the pipeline's job token needs "+
 				"the build service identity (\"PROJECT Build Service (ORG)\" or \"Project Collection Build Service (ORG)\") to have Contribute and "+
-				"Contribute to pull requests on the repository", c.APIURL, v, c.Repository, status(he.Status, he.Message))
+				"Contribute to pull requests on the repository", c.APIURL, v, c.Repository, status(he.Status, said))
 		case errors.Is(err, forge.ErrNoRepository) || he.Status == http.StatusNotFound && strings.HasPrefix(err.Error(), "get repository "):
 			return explain(err, "Azure DevOps at %s has no repository %s that %s can see (404): check origin's URL (or SYSTEM_TEAMPROJECT and "+
 				"BUILD_REPOSITORY_NAME) and the token's access to the project", c.APIURL, c.Repository, v)
@@ -162,3 +163,12 @@ func explainAzure(err error, c gitops.Options) error {
 	}
 	return &PartialError{err}
 }
+
+// AzureKind is Azure DevOps' --forge name.
+const AzureKind = forge.Azure
+
+// SetUpGit prepares the process's git for kind's remotes, for what
+// clones before any run opens the host (serve's --clone): on Azure
+// DevOps, go-git's multi_ack workaround, without which Azure Repos
+// refuses every fetch.
+func SetUpGit(kind gitops.Kind) { forge.SetUpGit(kind) }

@@ -2,6 +2,7 @@ package forge
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -22,6 +23,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = errors.New("issues are turned off")
+	// ErrNoIssueTracker is ErrIssuesOff on a host that has no issues to
+	// turn on (Azure DevOps): the run says so, not "turn issues on".
+	ErrNoIssueTracker = fmt.Errorf("the host has no issues for a dashboard: %w", ErrIssuesOff)
 )
 
 // RateLimitError is a host refusing for a rate limit, beyond the wait a

@@ -117,6 +117,7 @@ type Server struct {
 	git           forgetest.GitBackend // nil: branches are kept in branches
 	gitOwner      string
 	gitName       string
+	gitRemote     http.Handler // WithGitRemote's; nil serves no git
 
 	mu         sync.Mutex
 	tokens     map[string]Identity // token -> who
