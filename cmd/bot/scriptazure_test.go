@@ -28,7 +28,8 @@ import (
 //	                Azure Pipelines job sees it instead, with the job token
 //	                (SYSTEM_ACCESSTOKEN, SYSTEM_COLLECTIONURI, SYSTEM_TEAMPROJECT,
 //	                BUILD_REPOSITORY_NAME, BUILD_REPOSITORY_PROVIDER=TfsGit) and no
-//	                AZURE_DEVOPS_TOKEN. Sets AZURE_URL (the collection) and AZURE_CLONE.
+//	                AZURE_DEVOPS_TOKEN. Sets AZURE_URL (the collection), AZURE_HOST (its
+//	                scheme and host) and AZURE_CLONE (the clone URL).
 //	azprs           print the number of PRs, then each: !N status source title
 //	azabandon BRANCH
 //	                abandon BRANCH's active PR, as a person does
@@ -89,6 +90,7 @@ func cmdAzRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv("GITHUB_TOKEN", "")
 	ts.Setenv("AZURE_URL", s.URL())
+	ts.Setenv("AZURE_HOST", strings.TrimSuffix(s.URL(), "/"+azuretest.Org))
 	ts.Setenv("AZURE_CLONE", s.CloneURL())
 	if !pipelines {
 		ts.Setenv("AZURE_DEVOPS_TOKEN", token)

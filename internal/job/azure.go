@@ -35,8 +35,8 @@ type Azure struct {
 // errNoAzureToken is Run's and Rollback's error on Azure DevOps without a
 // token (a dry run previews instead).
 var errNoAzureToken = errors.New("AZURE_DEVOPS_TOKEN is not set: run needs a personal access token with the Code (Read & Write) scope " +
-	"(in Azure Pipelines, map the job's token instead: env: SYSTEM_ACCESSTOKEN: $(System.AccessToken), and give the project's build service " +
-	"Contribute and Contribute to pull requests on the repository); or use --dry-run")
+	"(in Azure Pipelines, map the job's token into the step instead, as the pipeline init writes does: SYSTEM_ACCESSTOKEN set to $(System.AccessToken) " +
+	"under the step's env, and give the build service Contribute and Contribute to pull requests on the repository); or use --dry-run")
 
 // AzureHost is an Azure DevOps collection as far as its token is
 // concerned: the token goes to that collection's URL and nowhere else

@@ -111,7 +111,7 @@ func TestAzureConnection(t *testing.T) {
 func TestAzureNoToken(t *testing.T) {
 	o := &Options{Repo: t.TempDir(), Forge: Forge{Kind: forge.Azure, URL: "https://dev.azure.com/contoso"}}
 	_, ok, err := forgeConnection(o, nil)
-	if ok || err == nil || !strings.Contains(err.Error(), "AZURE_DEVOPS_TOKEN is not set") || !strings.Contains(err.Error(), "SYSTEM_ACCESSTOKEN: $(System.AccessToken)") {
+	if ok || err == nil || !strings.Contains(err.Error(), "AZURE_DEVOPS_TOKEN is not set") || !strings.Contains(err.Error(), "SYSTEM_ACCESSTOKEN set to $(System.AccessToken)") {
 		t.Errorf("run: %v %v", ok, err)
 	}
 	o.DryRun = true
