@@ -93,8 +93,8 @@ func azurePipeline(release, branch, cron string, hosts []*host) ([]byte, error) 
 		"",
 		"It runs with the job's token (System.AccessToken). Give the build service",
 		"identity (\"PROJECT Build Service (ORG)\", or \"Project Collection Build",
-		"Service (ORG)\" when the job is collection-scoped) Contribute and",
-		"Contribute to pull requests on this repository: Project settings >",
+		"Service (ORG)\" when the job is collection-scoped) Contribute, Create",
+		"branch and Contribute to pull requests on this repository: Project settings >",
 		"Repositories > this repository > Security. Or use a PAT with the Code",
 		"(Read & Write) scope: a secret variable mapped as AZURE_DEVOPS_TOKEN.",
 	}, "\n")}

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -51,5 +52,24 @@ func TestAzurePipeline(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "Contribute to pull requests") {
 		t.Errorf("the head does not say what the build service needs:\n%s", out)
+	}
+}
+
+// TestAzurePipelineDocumented: docs/azure-devops.md shows the pipeline
+// init writes, its head comment aside, byte for byte.
+func TestAzurePipelineDocumented(t *testing.T) {
+	out, err := azurePipeline("", "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/azure-devops.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
+	shown, _, _ := strings.Cut(rest, "```")
+	_, body, _ := strings.Cut(string(out), "\ntrigger:")
+	if want := "trigger:" + body; shown != want {
+		t.Errorf("docs/azure-devops.md shows\n%s\ninit writes\n%s", shown, want)
 	}
 }

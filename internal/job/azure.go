@@ -36,7 +36,7 @@ type Azure struct {
 // token (a dry run previews instead).
 var errNoAzureToken = errors.New("AZURE_DEVOPS_TOKEN is not set: run needs a personal access token with the Code (Read & Write) scope " +
 	"(in Azure Pipelines, map the job's token into the step instead, as the pipeline init writes does: SYSTEM_ACCESSTOKEN set to $(System.AccessToken) " +
-	"under the step's env, and give the build service Contribute and Contribute to pull requests on the repository); or use --dry-run")
+	"under the step's env, and give the build service Contribute, Create branch and Contribute to pull requests on the repository); or use --dry-run")
 
 // AzureHost is an Azure DevOps collection as far as its token is
 // concerned: the token goes to that collection's URL and nowhere else
@@ -150,7 +150,7 @@ func explainAzure(err error, c gitops.Options) error {
 				"create a new PAT with the Code (Read & Write) scope for this organisation", c.APIURL, v, status(he.Status, said))
 		case he.Status == http.StatusForbidden:
 			return explain(err, "Azure DevOps at %s refused %s on %s (%s): a PAT needs the Code (Read & Write) scope; the pipeline's job token needs "+
-				"the build service identity (\"PROJECT Build Service (ORG)\" or \"Project Collection Build Service (ORG)\") to have Contribute and "+
+				"the build service identity (\"PROJECT Build Service (ORG)\" or \"Project Collection Build Service (ORG)\") to have Contribute, Create branch and "+
 				"Contribute to pull requests on the repository", c.APIURL, v, c.Repository, status(he.Status, said))
 		case errors.Is(err, forge.ErrNoRepository) || he.Status == http.StatusNotFound && strings.HasPrefix(err.Error(), "get repository "):
 			return explain(err, "Azure DevOps at %s has no repository %s that %s can see (404): check origin's URL (or SYSTEM_TEAMPROJECT and "+
