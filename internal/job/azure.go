@@ -32,9 +32,9 @@ type Azure struct {
 	Project, Repository string
 }
 
-// errNoAzureToken is Run's and Rollback's error on Azure DevOps without a
+// ErrNoAzureToken is Run's and Rollback's error on Azure DevOps without a
 // token (a dry run previews instead).
-var errNoAzureToken = errors.New("AZURE_DEVOPS_TOKEN is not set: run needs a personal access token with the Code (Read & Write) scope " +
+var ErrNoAzureToken = errors.New("AZURE_DEVOPS_TOKEN is not set: run needs a personal access token with the Code (Read & Write) scope " +
 	"(in Azure Pipelines, map the job's token into the step instead, as the pipeline init writes does: SYSTEM_ACCESSTOKEN set to $(System.AccessToken) " +
 	"under the step's env, and give the build service Contribute, Create branch and Contribute to pull requests on the repository); or use --dry-run")
 
@@ -82,7 +82,7 @@ func azureConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, b
 		if o.DryRun {
 			return c, false, nil
 		}
-		return c, false, errNoAzureToken
+		return c, false, ErrNoAzureToken
 	}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return c, false, err
