@@ -96,8 +96,8 @@ func azureConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, b
 	case err == nil:
 		r, perr := forge.ParseAzureRemote(gitops.RedactURL(or.url))
 		if perr != nil {
-			return c, false, explain(perr, "origin %s is not an Azure Repos clone URL (…/PROJECT/_git/REPO): run in a clone of the Azure DevOps repository, "+
-				"or leave --forge azure out for a repository on another host", gitops.RedactURL(or.url))
+			return c, false, explain(perr, "origin %s is not an Azure Repos clone URL (…/PROJECT/_git/REPO), but %s says the host is Azure DevOps: "+
+				"run in a clone of the Azure DevOps repository, or, for a repository on another host, without %s", gitops.RedactURL(or.url), o.HostOf(or.url).Why, o.HostOf(or.url).Why)
 		}
 		if !strings.EqualFold(r.Collection, server) {
 			return c, false, fmt.Errorf("the git remote %s is in the Azure DevOps collection %s, not in %s (%s): "+

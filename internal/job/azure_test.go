@@ -74,7 +74,7 @@ func TestAzureConnection(t *testing.T) {
 		{name: "plain http", origin: "http://tfs.example.com/tfs/DefaultCollection/Web/_git/deploy", forgeURL: "https://tfs.example.com/tfs/DefaultCollection",
 			want: "so nothing was sent"},
 		{name: "not azure repos", origin: "https://github.com/acme/gitops.git", forgeURL: "https://dev.azure.com/contoso",
-			want: "is not an Azure Repos clone URL"},
+			want: "is not an Azure Repos clone URL (…/PROJECT/_git/REPO), but --forge azure says the host is Azure DevOps"},
 		{name: "no collection", origin: "https://github.com/acme/gitops.git", want: "no Azure DevOps collection"},
 		{name: "pipelines without origin", az: Azure{Collection: "https://dev.azure.com/contoso/", Project: "Fabrikam Fiber", Repository: "deploy"},
 			wantAPI: "https://dev.azure.com/contoso", wantURL: canonical, wantRepo: "Fabrikam Fiber/deploy"},
@@ -156,5 +156,22 @@ func TestExplainAzure(t *testing.T) {
 	}
 	if err := explainForge(errors.New("connection reset"), c); !errors.As(err, new(*PartialError)) {
 		t.Errorf("other: %v, want partly done", err)
+	}
+}
+
+// TestAzureChosenByToken: AZURE_DEVOPS_TOKEN alone makes the host Azure
+// DevOps; a clone of a repository elsewhere is refused, naming what chose
+// the host, and the token is sent nowhere.
+func TestAzureChosenByToken(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://github.com/acme/gitops.git"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	o := &Options{Repo: dir, Forge: Forge{Env: ForgeEnv{AzureToken: true}, URL: "https://dev.azure.com/contoso"}, Azure: Azure{Token: azurePAT}}
+	_, ok, err := forgeConnection(o, nil)
+	if ok || err == nil || !strings.Contains(err.Error(), "but AZURE_DEVOPS_TOKEN says the host is Azure DevOps") {
+		t.Errorf("%v %v", ok, err)
 	}
 }
