@@ -21,14 +21,15 @@ import (
 // not ask for multi_ack, as Azure Repos does: imagebot (a process of its
 // own) must apply go-git's workaround.
 //
-//	azrepo DIR [pipelines]
+//	azrepo DIR [pipelines|server]
 //	                the repository acme/gitops (project acme) of the organisation
 //	                contoso from DIR's files, cloned to $WORK/checkout; sets
 //	                AZURE_DEVOPS_TOKEN and empties GITHUB_TOKEN. pipelines: as an
 //	                Azure Pipelines job sees it instead, with the job token
 //	                (SYSTEM_ACCESSTOKEN, SYSTEM_COLLECTIONURI, SYSTEM_TEAMPROJECT,
 //	                BUILD_REPOSITORY_NAME, BUILD_REPOSITORY_PROVIDER=TfsGit) and no
-//	                AZURE_DEVOPS_TOKEN. Sets AZURE_URL (the collection), AZURE_HOST (its
+//	                AZURE_DEVOPS_TOKEN. server: Azure DevOps Server under /tfs, the
+//	                collection http://HOST/tfs/contoso. Sets AZURE_URL (the collection), AZURE_HOST (its
 //	                scheme and host) and AZURE_CLONE (the clone URL).
 //	azprs           print the number of PRs, then each: !N status source title
 //	azabandon BRANCH
@@ -62,10 +63,13 @@ func azureOf(ts *testscript.TestScript) *scriptAzure {
 }
 
 func cmdAzRepo(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "pipelines") {
-		ts.Fatalf("usage: azrepo dir [pipelines]")
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "pipelines" && args[1] != "server") {
+		ts.Fatalf("usage: azrepo dir [pipelines|server]")
 	}
-	pipelines := len(args) == 2
+	pipelines, base := len(args) == 2 && args[1] == "pipelines", ""
+	if len(args) == 2 && args[1] == "server" {
+		base = "/tfs"
+	}
 	token := scriptToken // a PAT: gitcommit pushes with it too
 	if pipelines {
 		token = azuretest.PipelineToken
@@ -80,7 +84,7 @@ func cmdAzRepo(ts *testscript.TestScript, neg bool, args []string) {
 	job.SetUpGit(job.AzureKind)
 	r, _ := ts.Value(remoteKey{}).(*scriptRemote)
 	s := azuretest.New(azuretest.WithToken(token, azuretest.Bot), azuretest.WithClock(r.now),
-		azuretest.WithGit(forgetest.BareRepos(gs.Dir), "acme", "gitops"), azuretest.WithGitRemote(gs.URL("acme/gitops")))
+		azuretest.WithGit(forgetest.BareRepos(gs.Dir), "acme", "gitops"), azuretest.WithGitRemote(gs.URL("acme/gitops")), azuretest.WithBasePath(base))
 	ts.Defer(s.Close)
 	r.gs = gs
 	azures.Store(ts, &scriptAzure{s: s})
@@ -90,7 +94,7 @@ func cmdAzRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv("GITHUB_TOKEN", "")
 	ts.Setenv("AZURE_URL", s.URL())
-	ts.Setenv("AZURE_HOST", strings.TrimSuffix(s.URL(), "/"+azuretest.Org))
+	ts.Setenv("AZURE_HOST", strings.TrimSuffix(s.URL(), base+"/"+azuretest.Org))
 	ts.Setenv("AZURE_CLONE", s.CloneURL())
 	if !pipelines {
 		ts.Setenv("AZURE_DEVOPS_TOKEN", token)
