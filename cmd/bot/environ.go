@@ -34,6 +34,10 @@ type environ struct {
 	// Pipelines, BITBUCKET_REPO_FULL_NAME (Cloud); BITBUCKET_SERVER_TOKEN
 	// and BITBUCKET_SERVER_URL (Data Center).
 	Bitbucket job.Bitbucket
+	// Azure is Azure DevOps' token (AZURE_DEVOPS_TOKEN, else Azure
+	// Pipelines' SYSTEM_ACCESSTOKEN) and the pipeline's SYSTEM_COLLECTIONURI,
+	// SYSTEM_TEAMPROJECT and BUILD_REPOSITORY_NAME.
+	Azure job.Azure
 
 	// A GitHub App instead of GITHUB_TOKEN (see githubAuth), by the names
 	// of its variables: IMAGEBOT_APP_ID, IMAGEBOT_APP_PRIVATE_KEY,
@@ -78,6 +82,8 @@ func readEnviron(lookup func(string) (string, bool)) environ {
 		GiteaServerURL: cmp.Or(get("GITEA_SERVER_URL"), get("FORGEJO_SERVER_URL"), giteaActionsServer(get)),
 		Bitbucket: job.Bitbucket{Token: get("BITBUCKET_TOKEN"), Username: get("BITBUCKET_USERNAME"), Repository: get("BITBUCKET_REPO_FULL_NAME"),
 			ServerToken: get("BITBUCKET_SERVER_TOKEN"), ServerURL: get("BITBUCKET_SERVER_URL")},
+		Azure: job.Azure{Token: cmp.Or(get("AZURE_DEVOPS_TOKEN"), get("SYSTEM_ACCESSTOKEN")), Collection: get("SYSTEM_COLLECTIONURI"),
+			Project: get("SYSTEM_TEAMPROJECT"), Repository: get("BUILD_REPOSITORY_NAME")},
 		App: map[string]string{
 			envAppID: get(envAppID), envAppKey: get(envAppKey),
 			envAppKeyFile: get(envAppKeyFile), envAppInstallation: get(envAppInstallation),

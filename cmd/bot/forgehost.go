@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -38,6 +39,10 @@ func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
 		return serveHost{host: host, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
 	case gitops.Bitbucket, gitops.BitbucketServer:
 		return bitbucketServeHost(jo, remote, host)
+	case job.AzureKind:
+		job.SetUpGit(job.AzureKind) // serve clones before any run opens the host
+		return serveHost{host: host, token: jo.Azure.Token, tokenVar: "AZURE_DEVOPS_TOKEN", user: "imagebot",
+			noToken: errors.New("AZURE_DEVOPS_TOKEN is not set: serve needs an Azure DevOps PAT with the Code (Read & Write) scope; or use --dry-run")}
 	}
 	return serveHost{host: host, token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
 }

@@ -24,7 +24,7 @@ type initOptions struct {
 	Mirrors        mirrorFlag
 	// Forge is what the environment says of the git host: on Gitea or
 	// Forgejo (their Actions, GITEA_TOKEN, origin's host), their workflow;
-	// in GitLab CI (or origin on GitLab), its job.
+	// in GitLab CI (or origin on GitLab), its job; on Azure DevOps, a pipeline.
 	Forge job.ForgeEnv
 }
 
@@ -41,7 +41,9 @@ on codeberg.org, gitea.com, gitea.* or forgejo.*, their Actions, or
 GITEA_TOKEN set), their Actions workflow .gitea/workflows/imagebot.yml or
 .forgejo/workflows/imagebot.yml instead; on GitLab (origin on a GitLab host,
 or in GitLab CI) a scheduled job, as .gitlab-ci.yml, or as
-.gitlab/imagebot.gitlab-ci.yml to include when .gitlab-ci.yml exists. It
+.gitlab/imagebot.gitlab-ci.yml to include when .gitlab-ci.yml exists; on
+Azure DevOps (origin on Azure Repos, or in Azure Pipelines) a scheduled
+pipeline, .azure-pipelines/imagebot.yml, to create a pipeline from. It
 never replaces existing files without --force.
 
 --from flux converts the repository's Flux ImagePolicy and ImageRepository

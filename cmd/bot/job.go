@@ -46,6 +46,7 @@ func (o *commonOptions) hostJob(dryRun bool) (job.Options, error) {
 	jo.Gitea = job.Gitea{Token: o.Env.GiteaToken, ServerURL: o.Env.GiteaServerURL, Repository: o.Env.GitHubRepository}
 	jo.GitLab = job.GitLab{Token: o.Env.GitLabToken, ServerURL: o.Env.Forge.GitLabServerURL, Project: o.Env.Forge.GitLabProject}
 	jo.Bitbucket = o.Env.Bitbucket
+	jo.Azure = o.Env.Azure
 	if jo.Forge, err = o.forge(); err != nil {
 		return jo, err
 	}

@@ -52,14 +52,14 @@ func newCommonOptions(f *factory) commonOptions {
 		LogLevel:    newChoice("info", "debug", "info", "warn", "error"),
 		LogFormat:   newChoice("text", "text", "json"),
 		Cache:       newCacheOptions(),
-		Forge:       newChoice("", "github", "gitlab", "gitea", "bitbucket", "bitbucket-server"),
+		Forge:       newChoice("", "github", "gitlab", "gitea", "bitbucket", "bitbucket-server", "azure"),
 	}
 }
 
 // bindForge binds the flags of the commands that talk to the git host:
 // run, rollback and serve.
 func (o *commonOptions) bindForge(fs *pflag.FlagSet) {
-	fs.Var(o.Forge, "forge", "the git host `KIND`: github, gitlab, gitea (Forgejo too), bitbucket (Cloud) or bitbucket-server (Data Center); default: from the CI environment, the token variables and origin's URL")
+	fs.Var(o.Forge, "forge", "the git host `KIND`: github, gitlab, gitea (Forgejo too), bitbucket (Cloud), bitbucket-server (Data Center) or azure (Azure DevOps); default: from the CI environment, the token variables and origin's URL")
 	fs.StringVar(&o.ForgeURL, "forge-url", "", "the git host's `URL`, for a self-hosted one (GitHub Enterprise: https://github.example.com, whose API is URL/api/v3 unless GITHUB_API_URL says otherwise)")
 }
 

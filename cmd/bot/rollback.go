@@ -82,6 +82,9 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 		if jo.ForgeHost().Name == "Gitea" {
 			return errNoGiteaToken
 		}
+		if jo.ForgeHost().Name == "Azure DevOps" {
+			return job.ErrNoAzureToken
+		}
 		return errNoRollbackToken
 	}
 	// What the rollback did ends its output as run's does; a rollback

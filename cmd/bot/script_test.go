@@ -58,7 +58,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 		Setup:               setupRegistry,
-		Cmds: withCmds(gitCmds(), giteaCmds(), gitlabCmds(), bitbucketCmds(), chartCmds(), gitSourceCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(gitCmds(), giteaCmds(), gitlabCmds(), bitbucketCmds(), azureCmds(), chartCmds(), gitSourceCmds(), map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"envsubst":  cmdEnvsubst,
 			"status":    cmdStatus,
 			"bom":       cmdBOM,

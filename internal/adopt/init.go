@@ -46,6 +46,11 @@ type Options struct {
 	// imagebot release the job installs ("1.2.3"; "" a placeholder).
 	GitLab, HasGitLabCI bool
 	Release             string
+	// Azure writes an Azure Pipelines pipeline (AzurePipelinesPath)
+	// instead: the origin is on Azure DevOps. Branch is the default
+	// branch its schedule runs on ("" is main).
+	Azure  bool
+	Branch string
 	// Repository is the repository's owner/name on its forge ("" when
 	// unknown): a Renovate preset kept in it is followed.
 	Repository string
@@ -97,7 +102,7 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	d.notes = ns.sorted()
 	d.mirrors = o.Mirrors
-	d.onGitHub = !o.GitLab && o.Runner == OnGitHub
+	d.onGitHub = !o.GitLab && !o.Azure && o.Runner == OnGitHub
 	cfg, err := d.render()
 	if err != nil {
 		return nil, err
@@ -112,6 +117,13 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 			res.Notes = append(res.Notes, Note{File: GitLabCIPath, Msg: note})
 		}
 		return res, nil
+	}
+	if o.Azure {
+		wf, err := azurePipeline(o.Release, o.Branch, cron, d.hosts)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Config: cfg, Workflow: wf, WorkflowPath: AzurePipelinesPath, Notes: d.notes, Limits: d.limits()}, nil
 	}
 	wf, err := workflowFor(o.ActionRef, cron, d.hosts, o.Runner)
 	if err != nil {

@@ -68,7 +68,7 @@ func (r *Result) Write(root string, force bool) ([]string, error) {
 // before listing any tags, so that a run that cannot write costs nothing.
 func Unwritten(root string) error {
 	var exist []string
-	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath, GiteaWorkflowPath, ForgejoWorkflowPath, GitLabIncludePath) {
+	for _, n := range append(slices.Clone(config.FileNames), WorkflowPath, GiteaWorkflowPath, ForgejoWorkflowPath, GitLabIncludePath, AzurePipelinesPath) {
 		if _, err := safefs.Lstat(root, n); err == nil {
 			exist = append(exist, n)
 		} else if !errors.Is(err, fs.ErrNotExist) {

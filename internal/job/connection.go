@@ -38,6 +38,8 @@ func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool
 		return bitbucketConnection(o, origin, log)
 	case forge.BitbucketServer:
 		return bitbucketServerConnection(o, origin, log)
+	case forge.Azure:
+		return azureConnection(o, origin, log)
 	}
 	if o.GitHub.Token == "" && o.GitHub.App == nil {
 		return conn, false, nil
@@ -114,6 +116,9 @@ func dirName(dir string) string {
 func explainGitHub(err error, c gitops.Options) error {
 	if c.Forge == gitops.Gitea {
 		return explainGitea(err, c)
+	}
+	if c.Forge == forge.Azure {
+		return explainAzure(err, c)
 	}
 	var he *forge.HTTPError
 	if errors.As(err, &he) {

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/imagebot/imagebot/internal/gitops"
@@ -42,12 +43,12 @@ func ForgeSupported(f Forge, remote string) error {
 
 // supported is ForgeSupported's rule on a host already chosen.
 func supported(c forge.Choice) error {
-	if c.Kind == gitops.GitHub || c.Kind == gitops.GitLab || c.Kind == gitops.Gitea || c.Guessed() ||
-		c.Kind == forge.Bitbucket || c.Kind == forge.BitbucketServer {
+	if slices.Contains(forge.Kinds, c.Kind) || c.Guessed() {
 		return nil
 	}
 	return explain(gitops.ErrNotSupported, "the repository is on %s (%s), which imagebot does not speak to yet: "+
-		"GitHub, GitLab, Gitea and Forgejo, Bitbucket Cloud and Data Center are supported (--forge github, --forge gitlab, --forge gitea, --forge bitbucket, --forge bitbucket-server)", forgeName(c.Kind), c.Why)
+		"GitHub, GitLab, Gitea and Forgejo, Bitbucket Cloud and Data Center, and Azure DevOps are supported "+
+		"(--forge github, gitlab, gitea, bitbucket, bitbucket-server, azure)", forgeName(c.Kind), c.Why)
 }
 
 // forgeName is a host's kind as people write it.

@@ -52,6 +52,8 @@ func (o *Options) ServerFor(remote string) Host {
 		return BitbucketHost(server)
 	case forge.BitbucketServer:
 		return BitbucketServerHost(o.bitbucketDCServer(remote))
+	case forge.Azure:
+		return AzureHost(o.azureCollection(remote))
 	}
 	return GitHubHost(o.GitHubSettings().ServerURL)
 }

@@ -42,7 +42,12 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 	origin, _ := gitops.OriginURL(o.Repo)
 	opts.Repository, _ = gitops.RepositoryFromURL(origin) // "" when unknown: its presets are named, not followed
 	// init takes no credentials: a GitLab guessed from origin is GitLab.
-	if forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind == gitops.GitLab {
+	kind := forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind
+	if kind == forge.Azure {
+		opts.Azure, opts.Branch = true, headBranch(o.Repo)
+		opts.Release = releaseOf(o.Release)
+	}
+	if kind == gitops.GitLab {
 		opts.GitLab = true
 		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
 		opts.HasGitLabCI = err == nil

@@ -24,6 +24,7 @@ type Options struct {
 	GitHub   GitHub
 	Gitea    Gitea // how Run reaches a Gitea or Forgejo server
 	GitLab   GitLab
+	Azure    Azure // how Run reaches Azure DevOps
 	Registry Registry
 	// Bitbucket is how Run reaches Bitbucket Cloud or a Data Center.
 	Bitbucket Bitbucket

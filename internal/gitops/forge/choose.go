@@ -38,14 +38,16 @@ func (c Choice) Guessed() bool { return strings.HasPrefix(c.Why, "origin on ") }
 // Choose is the host the repository is on, decided once for run, serve,
 // rollback and init alike: flag (--forge); else the CI the run is in
 // (Gitea's and Forgejo's Actions before GitHub's, whose variables they
-// imitate; then GitLab CI, GitHub Actions, Bitbucket Pipelines); else a
-// host's token variable (GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN,
-// BITBUCKET_SERVER_TOKEN); else origin's host when it is a well-known one
-// (github.com, gitlab.com, gitlab.*, codeberg.org, gitea.com, gitea.*,
-// forgejo.*, bitbucket.org); else GitHub, as
-// before there was a choice. A GitLab guessed from origin alone yields to
-// GitHub when GitHub credentials are set (githubCreds): GitHub's token is
-// then refused for that remote, before anything is sent.
+// imitate; then GitLab CI, GitHub Actions, Bitbucket Pipelines, Azure
+// Pipelines building an Azure Repos repository); else a host's token
+// variable (GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN,
+// BITBUCKET_SERVER_TOKEN, AZURE_DEVOPS_TOKEN); else origin's host when it
+// is a well-known one (github.com, gitlab.com, gitlab.*, codeberg.org,
+// gitea.com, gitea.*, forgejo.*, bitbucket.org, dev.azure.com,
+// *.visualstudio.com); else GitHub, as before there was a choice. A GitLab
+// guessed from origin alone yields to GitHub when GitHub credentials are
+// set (githubCreds): GitHub's token is then refused for that remote,
+// before anything is sent.
 func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 	switch {
 	case flag != "":
@@ -58,6 +60,8 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{GitHub, "GITHUB_ACTIONS"}
 	case env.BitbucketPipelines:
 		return Choice{Bitbucket, "BITBUCKET_WORKSPACE"}
+	case env.AzureRepos:
+		return Choice{Azure, "BUILD_REPOSITORY_PROVIDER=TfsGit"}
 	case env.GitLabToken:
 		return Choice{GitLab, "GITLAB_TOKEN"}
 	case env.GiteaToken:
@@ -66,8 +70,6 @@ func Choose(flag Kind, env Env, origin string, githubCreds bool) Choice {
 		return Choice{Bitbucket, "BITBUCKET_TOKEN"}
 	case env.BitbucketServerToken:
 		return Choice{BitbucketServer, "BITBUCKET_SERVER_TOKEN"}
-	case env.AzureRepos:
-		return Choice{Azure, "BUILD_REPOSITORY_PROVIDER=TfsGit"}
 	case env.AzureToken:
 		return Choice{Azure, "AZURE_DEVOPS_TOKEN"}
 	}

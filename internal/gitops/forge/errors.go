@@ -24,7 +24,7 @@ var (
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = errors.New("issues are turned off")
 	// ErrNoIssueTracker is a host that has no issues at all (Bitbucket
-	// Data Center): ErrIssuesOff, but no setting turns them on.
+	// Data Center, Azure DevOps): ErrIssuesOff, but no setting turns them on.
 	ErrNoIssueTracker = fmt.Errorf("the host has no issue tracker: %w", ErrIssuesOff)
 )
 

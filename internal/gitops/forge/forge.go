@@ -114,9 +114,7 @@ const (
 	GitHub Kind = "github"
 	GitLab Kind = "gitlab"
 	Gitea  Kind = "gitea" // and Forgejo
-	// Azure is Azure DevOps (Services and Server): its driver is linked,
-	// the command line does not reach it yet, so it is not in Kinds.
-	Azure Kind = "azure"
+	Azure  Kind = "azure" // Azure DevOps, Services and Server
 	// Bitbucket is Bitbucket Cloud (bitbucket.org); BitbucketServer is
 	// Bitbucket Data Center (once Server), at any URL.
 	Bitbucket       Kind = "bitbucket"
@@ -124,7 +122,7 @@ const (
 )
 
 // Kinds are the hosts --forge accepts.
-var Kinds = []Kind{GitHub, GitLab, Gitea, Bitbucket, BitbucketServer}
+var Kinds = []Kind{GitHub, GitLab, Gitea, Bitbucket, BitbucketServer, Azure}
 
 // ErrNotSupported is a Kind without a driver yet.
 var ErrNotSupported = errors.New("not yet supported")

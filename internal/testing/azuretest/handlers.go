@@ -17,6 +17,9 @@ const listedDescription = 400
 const maxDescription = 4000
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveGit(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.CountRequest(false) // a write is counted once it is allowed

@@ -12,8 +12,8 @@
 // for the same source and target is a 409 "TF401179"; a description over
 // 4,000 characters a 400; refs are listed in pages chained by the
 // x-ms-continuationtoken header; a request without credentials gets the
-// sign-in page as a 203, a wrong token a 401, a read-only token a 403 on
-// writes, an unknown repository a 404 "TF401019". Labels are the pull
+// sign-in page as a 203 (so does ExpiredToken), a wrong token a 401, a
+// read-only token a 403 on writes, an unknown repository a 404 "TF401019". Labels are the pull
 // request's tags (pullrequests/{id}/labels), reviewers are identities by
 // ID (found through _apis/identities), comments are threads, statuses are
 // per commit (latestOnly keeps each context's newest), connectionData says
@@ -24,8 +24,9 @@
 // Tests script people with AbandonPR, CompletePR and OpenPR, set branches
 // with SetBranch, inject faults with FailNext and RateLimitNext (a 429
 // with Retry-After and the X-RateLimit-* headers Azure DevOps sends), and
-// assert on PRs, Requests and Writes. It models no git, forks, policies
-// or work items.
+// assert on PRs, Requests and Writes. It models no git of its own
+// (WithGitRemote passes git to a git server), forks, policies or work
+// items.
 package azuretest
 
 import (
@@ -55,6 +56,9 @@ const (
 	DefaultToken  = "azdopat0000000000000000000000000000000000000000bot"
 	PipelineToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJidWlsZCJ9.c2lnbmF0dXJl"
 	ReadOnlyToken = "azdopat000000000000000000000000000000000000000read"
+	// ExpiredToken is a PAT past its expiry, which Azure DevOps Services
+	// often answers with its sign-in page (a 203 with HTML), not a 401.
+	ExpiredToken = "azdopat000000000000000000000000000000000000expired"
 )
 
 // Identity is a user or group as Azure DevOps names it: an ID (a GUID),
@@ -111,6 +115,7 @@ type Server struct {
 	git           forgetest.GitBackend // nil: branches are kept in branches
 	gitOwner      string
 	gitName       string
+	gitRemote     http.Handler // WithGitRemote's; nil serves no git
 
 	// Meter counts the API requests served (Requests) and those that
 	// changed something (Writes), and holds the faults FailNext and
@@ -313,11 +318,11 @@ func (s *Server) who(w http.ResponseWriter, r *http.Request) (Identity, string, 
 			token = "" // a PAT is Basic only
 		}
 	default:
-		// Azure DevOps Services answers an anonymous API request with
-		// its sign-in page, 203 Non-Authoritative Information.
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusNonAuthoritativeInfo)
-		fmt.Fprint(w, "<html><head><title>Azure DevOps Services | Sign In</title></head></html>")
+		signIn(w)
+		return Identity{}, "", false
+	}
+	if token == ExpiredToken {
+		signIn(w)
 		return Identity{}, "", false
 	}
 	id, ok := s.tokens[token]
@@ -327,6 +332,15 @@ func (s *Server) who(w http.ResponseWriter, r *http.Request) (Identity, string, 
 		return Identity{}, "", false
 	}
 	return id, token, true
+}
+
+// signIn answers as Azure DevOps Services does an anonymous API request,
+// or one with an expired PAT: its sign-in page, 203 Non-Authoritative
+// Information.
+func signIn(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNonAuthoritativeInfo)
+	fmt.Fprint(w, "<html><head><title>Azure DevOps Services | Sign In</title></head></html>")
 }
 
 // writeErr writes Azure DevOps' error body.

@@ -35,6 +35,7 @@ func TestAnswers(t *testing.T) {
 		{"?api-version=7.1", basic, 200, false},
 		{"", basic, 400, false},
 		{"?api-version=7.1", "", 203, false},
+		{"?api-version=7.1", "Basic " + base64.StdEncoding.EncodeToString([]byte(":"+ExpiredToken)), 203, false},
 		{"?api-version=7.1", "Bearer " + DefaultToken, 401, false},
 		{"?api-version=7.1", "Bearer " + PipelineToken, 200, false},
 		{"/refs?api-version=7.1&filter=heads/", basic, 200, true},

@@ -11,8 +11,7 @@ import (
 	"github.com/imagebot/imagebot/internal/gitops/forge"
 )
 
-// Kind is the driver's --forge name (forge.Azure). It is not in forge.Kinds yet: the
-// room lists the hosts it ships, and this driver registers itself.
+// Kind is the driver's --forge name (forge.Azure).
 const Kind = forge.Azure
 
 // ado is an Azure DevOps repository as a Forge.
@@ -33,7 +32,11 @@ type self struct{ id, login string }
 
 var _ forge.Forge = (*ado)(nil)
 
-func init() { forge.Register(Kind, New) }
+func init() {
+	forge.Register(Kind, New)
+	// serve clones before any repository is opened: it asks for this first.
+	forge.RegisterGitSetup(Kind, AllowMultiACK)
+}
 
 // gitUser is the git user name: Azure Repos ignores it when the password
 // is a PAT or a job token.
@@ -170,13 +173,13 @@ func (a *ado) BlobURL(commit, file string, line int) string {
 
 // FindIssue: the dashboard is off on Azure DevOps (see the package doc).
 func (a *ado) FindIssue(context.Context, string, func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
-	return nil, fmt.Errorf("azure devops has no issues for a dashboard: %w", forge.ErrIssuesOff)
+	return nil, forge.ErrNoIssueTracker
 }
 
 func (a *ado) CreateIssue(context.Context, string, string, []string) (*forge.Issue, error) {
-	return nil, fmt.Errorf("azure devops has no issues for a dashboard: %w", forge.ErrIssuesOff)
+	return nil, forge.ErrNoIssueTracker
 }
 
 func (a *ado) EditIssue(context.Context, int, string) error {
-	return fmt.Errorf("azure devops has no issues for a dashboard: %w", forge.ErrIssuesOff)
+	return forge.ErrNoIssueTracker
 }

@@ -37,7 +37,7 @@
 //     identities API, at vssps.dev.azure.com for Services.
 //   - Auto-merge is auto-complete, set by the token's own identity, with
 //     the branch deleted on completion.
-//   - The dashboard is off (forge.ErrIssuesOff): Azure Boards work items
+//   - The dashboard is off (forge.ErrNoIssueTracker): Azure Boards work items
 //     live in a separate service a repository may not use, with process
 //     templates whose types and required fields differ per project; a
 //     work item that fails to save for a field the bot cannot know would

@@ -16,7 +16,8 @@ var multiACK sync.Once
 // are on transport.UnsupportedCapabilities. Taking them off makes go-git
 // ask for them; its answer reader takes the ACK lines they bring (go-git
 // 5.11 and later). The list is go-git's, for the whole process: the
-// first Azure DevOps repository opened sets it, before its first fetch,
+// first Azure DevOps repository opened sets it, before its first fetch
+// (and forge.SetUpGit(Kind), which serve calls before it clones),
 // and every host is fetched so from then on, which GitHub, GitLab and
 // Gitea serve as git's own upload-pack does.
 func AllowMultiACK() {
