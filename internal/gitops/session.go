@@ -105,7 +105,7 @@ func (s *Session) Commit() string { return s.tip.Hash.String() }
 // PRs (a page per 100 of them).
 func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result, error) {
 	if o.BranchPrefix == "" {
-		o.BranchPrefix = "imagebot/"
+		o.BranchPrefix = defaultBranchPrefix
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -136,8 +136,10 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 			return nil, err
 		}
 	}
-	// The branches are fetched after the PRs are listed: the later the
-	// fetch, the fresher the tips that pushes are leased against.
+	// The branches' tips are those Open's ref advertisement listed (the
+	// default prefix's were fetched with the default branch): pushes are
+	// leased against them, so a branch that moved since is never
+	// overwritten, and a refused push looks at it again (pr.go).
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
 		return nil, err
 	}
