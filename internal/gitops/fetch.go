@@ -144,8 +144,13 @@ func tracking(branch string) plumbing.ReferenceName {
 // with everything it reaches (a fetched pack holds all that the haves do
 // not; a commit made here is built on one that is stored), so its tip
 // being present is its whole history being present.
+//
+// It reads the commit: with ExclusiveAccess, go-git's HasEncodedObject
+// (v5.19) answers "not found" from its list of loose objects without
+// looking in the packs.
 func (r *remote) has(h plumbing.Hash) bool {
-	return r.store.HasEncodedObject(h) == nil
+	_, err := r.store.EncodedObject(plumbing.AnyObject, h)
+	return err == nil
 }
 
 // prune removes the tracking refs under prefix whose branch origin did
@@ -206,8 +211,8 @@ func (r *remote) uploadPack(ctx context.Context, wants []plumbing.Hash) (err err
 	return packfile.UpdateObjectStorage(r.repo.Storer, demux(req.Capabilities, resp))
 }
 
-// haves are the commits on disk that tracking refs point at and the
-// advertised tips already on disk.
+// haves are the commits on disk that refs point at, the advertised tips
+// already on disk and those the cache's packs reach.
 func (r *remote) haves() ([]plumbing.Hash, error) {
 	var hs []plumbing.Hash
 	add := func(h plumbing.Hash) {
@@ -231,7 +236,28 @@ func (r *remote) haves() ([]plumbing.Hash, error) {
 	for _, h := range r.adv.heads {
 		add(h)
 	}
+	if r.cache != nil {
+		for _, h := range r.cache.tips {
+			add(h)
+		}
+	}
 	return hs, nil
+}
+
+// trackedTips are the commits the remote-tracking refs point at.
+func (r *remote) trackedTips() []plumbing.Hash {
+	var hs []plumbing.Hash
+	refs, err := r.repo.Storer.IterReferences()
+	if err != nil {
+		return nil
+	}
+	_ = refs.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference && ref.Name().IsRemote() && !slices.Contains(hs, ref.Hash()) {
+			hs = append(hs, ref.Hash())
+		}
+		return nil
+	})
+	return hs
 }
 
 // demux takes the pack out of the side-band channel when the request

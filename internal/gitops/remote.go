@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +47,7 @@ type remote struct {
 	// covered the prefixes whose branches were fetched from it.
 	adv     *advertisement
 	covered []string
+	cache   *packCache // nil: nothing kept across runs
 
 	closeOnce sync.Once
 	closeErr  error
@@ -96,9 +99,44 @@ func RedactURL(raw string) string { return forge.RedactURL(raw) }
 
 // openRemote fetches the default branch and the branches under
 // defaultBranchPrefix into a new repository in a temporary directory
-// (TMPDIR's): one ref advertisement and one upload-pack. The caller
-// closes it.
-func openRemote(ctx context.Context, rawURL, user string, creds credentials, base string) (_ *remote, err error) {
+// (TMPDIR's): one ref advertisement and at most one upload-pack, none
+// when cache holds every tip already. The caller closes it.
+func openRemote(ctx context.Context, rawURL, user string, creds credentials, base string, cache *packCache, log *slog.Logger) (_ *remote, err error) {
+	rm, err := newClone(rawURL, user, creds, base)
+	if err != nil {
+		return nil, err
+	}
+	if cache != nil {
+		if err := cache.load(rm.repo.Storer, rm.packDir()); err != nil {
+			// Not trusted, then: the clone may hold part of it, so
+			// start over without it.
+			log.Warn("git cache ignored", "err", err)
+			rm.close()
+			if rm, err = newClone(rawURL, user, creds, base); err != nil {
+				return nil, err
+			}
+		}
+		rm.cache = cache
+	}
+	defer func() {
+		if err != nil {
+			rm.close()
+		}
+	}()
+	if err := rm.advertise(ctx); err != nil {
+		return nil, err
+	}
+	if _, ok := rm.adv.heads[base]; !ok {
+		return nil, rm.fetchErr(fmt.Errorf("origin has no default branch %s", base))
+	}
+	if err := rm.fetchAdvertised(ctx, []string{base}, defaultBranchPrefix); err != nil {
+		return nil, err
+	}
+	return rm, nil
+}
+
+// newClone is an empty repository in a temporary directory, with origin.
+func newClone(rawURL, user string, creds credentials, base string) (_ *remote, err error) {
 	dir, err := os.MkdirTemp("", "imagebot-git-")
 	if err != nil {
 		return nil, fmt.Errorf("clone of %s: %w", RedactURL(rawURL), err)
@@ -116,17 +154,11 @@ func openRemote(ctx context.Context, rawURL, user string, creds credentials, bas
 	if _, err := rm.repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
 		return nil, err
 	}
-	if err := rm.advertise(ctx); err != nil {
-		return nil, err
-	}
-	if _, ok := rm.adv.heads[base]; !ok {
-		return nil, rm.fetchErr(fmt.Errorf("origin has no default branch %s", base))
-	}
-	if err := rm.fetchAdvertised(ctx, []string{base}, defaultBranchPrefix); err != nil {
-		return nil, err
-	}
 	return rm, nil
 }
+
+// packDir holds the clone's pack files.
+func (r *remote) packDir() string { return filepath.Join(r.dir, "objects", "pack") }
 
 // objectStore is go-git's on-disk storage, safe for concurrent use: scan
 // reads the tip's files from several goroutines, and go-git's pack files
@@ -179,10 +211,13 @@ func (s *objectStore) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash,
 	return s.Storage.SetEncodedObject(o)
 }
 
-// close releases the open pack files and removes the clone; closing
-// again does nothing.
+// close keeps the packs this run fetched in the cache, releases the open
+// pack files and removes the clone; closing again does nothing.
 func (r *remote) close() error {
 	r.closeOnce.Do(func() {
+		if r.cache != nil {
+			r.cache.save(r.packDir(), r.trackedTips())
+		}
 		r.closeErr = r.store.Close()
 		if err := os.RemoveAll(r.dir); err != nil {
 			r.closeErr = fmt.Errorf("remove the clone: %w", err)

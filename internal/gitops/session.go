@@ -60,7 +60,11 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	}
 	base := repo.DefaultBranch
 	user, creds := h.GitCredentials()
-	rm, err := openRemote(ctx, o.URL, user, creds, base)
+	var cache *packCache
+	if o.GitCache != "" {
+		cache = openPackCache(o.GitCache, o.URL, o.GitCacheMaxBytes, o.Logger)
+	}
+	rm, err := openRemote(ctx, o.URL, user, creds, base, cache, o.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gate/inspect"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/signature"
@@ -67,9 +68,28 @@ func (c *Cache) registryOptions() ([]registry.Option, error) {
 	return []registry.Option{registry.WithCache(c.opened)}, nil
 }
 
-// prune brings an opened cache back under its bound: serve does it
-// between runs.
+// gitDir is the subdirectory of --cache DIR that keeps the git packs runs
+// fetched (gitops.Options.GitCache), beside the registry's answers: their
+// Prune walks DIR/v1 only, and the packs have a bound of their own.
+const gitDir = "git"
+
+// git is where a run keeps the packs it fetched and their bound, "" with
+// no --cache: the same size as the registry's answers, apart from them.
+func (c *Cache) git() (string, int64) {
+	if c == nil || c.Dir == "" {
+		return "", 0
+	}
+	return filepath.Join(c.Dir, gitDir), c.MaxBytes
+}
+
+// prune brings an opened cache back under its bound, and the git packs of
+// all repositories under theirs: serve does it between runs.
 func (c *Cache) prune() error {
+	if dir, max := c.git(); dir != "" && max > 0 {
+		if err := gitops.PruneGitCache(dir, max); err != nil {
+			return err
+		}
+	}
 	if c == nil || c.opened == nil {
 		return nil
 	}
