@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/testing/gittest"
@@ -334,4 +335,54 @@ func TestGitCachePersonPushesDuringRun(t *testing.T) {
 	if got := w.sha(t, node); got != theirs {
 		t.Errorf("the next run moved %s", node)
 	}
+}
+
+// TestPruneGitCache: serve's prune keeps the packs of all repositories
+// under the bound, dropping those read least recently first, and removes
+// what runs cut short left behind an hour ago; directories it did not
+// make (no origin file) are left alone.
+func TestPruneGitCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	repo := func(name string, size int, used time.Time) string {
+		p := filepath.Join(dir, "v1", name)
+		writeFileAll(t, filepath.Join(p, "gen-000000001-x", "pack-1.pack"), make([]byte, size))
+		writeFileAll(t, filepath.Join(p, "origin"), []byte("https://example.com/"+name+"\n"))
+		if err := os.Chtimes(filepath.Join(p, "origin"), used, used); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	now := time.Now()
+	old := repo("old", 600, now.Add(-2*time.Hour))
+	recent := repo("recent", 600, now)
+	stale := filepath.Join(recent, ".tmp-123")
+	writeFileAll(t, stale, make([]byte, 100))
+	if err := os.Chtimes(stale, now.Add(-2*time.Hour), now.Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(recent, ".tmp-456")
+	writeFileAll(t, fresh, nil)
+	other := filepath.Join(dir, "v1", "not-ours")
+	writeFileAll(t, filepath.Join(other, "file"), make([]byte, 5000))
+
+	if err := gitops.PruneGitCache(dir, 1000); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{old: false, recent: true, stale: false, fresh: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s kept: %v, want %v", strings.TrimPrefix(p, dir), err == nil, want)
+		}
+	}
+	if err := gitops.PruneGitCache(filepath.Join(dir, "none"), 1000); err != nil {
+		t.Errorf("no cache yet: %v", err)
+	}
+}
+
+func writeFileAll(t *testing.T, name string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, name, b)
 }
