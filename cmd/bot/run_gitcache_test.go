@@ -35,3 +35,30 @@ func TestRunGitCacheRequests(t *testing.T) {
 		t.Errorf("no git packs kept: %v", err)
 	}
 }
+
+// TestServeCloneGitRequests: a pass of `serve --clone --cache` over a
+// repository where nothing moved costs two git requests: the advertisement
+// that syncs the kept clone and the run's own (before: 6, 4 of them
+// advertisements and 2 packs).
+func TestServeCloneGitRequests(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t)
+	dir := t.TempDir()
+	args := []string{"serve", "--once", "--workdir", filepath.Join(dir, "work"), "--clone", e.gs.URL("acme/gitops"), "--cache", filepath.Join(dir, "cache")}
+	args = append(args, e.args[2:]...) // the mirrors
+	want := []gittest.Requests{
+		2: {Advertisements: 2},
+		3: {Advertisements: 2},
+	}
+	for pass := range want {
+		before := e.gs.Requests()
+		if _, stderr, code := imagebot(t, e.env, args...); code != 0 {
+			t.Fatalf("pass %d: exit %d\n%s", pass, code, stderr)
+		}
+		// The first pass clones and opens the PRs, the second downloads
+		// them once.
+		if got := e.gs.Requests().Sub(before); pass >= 2 && got != want[pass] {
+			t.Errorf("pass %d: %+v, want %+v", pass, got, want[pass])
+		}
+	}
+}
