@@ -24,9 +24,10 @@ import (
 const defaultBranchPrefix = "imagebot/"
 
 // A run's git traffic is one ref advertisement and at most one upload-pack
-// (DESIGN.md "Git hosts"): go-git's Fetch lists origin's refs anew each
-// time, and the default branch and imagebot's branches were two fetches,
-// two advertisements and two packs even when nothing had moved. Here the
+// (two when the config names another branch prefix). go-git's Fetch lists
+// origin's refs anew each time: the default branch and imagebot's branches
+// were two fetches, two advertisements and two packs even when nothing had
+// moved. Here the
 // advertisement is asked for once, in Open; the default branch and the
 // branches under the prefix are taken from it together, and only the tips
 // whose commits are not on disk are downloaded, in one pack. A push is

@@ -386,3 +386,24 @@ func writeFileAll(t *testing.T, name string, b []byte) {
 	}
 	writeFile(t, name, b)
 }
+
+// TestNoOpRerunOtherPrefix: with a branch prefix the config sets, unknown
+// when Open fetches, the branches are downloaded from the same
+// advertisement in a second pack (none with the cache), and the rerun
+// finds every PR current.
+func TestNoOpRerunOtherPrefix(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	prefix := func(o *gitops.RunOptions) { o.BranchPrefix = "deps/" }
+	if res := w.runClean(t, prefix); len(res.Opened) != len(streams) {
+		t.Fatalf("opened %d, want %d", len(res.Opened), len(streams))
+	}
+	before := w.gs.Requests()
+	res := w.runClean(t, prefix)
+	if got, want := w.gs.Requests().Sub(before), (gittest.Requests{Advertisements: 1, UploadPacks: 2}); got != want {
+		t.Errorf("no-op rerun: %+v, want %+v", got, want)
+	}
+	if len(res.Unchanged) != len(streams) || !strings.HasPrefix(res.Unchanged[0], "deps/") {
+		t.Errorf("unchanged %v", res.Unchanged)
+	}
+}
