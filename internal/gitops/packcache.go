@@ -27,21 +27,23 @@ import (
 //
 // A repository's packs live in DIR/v1/<sha256 of its URL>/, whose file
 // "origin" names the URL: a directory naming another, or none, is foreign
-// and neither read nor written. Inside, one generation directory holds
-// pack files and, for each run that added packs, the list of the packs its set needs
-// and the tips they reach (set-*), each written under a
-// temporary name and renamed into place, never changed after: runs at once
-// on the same cache add files side by side and read whole ones.
+// and neither read nor written. Inside, one generation directory holds the
+// pack files and, for each run that added some, a set-* file listing every
+// pack its packs need (those it read and its own) and the tips it had,
+// the haves of later fetches. Each file is written under a temporary name
+// and renamed into place, never changed after: runs at once on the same
+// cache add files side by side and read whole ones.
 //
 // Nothing in it is trusted. A run reads each pack through the same parser
 // as a fetched one, which computes every object's hash from its content
-// and builds a fresh index, into the run's own clone: a corrupt pack fails
-// that parse, and the run then drops the generation and fetches as if
-// there were no cache. An object is found only under its true hash, so a
-// pack can add objects, never change one; a tip whose history is missing
-// a part (a pack removed by hand) is fetched again, since only tips whose
-// commit is on disk count as present, and every pack holds the whole of
-// what it adds (go-git asks for no thin packs).
+// (SHA-1 with collision detection) and builds a fresh index, into the
+// run's own clone; a corrupt pack fails that parse, and a generation where
+// a set names a pack that is missing is not whole. Either way the run drops
+// the generation, starts its clone over and fetches as if there were no
+// cache. An object is found only under its true hash, so a pack can add
+// objects, never change one, and every pack holds the whole of what it
+// adds (go-git asks for no thin packs): a commit on disk is its history on
+// disk, which is what lets a tip on disk go unfetched.
 //
 // The packs a run adds hold what that run lacked, given the generation it
 // read: they go into that same generation, or, when the run read none, a
@@ -81,14 +83,20 @@ func openPackCache(root, rawURL string, maxBytes int64, log *slog.Logger) *packC
 	marker := filepath.Join(dir, "origin")
 	got, err := os.ReadFile(marker)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := c.create(url); err != nil {
-			log.Warn("git cache not used", "dir", dir, "err", err)
-			return nil
+		// A run at the same time may make it too: the origin file read
+		// next decides, whoever made it.
+		if cerr := c.create(url); cerr != nil {
+			err = cerr
+		} else {
+			got, err = os.ReadFile(marker)
 		}
-		got, err = os.ReadFile(marker)
 	}
-	if err != nil || string(got) != url+"\n" {
-		log.Warn("git cache not used: it is not this repository's", "dir", dir)
+	switch {
+	case err != nil:
+		log.Warn("git cache not used", "dir", dir, "err", err)
+		return nil
+	case string(got) != url+"\n":
+		log.Warn("git cache not used: it names another repository", "dir", dir)
 		return nil
 	}
 	return c
@@ -108,15 +116,13 @@ func (c *packCache) create(url string) error {
 	if err := os.WriteFile(filepath.Join(tmp, "origin"), []byte(url+"\n"), 0o644); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, c.dir); err != nil && !errors.Is(err, fs.ErrExist) && !isDirNotEmpty(err) {
+	if err := os.Rename(tmp, c.dir); err != nil {
+		if _, serr := os.Stat(c.dir); serr == nil {
+			return nil // made by a run at the same time, or not ours
+		}
 		return err
 	}
-	return nil // made here, or by a run at the same time
-}
-
-func isDirNotEmpty(err error) bool {
-	var le *os.LinkError
-	return errors.As(err, &le) && strings.Contains(le.Err.Error(), "not empty")
+	return nil
 }
 
 // generations are the generation directories, newest last.
@@ -236,7 +242,8 @@ func packNames(packDir string) map[string]bool {
 }
 
 // save adds the packs of packDir that did not come from the cache, with
-// tips, the commits they reach. Failing to keep them costs the next run a
+// tips, the run's remote-tracking tips (one whose commit is not in the
+// packs is no have for a later run, which checks). Failing to keep them costs the next run a
 // download, nothing more: it is logged, not returned.
 func (c *packCache) save(packDir string, tips []plumbing.Hash) {
 	var added []string
