@@ -1,6 +1,7 @@
 package gitops_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,4 +120,48 @@ func writeFileAll(t *testing.T, name string, b []byte) {
 		t.Fatal(err)
 	}
 	writeFile(t, name, b)
+}
+
+// TestGitCacheRunsAtOnce: sessions opened and closed at the same time on
+// one cache, each reading it and adding the pack of origin's new commit, leave it whole: the next run
+// reads it without a warning (or finds none left, and fetches), and plans
+// from origin's tip.
+func TestGitCacheRunsAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.runClean(t)
+	cache := gittest.TempDir(t)
+	o := w.options(t)
+	o.GitCache = cache
+	for round := range 3 {
+		if round > 0 { // every session then fetches and adds a pack
+			w.commitWithGit(t, fmt.Sprintf("docs/round-%d.md", round), "moved\n")
+		}
+		errs := make(chan error, 4)
+		for range cap(errs) {
+			go func() {
+				s, err := gitops.Open(w.ctx, o)
+				if err == nil {
+					err = s.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range cap(errs) {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		w.logs.Reset()
+		res, got := w.cachedRun(t, cache)
+		if strings.Contains(w.logs.String(), "git cache") {
+			t.Errorf("round %d: the cache was not whole:\n%s", round, w.logs.String())
+		}
+		if got != oneAdvertisement && got != withPack {
+			t.Errorf("round %d: %+v", round, got)
+		}
+		if len(res.Unchanged) != len(streams) {
+			t.Errorf("round %d: %+v", round, res)
+		}
+	}
 }
