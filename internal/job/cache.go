@@ -13,9 +13,9 @@ import (
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
-// Cache is the registry cache across runs (--cache) and the keyless trust
-// root. The directory is opened once, on first use, however many commands
-// (serve's runs) share the Cache.
+// Cache is the registry cache across runs (--cache), the keyless trust
+// root and the git packs runs fetched (DIR/git). The directory is opened
+// once, on first use, however many commands (serve's runs) share the Cache.
 type Cache struct {
 	Dir      string // "" keeps nothing between runs
 	TTL      time.Duration
@@ -85,8 +85,8 @@ func (c *Cache) git() (string, int64) {
 // prune brings an opened cache back under its bound, and the git packs of
 // all repositories under theirs: serve does it between runs.
 func (c *Cache) prune() error {
-	if dir, max := c.git(); dir != "" && max > 0 {
-		if err := gitops.PruneGitCache(dir, max); err != nil {
+	if dir, bound := c.git(); dir != "" && bound > 0 {
+		if err := gitops.PruneGitCache(dir, bound); err != nil {
 			return err
 		}
 	}

@@ -13,11 +13,11 @@ import (
 func TestPoolDonePrunesGitPacks(t *testing.T) {
 	dir := t.TempDir()
 	c := &Cache{Dir: dir, MaxBytes: 100}
-	gitDir, max := c.git()
-	if gitDir != filepath.Join(dir, "git") || max != 100 {
-		t.Errorf("git cache %q, %d", gitDir, max)
+	packs, bound := c.git()
+	if packs != filepath.Join(dir, "git") || bound != 100 {
+		t.Errorf("git cache %q, %d", packs, bound)
 	}
-	repo := filepath.Join(gitDir, "v1", "0123")
+	repo := filepath.Join(packs, "v1", "0123")
 	for name, size := range map[string]int{"origin": 20, "gen-000000001-x/pack-a.pack": 500} {
 		p := filepath.Join(repo, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
