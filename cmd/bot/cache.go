@@ -29,9 +29,9 @@ func newCacheOptions() cacheOptions {
 }
 
 func (o *cacheOptions) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Dir, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then asked again conditionally; manifests and configs by digest; the Sigstore trust root in DIR/sigstore")
+	fs.StringVar(&o.Dir, "cache", "", "keep registry answers in `DIR` between runs: tag listings for --cache-ttl, then asked again conditionally; manifests and configs by digest; the Sigstore trust root in DIR/sigstore; the git packs runs fetched in DIR/git")
 	fs.Var(&o.TTL, "cache-ttl", "use a cached tag listing for `DURATION` without asking the registry; 0 asks every time, conditionally")
-	fs.Var(&o.Size, "cache-size", "keep the --cache directory under `SIZE` (256MiB, 1GiB); the least recently used answers go first")
+	fs.Var(&o.Size, "cache-size", "keep the --cache directory's registry answers under `SIZE` (256MiB, 1GiB), the least recently used going first, and its git packs apart under the same size")
 }
 
 // job is the cache for a command, opened on first use: serve's runs share

@@ -36,6 +36,12 @@ type Options struct {
 	// Clock is the time rate limits are waited out in; nil is the real
 	// one. Tests pass a fake so that a Retry-After costs no real time.
 	Clock Clock
+	// GitCache, when set, is a directory where the packs a run fetches
+	// are kept for the next runs (packcache.go): a rerun then downloads
+	// only what is new, and nothing when no branch moved. GitCacheMaxBytes
+	// bounds a repository's packs there (0: 256 MiB).
+	GitCache         string
+	GitCacheMaxBytes int64
 }
 
 // RunOptions say what the branches and pull requests of a run look like.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +43,11 @@ type remote struct {
 	user  string // git user name of the token
 	creds credentials
 	base  string // default branch
+	// adv is origin's branches as the last advertisement listed them;
+	// covered the prefixes whose branches were fetched from it.
+	adv     *advertisement
+	covered []string
+	cache   *packCache // nil: nothing kept across runs
 
 	closeOnce sync.Once
 	closeErr  error
@@ -90,9 +97,46 @@ func RepositoryFromURL(raw string) (string, error) {
 // URL before it reaches a message or a log (forge.RedactURL).
 func RedactURL(raw string) string { return forge.RedactURL(raw) }
 
-// openRemote fetches the default branch into a new repository in a
-// temporary directory (TMPDIR's). The caller closes it.
-func openRemote(ctx context.Context, rawURL, user string, creds credentials, base string) (_ *remote, err error) {
+// openRemote fetches the default branch and the branches under
+// defaultBranchPrefix into a new repository in a temporary directory
+// (TMPDIR's): one ref advertisement and at most one upload-pack, none
+// when cache holds every tip already. The caller closes it.
+func openRemote(ctx context.Context, rawURL, user string, creds credentials, base string, cache *packCache, log *slog.Logger) (_ *remote, err error) {
+	rm, err := newClone(rawURL, user, creds, base)
+	if err != nil {
+		return nil, err
+	}
+	if cache != nil {
+		if err := cache.load(rm.repo.Storer, rm.packDir()); err != nil {
+			// Not trusted, then: the clone may hold part of it, so
+			// start over without it.
+			log.Warn("git cache ignored", "err", err)
+			rm.close()
+			if rm, err = newClone(rawURL, user, creds, base); err != nil {
+				return nil, err
+			}
+		}
+		rm.cache = cache
+	}
+	defer func() {
+		if err != nil {
+			rm.close()
+		}
+	}()
+	if err := rm.advertise(ctx); err != nil {
+		return nil, err
+	}
+	if _, ok := rm.adv.heads[base]; !ok {
+		return nil, rm.fetchErr(fmt.Errorf("origin has no default branch %s", base))
+	}
+	if err := rm.fetchAdvertised(ctx, []string{base}, defaultBranchPrefix); err != nil {
+		return nil, err
+	}
+	return rm, nil
+}
+
+// newClone is an empty repository in a temporary directory, with origin.
+func newClone(rawURL, user string, creds credentials, base string) (_ *remote, err error) {
 	dir, err := os.MkdirTemp("", "imagebot-git-")
 	if err != nil {
 		return nil, fmt.Errorf("clone of %s: %w", RedactURL(rawURL), err)
@@ -110,11 +154,11 @@ func openRemote(ctx context.Context, rawURL, user string, creds credentials, bas
 	if _, err := rm.repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{rawURL}}); err != nil {
 		return nil, err
 	}
-	if err := rm.fetch(ctx, false, "+refs/heads/"+base+":refs/remotes/origin/"+base); err != nil {
-		return nil, err
-	}
 	return rm, nil
 }
+
+// packDir holds the clone's pack files.
+func (r *remote) packDir() string { return filepath.Join(r.dir, "objects", "pack") }
 
 // objectStore is go-git's on-disk storage, safe for concurrent use: scan
 // reads the tip's files from several goroutines, and go-git's pack files
@@ -167,10 +211,13 @@ func (s *objectStore) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash,
 	return s.Storage.SetEncodedObject(o)
 }
 
-// close releases the open pack files and removes the clone; closing
-// again does nothing.
+// close keeps the packs this run fetched in the cache, releases the open
+// pack files and removes the clone; closing again does nothing.
 func (r *remote) close() error {
 	r.closeOnce.Do(func() {
+		if r.cache != nil {
+			r.cache.save(r.packDir(), r.trackedTips())
+		}
 		r.closeErr = r.store.Close()
 		if err := os.RemoveAll(r.dir); err != nil {
 			r.closeErr = fmt.Errorf("remove the clone: %w", err)
@@ -180,39 +227,23 @@ func (r *remote) close() error {
 }
 
 // fetchBranches fetches imagebot's branches: the tips its pushes are
-// leased against. Branches gone from the remote are forgotten.
+// leased against, as the advertisement of Open (or of the last refetch)
+// listed them. Branches gone from the remote are forgotten. Open fetched
+// those under the default prefix already; another prefix costs an
+// upload-pack for what is not on disk, and no new advertisement.
 func (r *remote) fetchBranches(ctx context.Context, prefix string) error {
-	return r.fetch(ctx, true, "+refs/heads/"+prefix+"*:refs/remotes/origin/"+prefix+"*")
+	for _, p := range r.covered {
+		if strings.HasPrefix(prefix, p) {
+			return nil
+		}
+	}
+	return r.fetchAdvertised(ctx, nil, prefix)
 }
 
 // gitTimeout bounds one fetch or push: a remote that stops answering costs
 // a run this much, not forever. The first fetch of a large repository's
 // history is the longest of them.
 const gitTimeout = 10 * time.Minute
-
-func (r *remote) fetch(ctx context.Context, prune bool, specs ...string) error {
-	auth, err := r.auth(ctx)
-	if err != nil {
-		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
-	defer cancel()
-	var refSpecs []gitconfig.RefSpec
-	for _, s := range specs {
-		refSpecs = append(refSpecs, gitconfig.RefSpec(s))
-	}
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		Auth:       auth,
-		RefSpecs:   refSpecs,
-		Tags:       git.NoTags,
-		Prune:      prune,
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fmt.Errorf("fetch %s: %w", RedactURL(r.url), r.creds.Scrub(err))
-	}
-	return nil
-}
 
 // auth is the credential of one fetch or push: the token as the password
 // of basic auth, with the host's user name (Forge.GitCredentials), never in the URL or any config. It is
@@ -285,22 +316,26 @@ func (r *remote) push(ctx context.Context, branch string, commit plumbing.Hash, 
 	if err != nil && !already {
 		return false, fmt.Errorf("push %s: %w", branch, r.creds.Scrub(err))
 	}
-	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/origin/"+branch), commit))
+	// Origin holds commit now: a later fetch of the branch from the same
+	// advertisement must not take the tracking ref back.
+	r.adv.heads[branch] = commit
+	return already, r.repo.Storer.SetReference(plumbing.NewHashReference(tracking(branch), commit))
 }
 
-// refetch fetches one branch again and returns its tip, nil when the
-// remote has no such branch any more.
+// refetch asks origin for its refs again, after a refused push, and
+// returns the branch's tip, nil when the remote has no such branch any
+// more: one advertisement, and an upload-pack when the tip is new.
 func (r *remote) refetch(ctx context.Context, branch string) (*object.Commit, error) {
-	tracking := plumbing.ReferenceName("refs/remotes/origin/" + branch)
-	err := r.fetch(ctx, false, "+refs/heads/"+branch+":"+string(tracking))
-	var missing git.NoMatchingRefSpecError
-	if errors.As(err, &missing) {
-		if rerr := r.repo.Storer.RemoveReference(tracking); rerr != nil {
-			return nil, rerr
+	if err := r.advertise(ctx); err != nil {
+		return nil, err
+	}
+	if _, ok := r.adv.heads[branch]; !ok {
+		if err := r.repo.Storer.RemoveReference(tracking(branch)); err != nil {
+			return nil, err
 		}
 		return nil, nil
 	}
-	if err != nil {
+	if err := r.fetchAdvertised(ctx, []string{branch}); err != nil {
 		return nil, err
 	}
 	return r.branchTip(branch), nil

@@ -60,7 +60,11 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	}
 	base := repo.DefaultBranch
 	user, creds := h.GitCredentials()
-	rm, err := openRemote(ctx, o.URL, user, creds, base)
+	var cache *packCache
+	if o.GitCache != "" {
+		cache = openPackCache(o.GitCache, o.URL, o.GitCacheMaxBytes, o.Logger)
+	}
+	rm, err := openRemote(ctx, o.URL, user, creds, base, cache, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func (s *Session) Commit() string { return s.tip.Hash.String() }
 // PRs (a page per 100 of them).
 func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result, error) {
 	if o.BranchPrefix == "" {
-		o.BranchPrefix = "imagebot/"
+		o.BranchPrefix = defaultBranchPrefix
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -136,8 +140,10 @@ func (s *Session) Run(ctx context.Context, p *plan.Plan, o RunOptions) (*Result,
 			return nil, err
 		}
 	}
-	// The branches are fetched after the PRs are listed: the later the
-	// fetch, the fresher the tips that pushes are leased against.
+	// The branches' tips are those Open's ref advertisement listed (the
+	// default prefix's were fetched with the default branch): pushes are
+	// leased against them, so a branch that moved since is never
+	// overwritten, and a refused push looks at it again (pr.go).
 	if err := s.rm.fetchBranches(ctx, o.BranchPrefix); err != nil {
 		return nil, err
 	}

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/imagebot/imagebot/internal/gate/inspect"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/registry"
 	"github.com/imagebot/imagebot/internal/registry/cache"
 	"github.com/imagebot/imagebot/internal/signature"
 )
 
-// Cache is the registry cache across runs (--cache) and the keyless trust
-// root. The directory is opened once, on first use, however many commands
-// (serve's runs) share the Cache.
+// Cache is the registry cache across runs (--cache), the keyless trust
+// root and the git packs runs fetched (DIR/git). The directory is opened
+// once, on first use, however many commands (serve's runs) share the Cache.
 type Cache struct {
 	Dir      string // "" keeps nothing between runs
 	TTL      time.Duration
@@ -67,9 +68,28 @@ func (c *Cache) registryOptions() ([]registry.Option, error) {
 	return []registry.Option{registry.WithCache(c.opened)}, nil
 }
 
-// prune brings an opened cache back under its bound: serve does it
-// between runs.
+// gitDir is the subdirectory of --cache DIR that keeps the git packs runs
+// fetched (gitops.Options.GitCache), beside the registry's answers: their
+// Prune walks DIR/v1 only, and the packs have a bound of their own.
+const gitDir = "git"
+
+// git is where a run keeps the packs it fetched and their bound, "" with
+// no --cache: the same size as the registry's answers, apart from them.
+func (c *Cache) git() (string, int64) {
+	if c == nil || c.Dir == "" {
+		return "", 0
+	}
+	return filepath.Join(c.Dir, gitDir), c.MaxBytes
+}
+
+// prune brings an opened cache back under its bound, and the git packs of
+// all repositories under theirs: serve does it between runs.
 func (c *Cache) prune() error {
+	if dir, bound := c.git(); dir != "" && bound > 0 {
+		if err := gitops.PruneGitCache(dir, bound); err != nil {
+			return err
+		}
+	}
 	if c == nil || c.opened == nil {
 		return nil
 	}

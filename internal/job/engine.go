@@ -70,6 +70,7 @@ func newEngine(o *Options) (*engine, error) {
 // so a stale or dirty one can neither fail them nor mislead them. The
 // caller closes the session.
 func tipEngine(ctx context.Context, o *Options, conn gitops.Options) (*gitops.Session, *engine, error) {
+	conn.GitCache, conn.GitCacheMaxBytes = o.Registry.Cache.git()
 	sess, err := gitops.Open(ctx, conn)
 	if err != nil {
 		return nil, nil, explainForge(err, conn)

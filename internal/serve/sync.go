@@ -150,15 +150,23 @@ func syncRepo(ctx context.Context, r *git.Repository, auth func(string) transpor
 		return errors.New("origin has no URL")
 	}
 	u := urls[0]
-	branch, err := defaultBranch(ctx, r, rem, auth(u))
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth(u)})
 	if err != nil {
 		return fmt.Errorf("list %s: %w", gitops.RedactURL(u), err)
 	}
+	branch := defaultBranch(r, refs)
 	remoteRef := plumbing.NewRemoteReferenceName("origin", branch)
-	err = r.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin", Auth: auth(u), Tags: git.NoTags, Force: true,
-		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + plumbing.NewBranchReferenceName(branch) + ":" + remoteRef)},
-	})
+	// The listing is the ref advertisement a fetch would ask for again:
+	// when the checkout holds origin's tip already (nothing moved since
+	// the last run), the tracking ref is set from it, and no fetch is made.
+	if tip, ok := branchTip(refs, branch); ok && hasCommit(r, tip) {
+		err = r.Storer.SetReference(plumbing.NewHashReference(remoteRef, tip))
+	} else {
+		err = r.FetchContext(ctx, &git.FetchOptions{
+			RemoteName: "origin", Auth: auth(u), Tags: git.NoTags, Force: true,
+			RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + plumbing.NewBranchReferenceName(branch) + ":" + remoteRef)},
+		})
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("fetch %s: %w", gitops.RedactURL(u), err)
 	}
@@ -186,22 +194,35 @@ func syncRepo(ctx context.Context, r *git.Repository, auth func(string) transpor
 	return nil
 }
 
-// defaultBranch is the branch origin's HEAD points to, as the remote says,
-// else as the local refs/remotes/origin/HEAD says, else main.
-func defaultBranch(ctx context.Context, r *git.Repository, rem *git.Remote, auth transport.AuthMethod) (string, error) {
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth})
-	if err != nil {
-		return "", err
-	}
+// defaultBranch is the branch origin's HEAD points to, as the remote's
+// refs say, else as the local refs/remotes/origin/HEAD says, else main.
+func defaultBranch(r *git.Repository, refs []*plumbing.Reference) string {
 	for _, ref := range refs {
 		if ref.Name() == plumbing.HEAD && ref.Type() == plumbing.SymbolicReference && ref.Target().IsBranch() {
-			return ref.Target().Short(), nil
+			return ref.Target().Short()
 		}
 	}
 	if ref, err := r.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil && ref.Type() == plumbing.SymbolicReference {
 		if b, ok := strings.CutPrefix(ref.Target().String(), "refs/remotes/origin/"); ok {
-			return b, nil
+			return b
 		}
 	}
-	return "main", nil
+	return "main"
+}
+
+// branchTip is the commit refs give branch.
+func branchTip(refs []*plumbing.Reference, branch string) (plumbing.Hash, bool) {
+	for _, ref := range refs {
+		if ref.Name() == plumbing.NewBranchReferenceName(branch) && ref.Type() == plumbing.HashReference {
+			return ref.Hash(), true
+		}
+	}
+	return plumbing.ZeroHash, false
+}
+
+// hasCommit reports whether the checkout holds commit h. A shallow
+// checkout holds its tip without the history, which a reset does not need.
+func hasCommit(r *git.Repository, h plumbing.Hash) bool {
+	_, err := r.CommitObject(h)
+	return err == nil
 }

@@ -28,6 +28,7 @@ type Server struct {
 	mu         sync.Mutex
 	pushes     int
 	fetches    int
+	requests   Requests
 	failPushes int
 	hooks      []pushHook
 	valid      func(token string) bool // nil: the token of New only
@@ -191,6 +192,30 @@ func (s *Server) Fetches() int {
 	return s.fetches
 }
 
+// Requests counts a server's authenticated git requests by kind: what a
+// client's git traffic costs, for tests to bound.
+type Requests struct {
+	// Advertisements are the ref advertisements (GET info/refs), for a
+	// fetch or for a push; UploadPacks and ReceivePacks the POSTs that
+	// download a pack and push one.
+	Advertisements, UploadPacks, ReceivePacks int
+}
+
+// Total is every request counted.
+func (r Requests) Total() int { return r.Advertisements + r.UploadPacks + r.ReceivePacks }
+
+// Sub is what was counted since before.
+func (r Requests) Sub(before Requests) Requests {
+	return Requests{r.Advertisements - before.Advertisements, r.UploadPacks - before.UploadPacks, r.ReceivePacks - before.ReceivePacks}
+}
+
+// Requests counts the authenticated git requests so far, by kind.
+func (s *Server) Requests() Requests {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
 // FailPushes makes the next n receive-pack POSTs answer 500 without touching
 // the repository, as a remote that is down mid-run would.
 func (s *Server) FailPushes(n int) {
@@ -247,11 +272,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	advertise := service == "git-receive-pack"
 	update := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
-	if service == "git-upload-pack" {
-		s.mu.Lock()
-		s.fetches++
-		s.mu.Unlock()
+	s.mu.Lock()
+	switch {
+	case service != "":
+		s.requests.Advertisements++
+		if service == "git-upload-pack" {
+			s.fetches++
+		}
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack"):
+		s.requests.UploadPacks++
+	case update:
+		s.requests.ReceivePacks++
 	}
+	s.mu.Unlock()
 	var fn func()
 	switch {
 	case advertise:
