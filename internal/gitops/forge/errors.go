@@ -2,6 +2,7 @@ package forge
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -22,6 +23,10 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = errors.New("issues are turned off")
+	// ErrNoIssueTracker is a host with no issues at all (Bitbucket Data
+	// Center, Azure DevOps): ErrIssuesOff that no setting turns on, which
+	// a run must not tell people to turn on.
+	ErrNoIssueTracker = fmt.Errorf("no issue tracker: %w", ErrIssuesOff)
 )
 
 // RateLimitError is a host refusing for a rate limit, beyond the wait a

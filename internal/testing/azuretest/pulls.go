@@ -34,6 +34,9 @@ func (s *Server) prJSON(pr *PR, listed bool) map[string]any {
 	if pr.AutoCompleteSetBy != "" {
 		out["autoCompleteSetBy"] = map[string]any{"id": pr.AutoCompleteSetBy}
 	}
+	if pr.Fork != "" {
+		out["forkSource"] = map[string]any{"name": pr.Source, "repository": map[string]any{"name": pr.Fork}}
+	}
 	return out
 }
 

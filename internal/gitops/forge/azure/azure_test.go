@@ -132,7 +132,7 @@ func TestLifecycle(t *testing.T) {
 	if err := f.DeleteBranch(ctx, "imagebot/app-1.2"); !errors.Is(err, forge.ErrNotFound) {
 		t.Errorf("DeleteBranch of a gone branch: %v", err)
 	}
-	if _, err := f.FindIssue(ctx, me.Login, nil); !errors.Is(err, forge.ErrIssuesOff) {
+	if _, err := f.FindIssue(ctx, me.Login, nil); !errors.Is(err, forge.ErrNoIssueTracker) {
 		t.Errorf("FindIssue: %v, want the dashboard off", err)
 	}
 }

@@ -98,8 +98,8 @@ func TestDataCenterLifecycle(t *testing.T) {
 	if st := must(f.Statuses(ctx, d.PRs(dcRepo)[1].FromCommit)); st["ci"] != "success" {
 		t.Fatalf("statuses %v", st)
 	}
-	if _, err := f.FindIssue(ctx, bitbuckettest.DCUser, func([]*forge.Issue) *forge.Issue { return nil }); !errors.Is(err, forge.ErrIssuesOff) {
-		t.Fatalf("dashboard: %v, want ErrIssuesOff", err)
+	if _, err := f.FindIssue(ctx, bitbuckettest.DCUser, func([]*forge.Issue) *forge.Issue { return nil }); !errors.Is(err, forge.ErrNoIssueTracker) {
+		t.Fatalf("dashboard: %v, want ErrNoIssueTracker (no setting turns issues on)", err)
 	}
 }
 
