@@ -110,6 +110,21 @@ func TestPeopleOnTheFake(t *testing.T) {
 		t.Errorf("listed %+v, want the fork's PR with its forkSource and description", prs.Value)
 	}
 
+	// The bot's own PR from its branch of the same name is another
+	// source: Azure DevOps keeps one active pull request per source
+	// repository and branch.
+	body := strings.NewReader(`{"sourceRefName":"refs/heads/imagebot/x","targetRefName":"refs/heads/main","title":"bot's"}`)
+	req, _ := http.NewRequest("POST", s.URL()+"/acme/_apis/git/repositories/app/pullrequests?api-version=7.1", body)
+	req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(":"+DefaultToken)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("the bot's PR beside a fork's of the same branch name: %d, want 201", resp.StatusCode)
+	}
+
 	var ids struct{ Value []struct{ ID string } }
 	get("/_apis/identities?api-version=7.1&searchFilter=General&filterValue="+url.QueryEscape(`[acme]\platform`), &ids)
 	if len(ids.Value) != 1 || ids.Value[0].ID != Team.ID {

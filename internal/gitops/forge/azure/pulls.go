@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -145,21 +146,23 @@ func (a *ado) Changes(ctx context.Context, q forge.Query) ([]*forge.Change, erro
 	return out, err
 }
 
-// ClosedChanges lists each branch's pull requests (sourceRefName, and the
-// bot's creatorId), one listing per branch: Azure DevOps cannot filter
-// by "abandoned or completed" in one.
+// ClosedChanges lists the closed pull requests of branches in one listing
+// of every status (Azure DevOps cannot filter by "abandoned or
+// completed"), by the bot's creatorId and the base, kept here by branch:
+// a page per 100 of the bot's pull requests, however many branches wait
+// (a listing per branch cost one request per waiting update, every run).
 func (a *ado) ClosedChanges(ctx context.Context, by forge.Query, branches []string) (map[string][]*forge.Change, error) {
 	out := map[string][]*forge.Change{}
-	for _, b := range branches {
-		err := a.pulls(ctx, forge.Query{State: "closed", Head: b, Base: by.Base, Author: by.Author}, nil, 0, func(c *forge.Change) bool {
-			out[b] = append(out[b], c)
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+	if len(branches) == 0 {
+		return out, nil
 	}
-	return out, nil
+	err := a.pulls(ctx, forge.Query{State: "closed", Base: by.Base, Author: by.Author}, nil, 0, func(c *forge.Change) bool {
+		if slices.Contains(branches, c.Head) {
+			out[c.Head] = append(out[c.Head], c)
+		}
+		return true
+	})
+	return out, err
 }
 
 // RecentChanges lists the pull requests created since (minTime), newest
