@@ -137,6 +137,14 @@ func TestLifecycle(t *testing.T) {
 	if n := s.Requests() - before; n != 2 {
 		t.Errorf("the closed PRs of %d branches: %d requests, want 2", len(waiting), n)
 	}
+	// A closed PR of another branch is not read whole, however cut.
+	before = s.Requests()
+	if closed, err := f.ClosedChanges(ctx, forge.Query{Base: "main", Author: me.Login}, waiting[1:]); err != nil || len(closed) != 0 {
+		t.Fatalf("ClosedChanges of other branches: %+v, %v", closed, err)
+	}
+	if n := s.Requests() - before; n != 1 {
+		t.Errorf("the closed PRs of other branches: %d requests, want 1", n)
+	}
 	if err := f.DeleteBranch(ctx, "imagebot/app-1.2"); err != nil || s.Branch("imagebot/app-1.2") != "" {
 		t.Fatalf("DeleteBranch: %v", err)
 	}
