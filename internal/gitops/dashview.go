@@ -21,6 +21,10 @@ func (r *runner) keepDashboard(ctx context.Context, p *plan.Plan, gs []group, wa
 	if d == nil {
 		return
 	}
+	if d.NoTracker {
+		r.log.Warn(r.h.Name() + " has no issue tracker: no dashboard; waiting and approval-pending updates are in the log only")
+		return
+	}
 	if d.Off {
 		r.log.Warn("issues are turned off in this repository on " + r.h.Name() + ": no dashboard; waiting and approval-pending updates are in the log only. " +
 			"Turn issues on in the repository's settings to get the dashboard")

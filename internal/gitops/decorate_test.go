@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/forge/bitbucket"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -28,19 +27,16 @@ func TestDecorations(t *testing.T) {
 		if len(prs) != len(streams) {
 			t.Fatalf("%d open PRs, want %d", len(prs), len(streams))
 		}
-		// GitHub's auto-merge needs the repository's allow_auto_merge and
-		// is no draft's: its own tests cover it.
-		wantMerge := w.host.kind() != gitops.GitHub
-		// GitLab has no team reviewers: the team is left out with a warning.
-		wantTeams := []string{"platform"}
-		if w.host.kind() == gitops.GitLab {
-			wantTeams = nil
+		// What a host lacks (hostCaps) is left out, with a warning for
+		// a team: the PR is opened and decorated with the rest.
+		caps := w.host.caps()
+		wantMerge := caps.draftAutoMerge
+		var wantTeams, wantLabels []string
+		if caps.teamReviewers {
+			wantTeams = []string{"platform"}
 		}
-		// Bitbucket Cloud has no labels, no group reviewers and no
-		// auto-merge (docs/bitbucket.md).
-		wantLabels := []string{"dependencies", "imagebot"}
-		if w.host.kind() == bitbucket.Kind {
-			wantMerge, wantTeams, wantLabels = false, nil, nil
+		if caps.labels {
+			wantLabels = []string{"dependencies", "imagebot"}
 		}
 		for b, pr := range prs {
 			if !pr.Draft || pr.AutoMerge != wantMerge {

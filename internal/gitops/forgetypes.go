@@ -38,6 +38,8 @@ var (
 	ErrNotSupported = forge.ErrNotSupported
 	// ErrIssuesOff is a repository with issues turned off.
 	ErrIssuesOff = forge.ErrIssuesOff
+	// ErrNoIssueTracker is a host with no issues at all.
+	ErrNoIssueTracker = forge.ErrNoIssueTracker
 	// ErrNoRepository is a repository the host says does not exist, or
 	// that the token may not see (forge.ErrNotFound).
 	ErrNoRepository = forge.ErrNoRepository

@@ -25,8 +25,9 @@ type Dashboard struct {
 	// Controls are its ticked boxes.
 	Controls dashboard.Controls
 	// Off is true when the repository has issues turned off: no dashboard
-	// can be kept, and the run says so once.
-	Off bool
+	// can be kept, and the run says so once. NoTracker: the host has no
+	// issues at all, and no setting turns them on.
+	Off, NoTracker bool
 }
 
 // DashboardLabel is put on the dashboard issue when it is created: with
@@ -47,7 +48,7 @@ func (s *Session) Dashboard(ctx context.Context, title string) (*Dashboard, erro
 	is, err := s.h.FindIssue(ctx, id.Login, func(issues []*Issue) *Issue { return pickDashboard(issues, id.Login, title) })
 	switch {
 	case errors.Is(err, ErrIssuesOff):
-		return &Dashboard{Off: true}, nil
+		return &Dashboard{Off: true, NoTracker: errors.Is(err, ErrNoIssueTracker)}, nil
 	case err != nil:
 		return nil, fmt.Errorf("list the bot's issues, to find its dashboard: %w", err)
 	case is == nil:
