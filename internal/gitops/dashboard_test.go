@@ -1,6 +1,7 @@
 package gitops_test
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,6 +42,11 @@ func (w *world) checkDashboardOff(t *testing.T, d *gitops.Dashboard, res *gitops
 	t.Helper()
 	if !d.Off || !d.NoTracker || res.Dashboard != 0 || len(w.host.issues()) != 0 {
 		t.Errorf("no issue tracker: dashboard %+v, result's dashboard %d, %d issues", d, res.Dashboard, len(w.host.issues()))
+	}
+	for _, err := range res.Failed {
+		if errors.Is(err, gitops.ErrIssuesOff) {
+			t.Errorf("the run tried to write a dashboard: %v", err)
+		}
 	}
 	var lines []string
 	for _, l := range strings.Split(log, "\n") {
