@@ -10,9 +10,7 @@ import (
 )
 
 // bitbucketHost is Bitbucket Cloud's fake, internal/testing/bitbuckettest,
-// driven by the Bitbucket driver's own client. It is not in hosts yet:
-// Bitbucket has no labels and no auto-merge, which scenarios of the
-// table assert; TestBitbucketLifecycle runs the lifecycle on it.
+// driven by the Bitbucket driver's own client.
 type bitbucketHost struct{ *bitbuckettest.Server }
 
 var bitbucketMaker = hostMaker{"bitbucket", startBitbucket}
@@ -49,6 +47,11 @@ func (h bitbucketHost) writes() int       { return h.Writes() }
 func (h bitbucketHost) noOpRequests(open int) int { return 2 + max((open+49)/50, 1) }
 func (h bitbucketHost) whoAmI() int               { return 1 }
 
+// caps: Bitbucket Cloud has an issue tracker (without labels), and no
+// labels, group reviewers or auto-merge on pull requests
+// (docs/bitbucket.md).
+func (h bitbucketHost) caps() hostCaps { return hostCaps{issues: true} }
+
 func (h bitbucketHost) changes() []hostPR {
 	var out []hostPR
 	for _, pr := range h.PRs(bbRepo) {
@@ -77,7 +80,9 @@ func (h bitbucketHost) openAs(login, head, base, title, body string, fork bool) 
 	if fork {
 		from = login + "/" + name
 	}
-	return h.OpenPR(bbRepo, head, base, title, login, from), nil
+	n := h.OpenPR(bbRepo, head, base, title, login, from)
+	h.DescribePR(bbRepo, n, body)
+	return n, nil
 }
 
 func (h bitbucketHost) close(n int) error {

@@ -10,9 +10,8 @@ import (
 	"github.com/imagebot/imagebot/internal/testing/githubtest"
 )
 
-// bitbucketDCHost is Bitbucket Data Center's fake. It is not in hosts:
-// Data Center has no issue tracker, so the dashboard scenarios do not
-// apply; TestBitbucketDataCenterLifecycle runs the lifecycle on it.
+// bitbucketDCHost is Bitbucket Data Center's fake,
+// internal/testing/bitbuckettest, driven by the Bitbucket driver.
 type bitbucketDCHost struct{ *bitbuckettest.DataCenter }
 
 var bitbucketDCMaker = hostMaker{"bitbucket-server", startBitbucketDC}
@@ -40,6 +39,10 @@ func (h bitbucketDCHost) writes() int       { return h.Writes() }
 func (h bitbucketDCHost) noOpRequests(open int) int { return 2 + max((open+99)/100, 1) }
 func (h bitbucketDCHost) whoAmI() int               { return 0 }
 
+// caps: Data Center has no issue tracker (the dashboard is off), no
+// labels and no group reviewers; its auto-merge takes drafts.
+func (h bitbucketDCHost) caps() hostCaps { return hostCaps{draftAutoMerge: true} }
+
 func (h bitbucketDCHost) changes() []hostPR {
 	var out []hostPR
 	for _, pr := range h.PRs(bbRepo) {
@@ -57,7 +60,7 @@ func (h bitbucketDCHost) changes() []hostPR {
 	return out
 }
 
-func (h bitbucketDCHost) openAs(login, head, base, title, _ string, fork bool) (int, error) {
+func (h bitbucketDCHost) openAs(login, head, base, title, body string, fork bool) (int, error) {
 	if base == "" {
 		base = main_
 	}
@@ -65,7 +68,9 @@ func (h bitbucketDCHost) openAs(login, head, base, title, _ string, fork bool) (
 	if fork {
 		from = "~" + strings.ToUpper(login) + "/" + name
 	}
-	return h.OpenPR(bbRepo, head, base, title, login, from), nil
+	n := h.OpenPR(bbRepo, head, base, title, login, from)
+	h.DescribePR(bbRepo, n, body)
+	return n, nil
 }
 
 func (h bitbucketDCHost) close(n int) error {
@@ -93,12 +98,3 @@ var errNoTracker = bitbucketNoTracker("Bitbucket Data Center has no issue tracke
 type bitbucketNoTracker string
 
 func (e bitbucketNoTracker) Error() string { return string(e) }
-
-// TestBitbucketDataCenterLifecycle is the lifecycle (open one PR per
-// stream, a rerun that writes nothing, a decline that stays declined, a
-// newer version moving the open PR, merge rounds) on Bitbucket Data
-// Center's fake, at pages of 5.
-func TestBitbucketDataCenterLifecycle(t *testing.T) {
-	t.Parallel()
-	lifecycle(t, onHost(bitbucketDCMaker))
-}

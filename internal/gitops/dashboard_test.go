@@ -1,7 +1,9 @@
 package gitops_test
 
 import (
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,23 +11,52 @@ import (
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/dashboard"
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/forge/bitbucket"
 	"github.com/imagebot/imagebot/internal/plan"
 	"github.com/imagebot/imagebot/internal/scan"
 )
 
 // dashRun is a run as cmd/bot's with the dashboard on: the dashboard is
-// read before the plan, and kept by Run.
+// read before the plan, and kept by Run. On a host without issues
+// (hostCaps.issues) it checks what the run does there instead: it says
+// the dashboard is off in one line, and writes no issue.
 func (w *world) dashRun(t *testing.T, edit ...func(*gitops.RunOptions)) *gitops.Result {
 	t.Helper()
+	logged := len(w.logs.String())
 	s, p, reg := w.open(t)
 	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w.finish(t, s, p, reg, append([]func(*gitops.RunOptions){func(o *gitops.RunOptions) {
+	res := w.finish(t, s, p, reg, append([]func(*gitops.RunOptions){func(o *gitops.RunOptions) {
 		o.Dashboard, o.DashboardTitle = d, "imagebot dashboard"
 	}}, edit...)...)
+	if !w.host.caps().issues {
+		w.checkDashboardOff(t, d, res, w.logs.String()[logged:])
+	}
+	return res
+}
+
+// checkDashboardOff: on a host without issues a run keeps no dashboard,
+// and says so in one line of its log, which names no setting to change.
+func (w *world) checkDashboardOff(t *testing.T, d *gitops.Dashboard, res *gitops.Result, log string) {
+	t.Helper()
+	if !d.Off || !d.NoTracker || res.Dashboard != 0 || len(w.host.issues()) != 0 {
+		t.Errorf("no issue tracker: dashboard %+v, result's dashboard %d, %d issues", d, res.Dashboard, len(w.host.issues()))
+	}
+	for _, err := range res.Failed {
+		if errors.Is(err, gitops.ErrIssuesOff) {
+			t.Errorf("the run tried to write a dashboard: %v", err)
+		}
+	}
+	var lines []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "dashboard off") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "has no issue tracker") || strings.Contains(lines[0], "Turn issues on") {
+		t.Errorf("the run says the dashboard is off in %d lines, want one that names no setting:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
 }
 
 // dashboardIssue is the bot's one dashboard issue; it fails on none or two.
@@ -110,6 +141,13 @@ func TestOnboardAndDashboard(t *testing.T) {
 		if len(res.Opened) != 5 || len(res.Waiting) != len(streams)-5 {
 			t.Fatalf("opened %d, waiting %d; want 5 and %d", len(res.Opened), len(res.Waiting), len(streams)-5)
 		}
+		if !w.host.caps().issues {
+			// No dashboard to tick (dashRun checked the run says so): a
+			// rerun with nothing new still writes nothing, at a constant
+			// few requests.
+			w.noOpDashRun(t)
+			return
+		}
 		dash := w.dashboardIssue(t)
 		if dash.Title != "imagebot dashboard" || strings.Count(dash.Body, "- [ ] <!-- open:") != len(streams)-5 {
 			t.Errorf("dashboard %q:\n%s", dash.Title, dash.Body)
@@ -133,21 +171,7 @@ func TestOnboardAndDashboard(t *testing.T) {
 			t.Errorf("%d open PRs, want 6", got)
 		}
 
-		// A rerun with nothing new: no write at all, a constant few requests.
-		before, reqs := w.counters(), w.host.requests()
-		res = w.dashRun(t, maxOpen(5))
-		if after := w.counters(); after != before || len(res.Opened) != 0 {
-			t.Errorf("no-op rerun wrote: %+v -> %+v, opened %v", before, after, res.Opened)
-		}
-		noop := w.host.requests() - reqs
-		t.Logf("no-op rerun with the dashboard: %d API requests", noop)
-		// The repository, a page of open PRs, who the bot is (where that
-		// is a request), a page of its issues, and the closed PRs that say
-		// whether the waiting ones were declined: the number
-		// docs/limits.md and the README state.
-		if want := 4 + w.host.whoAmI(); noop != want {
-			t.Errorf("no-op rerun cost %d API requests, want %d", noop, want)
-		}
+		res = w.noOpDashRun(t)
 
 		// Closing a PR declines its version: listed with a box to propose it again.
 		declined := res.Unchanged[0]
@@ -179,6 +203,16 @@ func TestOnboardAndDashboard(t *testing.T) {
 func TestDashboardAdversarial(t *testing.T) {
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
+		if !w.host.caps().issues {
+			// No issues for a stranger to forge: the run keeps its limit
+			// and says the dashboard is off (dashRun), run after run.
+			for range 2 {
+				if res := w.dashRun(t, maxOpen(2)); len(res.Failed) != 0 || len(w.openPRs()) != 2 {
+					t.Errorf("failed %v, %d open PRs, want 2", res.Failed, len(w.openPRs()))
+				}
+			}
+			return
+		}
 		// Before the bot's dashboard exists, a stranger files one ticking node.
 		fake := "- [x] <!-- open:imagebot/docker.io-library-node --> node\n" + dashboard.Marker(dashboard.State{Since: w.clock.Now()})
 		if _, err := w.host.openIssue("mallory", "imagebot dashboard", fake); err != nil {
@@ -219,7 +253,7 @@ func TestDashboardAdversarial(t *testing.T) {
 		// rewritten in place under the title people gave it. Bitbucket's
 		// issues have no labels: there the bot opens a new dashboard
 		// (docs/bitbucket.md).
-		if w.host.kind() == bitbucket.Kind {
+		if !w.host.caps().issueLabels {
 			return
 		}
 		got := w.dashboardIssue(t)
@@ -247,6 +281,14 @@ func TestDashboardApproval(t *testing.T) {
 		res := w.dashRun(t, major)
 		if len(res.AwaitingApproval) == 0 || len(res.Opened)+len(res.AwaitingApproval) != len(streams) {
 			t.Fatalf("opened %d, awaiting approval %v", len(res.Opened), res.AwaitingApproval)
+		}
+		if !w.host.caps().issues {
+			// No dashboard to approve on: the held updates stay held,
+			// and the run says why (dashRun).
+			if res2 := w.dashRun(t, major); len(res2.Opened) != 0 || !slices.Equal(res2.AwaitingApproval, res.AwaitingApproval) {
+				t.Errorf("rerun: opened %v, awaiting approval %v; want none opened, %v held", res2.Opened, res2.AwaitingApproval, res.AwaitingApproval)
+			}
+			return
 		}
 		body := w.dashboardIssue(t).Body
 		if !strings.Contains(body, "## Awaiting approval") {
@@ -318,6 +360,18 @@ func TestLongestWaitingFirst(t *testing.T) {
 		if first == "" {
 			t.Fatalf("no two waiting updates of one type among %v", res.Waiting)
 		}
+		if !w.host.caps().issues {
+			// No dashboard, no record of the queue: a freed slot goes to
+			// the first waiting in the run's own order, run after run.
+			if err := w.host.close(w.prs()[res.Opened[0]].Number); err != nil {
+				t.Fatal(err)
+			}
+			next := w.dashRun(t, maxOpen(1))
+			if len(next.Opened) != 1 || next.Opened[0] != res.Waiting[0] {
+				t.Fatalf("opened %v, want %s, the first waiting", next.Opened, res.Waiting[0])
+			}
+			return
+		}
 		// The record says the second has waited an hour longer.
 		dash := w.dashboardIssue(t)
 		st, ok := dashboard.Decode(dash.Body)
@@ -338,6 +392,32 @@ func TestLongestWaitingFirst(t *testing.T) {
 			t.Fatalf("opened %v, want %s, which waited longest (not %s)", res.Opened, second, first)
 		}
 	})
+}
+
+// noOpDashRun is a rerun with the dashboard (maxOpen 5) and nothing new:
+// no write at all, and a constant few requests: the repository, a page of
+// open PRs, who the bot is (where that is a request), a page of its issues
+// (where the host has issues), and the closed PRs that say whether the
+// waiting ones were declined: the number docs/limits.md and the README
+// state.
+func (w *world) noOpDashRun(t *testing.T) *gitops.Result {
+	t.Helper()
+	open := len(w.openPRs())
+	before, reqs := w.counters(), w.host.requests()
+	res := w.dashRun(t, maxOpen(5))
+	if after := w.counters(); after != before || len(res.Opened) != 0 {
+		t.Errorf("no-op rerun wrote: %+v -> %+v, opened %v", before, after, res.Opened)
+	}
+	noop := w.host.requests() - reqs
+	t.Logf("no-op rerun with the dashboard: %d API requests", noop)
+	want := w.host.noOpRequests(open) + 1
+	if w.host.caps().issues {
+		want++
+	}
+	if noop != want {
+		t.Errorf("no-op rerun cost %d API requests, want %d", noop, want)
+	}
+	return res
 }
 
 var markerLine = regexp.MustCompile(`<!-- imagebot:dashboard \{[^\n]*\} -->`)
@@ -373,10 +453,14 @@ func TestHostWords(t *testing.T) {
 		if w.host.kind() == gitops.GitLab {
 			want, other, sigil = other, want, "[!" // GitLab reads #1 as an issue
 		}
-		if dash := w.dashboardIssue(t).Body; !strings.Contains(dash, sigil) {
-			t.Errorf("the dashboard does not number its open pull requests as %s1:\n%s", sigil, dash)
+		var texts []string
+		if w.host.caps().issues {
+			dash := w.dashboardIssue(t).Body
+			if !strings.Contains(dash, sigil) {
+				t.Errorf("the dashboard does not number its open pull requests as %s1:\n%s", sigil, dash)
+			}
+			texts = append(texts, dash)
 		}
-		texts := []string{w.dashboardIssue(t).Body}
 		for _, c := range w.host.changes() {
 			texts = append(texts, c.Body)
 		}

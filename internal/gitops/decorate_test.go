@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
-	"github.com/imagebot/imagebot/internal/gitops/forge/bitbucket"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -15,7 +14,10 @@ import (
 func TestDecorations(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		// Three streams (node, the builder, postgres): decorations are per
+		// PR, and three show them as well as seventeen.
+		files, branches := withManifests(t, "ci/jobs.yaml", "charts/orders-db/values.yaml")
+		w := newWorld(t, on, files)
 		decorated := func(o *gitops.RunOptions) {
 			o.Draft = true
 			o.Meta = func(u plan.Update) gitops.Meta {
@@ -25,22 +27,19 @@ func TestDecorations(t *testing.T) {
 		}
 		w.runClean(t, decorated)
 		prs := w.openPRs()
-		if len(prs) != len(streams) {
-			t.Fatalf("%d open PRs, want %d", len(prs), len(streams))
+		if len(prs) != len(branches) {
+			t.Fatalf("%d open PRs, want %d", len(prs), len(branches))
 		}
-		// GitHub's auto-merge needs the repository's allow_auto_merge and
-		// is no draft's: its own tests cover it.
-		wantMerge := w.host.kind() != gitops.GitHub
-		// GitLab has no team reviewers: the team is left out with a warning.
-		wantTeams := []string{"platform"}
-		if w.host.kind() == gitops.GitLab {
-			wantTeams = nil
+		// What a host lacks (hostCaps) is left out, with a warning for
+		// a team: the PR is opened and decorated with the rest.
+		caps := w.host.caps()
+		wantMerge := caps.draftAutoMerge
+		var wantTeams, wantLabels []string
+		if caps.teamReviewers {
+			wantTeams = []string{"platform"}
 		}
-		// Bitbucket Cloud has no labels, no group reviewers and no
-		// auto-merge (docs/bitbucket.md).
-		wantLabels := []string{"dependencies", "imagebot"}
-		if w.host.kind() == bitbucket.Kind {
-			wantMerge, wantTeams, wantLabels = false, nil, nil
+		if caps.labels {
+			wantLabels = []string{"dependencies", "imagebot"}
 		}
 		for b, pr := range prs {
 			if !pr.Draft || pr.AutoMerge != wantMerge {
@@ -58,7 +57,7 @@ func TestDecorations(t *testing.T) {
 		if after := w.counters(); after != before {
 			t.Errorf("rerun of drafts wrote: %+v -> %+v", before, after)
 		}
-		diffSets(t, "unchanged", res.Unchanged, allBranches())
+		diffSets(t, "unchanged", res.Unchanged, branches)
 
 		// A newer version retitles the draft, which stays a draft.
 		w.pushTag(t, "docker.io/library/node", "22.2.0")

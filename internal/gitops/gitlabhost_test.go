@@ -123,3 +123,6 @@ func (h gitlabHost) post(sha, context, state string) error {
 // (GitLab's largest page).
 func (h gitlabHost) noOpRequests(open int) int { return 2 + max((open+99)/100, 1) }
 func (h gitlabHost) whoAmI() int               { return 1 }
+
+// caps: GitLab has no team reviewers.
+func (h gitlabHost) caps() hostCaps { c := full; c.teamReviewers = false; return c }

@@ -60,7 +60,34 @@ type host interface {
 	// host is asked (GET /user), 0 where the token says (GitHub's
 	// installation tokens, the world's).
 	whoAmI() int
+	// caps is what the host has of what the lifecycle can use.
+	caps() hostCaps
 }
+
+// hostCaps is what a host has of what the lifecycle can use. A scenario
+// that needs what a host lacks checks what the lifecycle does there
+// instead (the run says "dashboard off" once; the PR goes without labels),
+// never skips the host.
+type hostCaps struct {
+	// issues: an issue tracker, where the dashboard is an issue. Without
+	// one (Bitbucket Data Center, Azure DevOps) every run says in one
+	// line that the dashboard is off, and writes no issue.
+	issues bool
+	// issueLabels: issues have labels, by which a dashboard whose marker
+	// a person deleted is still found (not Bitbucket Cloud's).
+	issueLabels bool
+	// labels: pull requests have labels (Bitbucket has none).
+	labels bool
+	// teamReviewers: a team can be asked for review (not on GitLab or
+	// Bitbucket, where the team is left out with a warning).
+	teamReviewers bool
+	// draftAutoMerge: a draft can be set to merge itself once ready
+	// (GitHub's auto-merge is no draft's; Bitbucket Cloud has none).
+	draftAutoMerge bool
+}
+
+// full is a host with all of it: GitHub, Gitea.
+var full = hostCaps{issues: true, issueLabels: true, labels: true, teamReviewers: true, draftAutoMerge: true}
 
 // hostPR is a PR or MR as the scenarios check it.
 type hostPR struct {
@@ -95,6 +122,8 @@ var hosts = []hostMaker{
 	{"gitea", startGitea},
 	{"gitlab", startGitLab},
 	bitbucketMaker,
+	bitbucketDCMaker,
+	azureMaker,
 }
 
 // onHost makes the world on h; the default is hosts[0].
@@ -146,6 +175,10 @@ func (h githubHost) writes() int       { return h.Writes() }
 // open; the world's token is an installation token, which says who it is.
 func (h githubHost) noOpRequests(int) int { return noOpRequests }
 func (h githubHost) whoAmI() int          { return 0 }
+
+// caps: GitHub's auto-merge needs the repository's allow_auto_merge and
+// is no draft's (its own tests cover it).
+func (h githubHost) caps() hostCaps { c := full; c.draftAutoMerge = false; return c }
 
 func (h githubHost) changes() []hostPR {
 	var out []hostPR
@@ -229,6 +262,7 @@ func (h giteaHost) writes() int       { return h.Writes() }
 // is by its author), and its open PRs in pages of 50.
 func (h giteaHost) noOpRequests(open int) int { return 2 + max((open+49)/50, 1) }
 func (h giteaHost) whoAmI() int               { return 1 }
+func (h giteaHost) caps() hostCaps            { return full }
 
 func (h giteaHost) changes() []hostPR {
 	var out []hostPR

@@ -45,7 +45,10 @@ func TestPerHourHoldsAcrossRuns(t *testing.T) {
 				t.Fatalf("%v after the first PRs: opened %v, want none within the hour", step, res.Opened)
 			}
 		}
-		if d := w.dashboardIssue(t); !slices.ContainsFunc(res.Waiting, func(b string) bool { return b != "" }) || d.Body == "" {
+		if !slices.ContainsFunc(res.Waiting, func(b string) bool { return b != "" }) {
+			t.Errorf("no waiting updates")
+		}
+		if w.host.caps().issues && w.dashboardIssue(t).Body == "" {
 			t.Errorf("the waiting updates are not on the dashboard")
 		}
 

@@ -178,6 +178,12 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 	})
 
 	t.Run("merge rounds end where apply ends", func(t *testing.T) {
+		// A round is what people merge between two runs: up to three
+		// PRs, oldest first, each that still merges cleanly onto main as
+		// the ones before it left it (the first always does: the last run
+		// kept it so). Several base moves at once are what a run meets
+		// after a busy hour, and five or six rounds prove what seventeen
+		// did, at a third of the runs and git checks.
 		for round := 1; ; round++ {
 			open := w.openPRs()
 			if len(open) == 0 {
@@ -186,18 +192,31 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 			if round > len(streams) {
 				t.Fatalf("still %d open PRs after %d rounds", len(open), round)
 			}
-			first := slices.MinFunc(slices.Collect(maps.Values(open)), func(a, b hostPR) int { return a.Number - b.Number })
-			if err := w.host.merge(first.Number); err != nil {
-				t.Fatalf("round %d: %v", round, err)
+			byAge := slices.SortedFunc(maps.Values(open), func(a, b hostPR) int { return a.Number - b.Number })
+			var merged []string
+			for i, pr := range byAge {
+				if len(merged) == 3 {
+					break
+				}
+				if i > 0 {
+					if _, err := w.tryGit("merge-tree", "--write-tree", "main", pr.Head); err != nil {
+						continue // conflicts with what this round merged: the next run rebases it
+					}
+				}
+				if err := w.host.merge(pr.Number); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				merged = append(merged, pr.Head)
 			}
 			res := w.runClean(t)
+			t.Logf("round %d: merged %v, updated %v", round, merged, res.Updated)
 			if len(res.Opened)+len(res.Closed) != 0 {
-				t.Errorf("round %d (merged %s): opened %v closed %v", round, first.Head, res.Opened, res.Closed)
+				t.Errorf("round %d (merged %v): opened %v closed %v", round, merged, res.Opened, res.Closed)
 			}
 			diffSets(t, "declined", res.Declined, []string{kubectl})
 			left := w.openPRs()
-			if len(left) != len(open)-1 {
-				t.Errorf("round %d: %d open PRs, want %d", round, len(left), len(open)-1)
+			if len(left) != len(open)-len(merged) {
+				t.Errorf("round %d: %d open PRs, want %d", round, len(left), len(open)-len(merged))
 			}
 			for b, pr := range left {
 				if pr.Number != numbers[b] {

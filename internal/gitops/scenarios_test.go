@@ -15,6 +15,30 @@ const (
 	redis    = "imagebot/docker.io-library-redis"
 )
 
+// withManifests makes the repository the named files of
+// testdata/manifests, against the seeded registry, and returns the
+// branches of the streams they hold: a scenario about a stream or two
+// proves on them what it would on all seventeen, at a fraction of the
+// pushes and requests on every host.
+func withManifests(t *testing.T, names ...string) (worldOption, []string) {
+	t.Helper()
+	all := readTree(t, "testdata/manifests")
+	files := map[string][]byte{}
+	for _, n := range names {
+		if all[n] == nil {
+			t.Fatalf("testdata/manifests has no %s", n)
+		}
+		files[n] = all[n]
+	}
+	var branches []string
+	for _, s := range streams {
+		if slices.ContainsFunc(s.Files, func(f string) bool { return files[f] != nil }) {
+			branches = append(branches, s.Branch)
+		}
+	}
+	return withFiles(files), branches
+}
+
 func without(all []string, drop ...string) []string {
 	var out []string
 	for _, b := range all {
@@ -37,7 +61,10 @@ func replaceAll(old, new string) func(string) string {
 func TestBaseMoved(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		// postgres, busybox and the streams in their files, and the README
+		// a person edits: five PRs the base moves under.
+		files, branches := withManifests(t, "README.md", "charts/orders-db/values.yaml", "apps/jobs/cronjob.yaml", "apps/storefront/deployment.yaml")
+		w := newWorld(t, on, files)
 		w.runClean(t)
 		numbers := map[string]int{}
 		for b, pr := range w.openPRs() {
@@ -46,7 +73,7 @@ func TestBaseMoved(t *testing.T) {
 
 		t.Run("without conflict nothing is pushed", func(t *testing.T) {
 			shas := map[string]string{}
-			for _, b := range allBranches() {
+			for _, b := range branches {
 				shas[b] = w.sha(t, b)
 			}
 			w.humanPush(t, main_, "docs: say who owns the repository", map[string]func(string) string{
@@ -57,7 +84,7 @@ func TestBaseMoved(t *testing.T) {
 			if after := w.counters(); after != before {
 				t.Errorf("base moved without conflict: %+v -> %+v", before, after)
 			}
-			diffSets(t, "unchanged", res.Unchanged, allBranches())
+			diffSets(t, "unchanged", res.Unchanged, branches)
 			for b, sha := range shas {
 				if got := w.sha(t, b); got != sha {
 					t.Errorf("%s moved %s -> %s", b, sha, got)
@@ -76,7 +103,7 @@ func TestBaseMoved(t *testing.T) {
 			before := w.counters()
 			res := w.runClean(t)
 			diffSets(t, "updated", res.Updated, []string{postgres})
-			diffSets(t, "unchanged", res.Unchanged, without(allBranches(), postgres))
+			diffSets(t, "unchanged", res.Unchanged, without(branches, postgres))
 			if after := w.counters(); after.pushes-before.pushes != 1 {
 				t.Errorf("%d pushes, want 1", after.pushes-before.pushes)
 			}
@@ -132,7 +159,9 @@ func TestBaseMoved(t *testing.T) {
 func TestForeignCommit(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		// redis, and postgres beside it, which goes on as it was.
+		files, branches := withManifests(t, "charts/session-cache/values.yaml", "charts/orders-db/values.yaml")
+		w := newWorld(t, on, files)
 		w.runClean(t)
 		pr := w.openPRs()[redis]
 		theirs := w.humanPush(t, redis, "more replicas while we are at it", map[string]func(string) string{
@@ -145,7 +174,7 @@ func TestForeignCommit(t *testing.T) {
 			before := w.counters()
 			res := w.runClean(t)
 			diffSets(t, "foreign", res.Foreign, []string{redis})
-			diffSets(t, "unchanged", res.Unchanged, without(allBranches(), redis))
+			diffSets(t, "unchanged", res.Unchanged, without(branches, redis))
 			after := w.counters()
 			if after.pushes != before.pushes {
 				t.Errorf("run %d pushed", run)
@@ -253,7 +282,8 @@ func TestDryRun(t *testing.T) {
 func TestForeignBranchOutlivesItsUpdate(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		files, _ := withManifests(t, "charts/session-cache/values.yaml")
+		w := newWorld(t, on, files)
 		w.runClean(t)
 		pr := w.openPRs()[redis]
 		theirs := w.humanPush(t, redis, "more replicas while we are at it", map[string]func(string) string{
@@ -285,7 +315,9 @@ func TestForeignBranchOutlivesItsUpdate(t *testing.T) {
 func TestNewerVersionReachesAnotherTagOfTheStream(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		// redis, and the local stack the second redis goes into.
+		files, _ := withManifests(t, "charts/session-cache/values.yaml", "local/compose.yaml")
+		w := newWorld(t, on, files)
 		w.runClean(t)
 		pr := w.openPRs()[redis]
 		w.humanPush(t, main_, "local stack: a second redis", map[string]func(string) string{
@@ -327,7 +359,9 @@ func TestNewerVersionReachesAnotherTagOfTheStream(t *testing.T) {
 func TestNewLocationOnMain(t *testing.T) {
 	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
-		w := newWorld(t, on)
+		// nginx's two files (and the streams that share them).
+		files, _ := withManifests(t, "apps/storefront/deployment.yaml", "clusters/prod/kustomization.yaml")
+		w := newWorld(t, on, files)
 		w.runClean(t)
 		const nginx = "imagebot/docker.io-library-nginx"
 		pr := w.openPRs()[nginx]

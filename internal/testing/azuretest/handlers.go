@@ -82,7 +82,10 @@ func (s *Server) identitiesHandler(w http.ResponseWriter, r *http.Request) {
 	v := q.Get("filterValue")
 	var out []map[string]any
 	for _, id := range s.identities {
-		if strings.EqualFold(id.UniqueName, v) || strings.EqualFold(id.DisplayName, v) {
+		// A team is [project]\name in the project it belongs to: the
+		// repository's (WithGit names it after the git backend's owner).
+		team := id == Team && strings.EqualFold(v, "["+s.project+"]\\"+id.DisplayName)
+		if team || strings.EqualFold(id.UniqueName, v) || strings.EqualFold(id.DisplayName, v) {
 			out = append(out, identityJSON(id))
 		}
 	}

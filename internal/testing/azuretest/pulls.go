@@ -34,6 +34,9 @@ func (s *Server) prJSON(pr *PR, listed bool) map[string]any {
 	if pr.AutoCompleteSetBy != "" {
 		out["autoCompleteSetBy"] = map[string]any{"id": pr.AutoCompleteSetBy}
 	}
+	if pr.Fork != "" {
+		out["forkSource"] = map[string]any{"name": pr.Source, "repository": map[string]any{"name": pr.Fork}}
+	}
 	return out
 }
 
@@ -138,7 +141,9 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, me Identity) {
 		return
 	}
 	for _, pr := range s.prs {
-		if pr.Status == "active" && pr.Source == in.SourceRefName && pr.Target == in.TargetRefName {
+		// One active pull request per source and target branch, of this
+		// repository: a fork's branch of the same name is another source.
+		if pr.Status == "active" && pr.Fork == "" && pr.Source == in.SourceRefName && pr.Target == in.TargetRefName {
 			writeErr(w, http.StatusConflict, "TF401179: An active pull request for the source and target branch already exists.", "GitPullRequestExistsException")
 			return
 		}

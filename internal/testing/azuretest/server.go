@@ -24,9 +24,10 @@
 // Tests script people with AbandonPR, CompletePR and OpenPR, set branches
 // with SetBranch, inject faults with FailNext and RateLimitNext (a 429
 // with Retry-After and the X-RateLimit-* headers Azure DevOps sends), and
-// assert on PRs, Requests and Writes. It models no git of its own
-// (WithGitRemote passes git to a git server), forks, policies or work
-// items.
+// assert on PRs, Requests and Writes; OpenPRFrom is a person's pull
+// request with a description, from a fork (listed with its forkSource).
+// It models no git of its own (WithGitRemote passes git to a git server),
+// policies or work items.
 package azuretest
 
 import (
@@ -88,6 +89,9 @@ type PR struct {
 	Reviewers          []string // identity IDs
 	AutoCompleteSetBy  string   // identity ID, "" when off
 	Threads            [][]Comment
+	// Fork is the repository a fork's pull request comes from ("" for
+	// the repository's own branch): Azure DevOps lists it as forkSource.
+	Fork string
 }
 
 // Comment is one comment of a thread.
@@ -234,9 +238,18 @@ func (s *Server) SetStatus(sha string, st Status) {
 
 // OpenPR opens a pull request as who, from branch source into target.
 func (s *Server) OpenPR(who Identity, source, target, title string) *PR {
+	return s.OpenPRFrom(who, "", source, target, title, "")
+}
+
+// OpenPRFrom opens a pull request as who with a description, from branch
+// source of fork (a repository's name; "" for this repository's own
+// branch) into target, as a person does in the web UI.
+func (s *Server) OpenPRFrom(who Identity, fork, source, target, title, description string) *PR {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.open(who, "refs/heads/"+source, "refs/heads/"+target, title, "", false)
+	pr := s.open(who, "refs/heads/"+source, "refs/heads/"+target, title, description, false)
+	pr.Fork = fork
+	return pr
 }
 
 func (s *Server) open(who Identity, source, target, title, desc string, draft bool) *PR {
@@ -259,8 +272,10 @@ func (s *Server) CompletePR(id int) error {
 		return fmt.Errorf("no pull request %d", id)
 	}
 	if s.git != nil {
+		// The merge commit is made at the fake's clock: a lead or soak
+		// measured from the merge is tested in the test's time.
 		_, err := s.git.Merge(s.gitOwner, s.gitName, forgetest.MergeRequest{Base: strings.TrimPrefix(pr.Target, "refs/heads/"),
-			Head: strings.TrimPrefix(pr.Source, "refs/heads/"), Method: "merge", Title: pr.Title})
+			Head: strings.TrimPrefix(pr.Source, "refs/heads/"), Method: "merge", Title: pr.Title, When: s.clock()})
 		if err != nil {
 			return err
 		}

@@ -338,6 +338,16 @@ func (r *DCRepo) head(pr *DCPR) string {
 	return pr.FromCommit
 }
 
+// DescribePR sets pull request id's description, as its author editing
+// it would (a new version).
+func (d *DataCenter) DescribePR(repository string, id int, desc string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pr := d.repos[repository].prs[id-1]
+	pr.Desc = desc
+	pr.Version++
+}
+
 // DeclinePR declines pull request id as a person would.
 func (d *DataCenter) DeclinePR(repository string, id int) {
 	d.mu.Lock()

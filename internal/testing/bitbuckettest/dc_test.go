@@ -102,3 +102,19 @@ func TestDataCenterPullRequests(t *testing.T) {
 		t.Errorf("missing repository: %d", code)
 	}
 }
+
+// TestDataCenterPersonDescribes: a person's pull request (OpenPR, from a
+// fork's branch) with the description DescribePR gives it is listed so,
+// with a new version.
+func TestDataCenterPersonDescribes(t *testing.T) {
+	d := NewDataCenter()
+	defer d.Close()
+	d.AddRepo("OPS", "gitops", "main")
+	id := d.OpenPR("OPS/gitops", "imagebot/a", "main", "Update a", "mallory", "~MALLORY/gitops")
+	d.DescribePR("OPS/gitops", id, "Totally legit.")
+	_, page := dcDo(t, d, DefaultToken, "GET", dcPulls+"?state=OPEN", nil)
+	vs := page["values"].([]any)
+	if len(vs) != 1 || vs[0].(map[string]any)["description"] != "Totally legit." || vs[0].(map[string]any)["version"] != 1.0 {
+		t.Errorf("listed %v", vs)
+	}
+}

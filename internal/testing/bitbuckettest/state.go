@@ -144,6 +144,14 @@ func (s *Server) MergePR(repository string, id int) error {
 	return nil
 }
 
+// DescribePR sets pull request id's description, as its author editing
+// it would.
+func (s *Server) DescribePR(repository string, id int, desc string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repos[repository].prs[id-1].Description = desc
+}
+
 func (s *Server) setState(repository string, id int, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

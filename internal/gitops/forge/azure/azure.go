@@ -173,13 +173,13 @@ func (a *ado) BlobURL(commit, file string, line int) string {
 
 // FindIssue: the dashboard is off on Azure DevOps (see the package doc).
 func (a *ado) FindIssue(context.Context, string, func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
-	return nil, forge.ErrNoIssueTracker
+	return nil, fmt.Errorf("azure devops: %w", forge.ErrNoIssueTracker)
 }
 
 func (a *ado) CreateIssue(context.Context, string, string, []string) (*forge.Issue, error) {
-	return nil, forge.ErrNoIssueTracker
+	return nil, fmt.Errorf("azure devops: %w", forge.ErrNoIssueTracker)
 }
 
 func (a *ado) EditIssue(context.Context, int, string) error {
-	return forge.ErrNoIssueTracker
+	return fmt.Errorf("azure devops: %w", forge.ErrNoIssueTracker)
 }

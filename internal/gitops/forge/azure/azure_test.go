@@ -3,6 +3,7 @@ package azure_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -122,9 +123,27 @@ func TestLifecycle(t *testing.T) {
 	if err := f.EditChange(ctx, 1, forge.ChangeEdit{Close: true}); err != nil {
 		t.Fatal(err)
 	}
-	closed, err := f.ClosedChanges(ctx, forge.Query{Base: "main", Author: me.Login}, []string{"imagebot/app-1.2", "imagebot/other"})
-	if err != nil || len(closed["imagebot/app-1.2"]) != 1 || closed["imagebot/app-1.2"][0].Merged || closed["imagebot/app-1.2"][0].State != "closed" {
+	// The closed PRs of many waiting branches are one listing, not one
+	// per branch (and a read of #1's cut description).
+	waiting := []string{"imagebot/app-1.2", "imagebot/other"}
+	for i := range 20 {
+		waiting = append(waiting, "imagebot/waiting-"+strconv.Itoa(i))
+	}
+	before = s.Requests()
+	closed, err := f.ClosedChanges(ctx, forge.Query{Base: "main", Author: me.Login}, waiting)
+	if err != nil || len(closed) != 1 || len(closed["imagebot/app-1.2"]) != 1 || closed["imagebot/app-1.2"][0].Merged || closed["imagebot/app-1.2"][0].State != "closed" {
 		t.Fatalf("ClosedChanges: %+v, %v", closed, err)
+	}
+	if n := s.Requests() - before; n != 2 {
+		t.Errorf("the closed PRs of %d branches: %d requests, want 2", len(waiting), n)
+	}
+	// A closed PR of another branch is not read whole, however cut.
+	before = s.Requests()
+	if closed, err := f.ClosedChanges(ctx, forge.Query{Base: "main", Author: me.Login}, waiting[1:]); err != nil || len(closed) != 0 {
+		t.Fatalf("ClosedChanges of other branches: %+v, %v", closed, err)
+	}
+	if n := s.Requests() - before; n != 1 {
+		t.Errorf("the closed PRs of other branches: %d requests, want 1", n)
 	}
 	if err := f.DeleteBranch(ctx, "imagebot/app-1.2"); err != nil || s.Branch("imagebot/app-1.2") != "" {
 		t.Fatalf("DeleteBranch: %v", err)
@@ -132,7 +151,7 @@ func TestLifecycle(t *testing.T) {
 	if err := f.DeleteBranch(ctx, "imagebot/app-1.2"); !errors.Is(err, forge.ErrNotFound) {
 		t.Errorf("DeleteBranch of a gone branch: %v", err)
 	}
-	if _, err := f.FindIssue(ctx, me.Login, nil); !errors.Is(err, forge.ErrIssuesOff) {
+	if _, err := f.FindIssue(ctx, me.Login, nil); !errors.Is(err, forge.ErrNoIssueTracker) {
 		t.Errorf("FindIssue: %v, want the dashboard off", err)
 	}
 }

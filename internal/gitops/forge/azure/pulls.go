@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,9 +71,9 @@ func (a *ado) change(pr *pullRequest) *forge.Change {
 // pulls lists the pull requests q keeps, newest first, and calls each with
 // them until it returns false. Azure DevOps filters by status, source,
 // target and creator (by identity ID: the bot's own is known from
-// connectionData); the rest is read here. A kept one whose description
-// the listing cut is read whole.
-func (a *ado) pulls(ctx context.Context, q forge.Query, extra url.Values, limit int, each func(*forge.Change) bool) error {
+// connectionData); the rest is read here, and by keep (nil: all). A kept
+// one whose description the listing cut is read whole.
+func (a *ado) pulls(ctx context.Context, q forge.Query, extra url.Values, limit int, keep, each func(*forge.Change) bool) error {
 	v := url.Values{}
 	for k, vs := range extra {
 		v[k] = vs
@@ -110,7 +111,7 @@ func (a *ado) pulls(ctx context.Context, q forge.Query, extra url.Values, limit 
 		}
 		for _, pr := range page.Value {
 			c := a.change(pr)
-			if !q.Keeps(c) {
+			if !q.Keeps(c) || keep != nil && !keep(c) {
 				continue
 			}
 			if utf8.RuneCountInString(pr.Description) >= listedDescription && !markerFirst(pr.Description) {
@@ -141,25 +142,28 @@ func (a *ado) get(ctx context.Context, id int) (*pullRequest, error) {
 
 func (a *ado) Changes(ctx context.Context, q forge.Query) ([]*forge.Change, error) {
 	var out []*forge.Change
-	err := a.pulls(ctx, q, nil, 0, func(c *forge.Change) bool { out = append(out, c); return true })
+	err := a.pulls(ctx, q, nil, 0, nil, func(c *forge.Change) bool { out = append(out, c); return true })
 	return out, err
 }
 
-// ClosedChanges lists each branch's pull requests (sourceRefName, and the
-// bot's creatorId), one listing per branch: Azure DevOps cannot filter
-// by "abandoned or completed" in one.
+// ClosedChanges lists the closed pull requests of branches in one listing
+// of every status (Azure DevOps cannot filter by "abandoned or
+// completed"), by the bot's creatorId and the base, kept here by branch:
+// a page per 100 of the bot's pull requests, however many branches wait
+// (a listing per branch cost one request per waiting update, every run).
+// Only those of branches are read whole where the listing cut them: not
+// the merged onboarding PR, say, on every run.
 func (a *ado) ClosedChanges(ctx context.Context, by forge.Query, branches []string) (map[string][]*forge.Change, error) {
 	out := map[string][]*forge.Change{}
-	for _, b := range branches {
-		err := a.pulls(ctx, forge.Query{State: "closed", Head: b, Base: by.Base, Author: by.Author}, nil, 0, func(c *forge.Change) bool {
-			out[b] = append(out[b], c)
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+	if len(branches) == 0 {
+		return out, nil
 	}
-	return out, nil
+	ofBranches := func(c *forge.Change) bool { return slices.Contains(branches, c.Head) }
+	err := a.pulls(ctx, forge.Query{State: "closed", Base: by.Base, Author: by.Author}, nil, 0, ofBranches, func(c *forge.Change) bool {
+		out[c.Head] = append(out[c.Head], c)
+		return true
+	})
+	return out, err
 }
 
 // RecentChanges lists the pull requests created since (minTime), newest
@@ -167,7 +171,7 @@ func (a *ado) ClosedChanges(ctx context.Context, by forge.Query, branches []stri
 func (a *ado) RecentChanges(ctx context.Context, since time.Time) ([]*forge.Change, error) {
 	extra := url.Values{"searchCriteria.minTime": {since.UTC().Format(time.RFC3339)}, "searchCriteria.queryTimeRangeType": {"created"}}
 	var out []*forge.Change
-	err := a.pulls(ctx, forge.Query{State: "all"}, extra, forge.RecentPages, func(c *forge.Change) bool {
+	err := a.pulls(ctx, forge.Query{State: "all"}, extra, forge.RecentPages, nil, func(c *forge.Change) bool {
 		if c.Created.Before(since) {
 			return false
 		}
@@ -252,7 +256,7 @@ func (a *ado) CreateChange(ctx context.Context, c forge.NewChange) (*forge.Chang
 	}
 	if status(err) == 409 {
 		var open *forge.Change
-		lerr := a.pulls(ctx, forge.Query{State: "open", Head: c.Head, Base: c.Base}, nil, 0, func(ch *forge.Change) bool {
+		lerr := a.pulls(ctx, forge.Query{State: "open", Head: c.Head, Base: c.Base}, nil, 0, nil, func(ch *forge.Change) bool {
 			open = ch
 			return false
 		})

@@ -276,8 +276,8 @@ func TestDashboardIssue(t *testing.T) {
 	f = off.forge(t, token)
 	must(f.Repository(ctx))
 	before := off.bb.Requests()
-	if _, err := f.FindIssue(ctx, bitbuckettest.BotAccountID, first); !errors.Is(err, forge.ErrIssuesOff) {
-		t.Errorf("tracker off: %v, want ErrIssuesOff", err)
+	if _, err := f.FindIssue(ctx, bitbuckettest.BotAccountID, first); !errors.Is(err, forge.ErrIssuesOff) || errors.Is(err, forge.ErrNoIssueTracker) {
+		t.Errorf("tracker off: %v, want ErrIssuesOff, which a setting turns on", err)
 	}
 	if n := off.bb.Requests() - before; n != 0 {
 		t.Errorf("tracker off known from the repository: %d requests, want 0", n)
