@@ -110,3 +110,44 @@ func TestBitbucketPipelineKept(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigSpeaksItsCI: the config init and onboarding write says where
+// a registry's secret goes and what runs imagebot in the words of the CI
+// it runs in; only the Actions runners' speaks of a workflow, and only
+// GitHub's of GITHUB_TOKEN.
+func TestConfigSpeaksItsCI(t *testing.T) {
+	fsys := fstest.MapFS{"app.yaml": {Data: []byte("kind: Pod\nspec:\n  containers:\n    - image: ghcr.io/acme/api:1.2.3\n    - image: nginx:1.25.3\n")},
+		"renovate.json": {Data: []byte(`{"schedule": ["* 5 * * 1-5"]}`)}}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"github", Options{ActionRef: "v1"}, "GITHUB_TOKEN"},
+		{"gitea", Options{ActionRef: "v1", Runner: OnGitea}, "the workflow's env"},
+		{"gitlab", Options{GitLab: true}, "masked CI/CD variable"},
+		{"azure", Options{Azure: true}, "secret pipeline variable"},
+		{"bitbucket", Options{Runner: OnBitbucket}, "secured repository variable"},
+		{"bitbucket-server", Options{Runner: OnNoCI}, "the environment of the job that runs imagebot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Onboard(t.Context(), fsys, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := strings.Join(strings.Fields(strings.ReplaceAll(string(res.Config), "#", "")), " ")
+			if !strings.Contains(cfg, tc.want) {
+				t.Errorf("no %q in\n%s", tc.want, res.Config)
+			}
+			actions := tc.name == "github" || tc.name == "gitea"
+			for _, w := range []string{"workflow", "Actions", "docker/login-action"} {
+				if strings.Contains(cfg, w) != actions {
+					t.Errorf("%q in the config: %v, want %v\n%s", w, !actions, actions, res.Config)
+				}
+			}
+			if strings.Contains(cfg, "GITHUB_TOKEN") != (tc.name == "github") {
+				t.Errorf("GITHUB_TOKEN off GitHub, or not on it:\n%s", res.Config)
+			}
+		})
+	}
+}
