@@ -145,6 +145,11 @@ func TestConfigSpeaksItsCI(t *testing.T) {
 					t.Errorf("%q in the config: %v, want %v\n%s", w, !actions, actions, res.Config)
 				}
 			}
+			// Azure DevOps and Bitbucket Data Center have no issue tracker.
+			noTracker := tc.name == "azure" || tc.name == "bitbucket-server"
+			if strings.Contains(cfg, "waits on the dashboard") == noTracker || strings.Contains(res.Lead(), "named in each run's log") != noTracker {
+				t.Errorf("the dashboard promised where there is none, or not where there is:\n%s\n%s", res.Config, res.Lead())
+			}
 			if strings.Contains(cfg, "GITHUB_TOKEN") != (tc.name == "github") {
 				t.Errorf("GITHUB_TOKEN off GitHub, or not on it:\n%s", res.Config)
 			}

@@ -30,18 +30,23 @@ type ciWords struct {
 	secret string // "Uncomment what applies and set the secret in ..."
 	login  string // "a `docker login` before imagebot runs (...)"
 	cron   string // "When `imagebot serve` runs (... has its own schedule)."
+	// waits is where the updates the limits hold are listed: the
+	// dashboard, or the run's log on a host without an issue tracker
+	// (Azure DevOps, Bitbucket Data Center), where it is off.
+	waits string
 }
 
 func ciWordsOf(ci string) ciWords {
+	const dashboard, log = "waits on the dashboard", "waits, named in each run's log (this host has no issue tracker for the dashboard)"
 	switch ci {
 	case OnGitHub, OnGitea, OnForgejo:
-		return ciWords{"the workflow's env", "docker/login-action; cloud registries through a Docker credential helper", "the Actions workflow has its own cron"}
+		return ciWords{"the workflow's env", "docker/login-action; cloud registries through a Docker credential helper", "the Actions workflow has its own cron", dashboard}
 	case onGitLab:
-		return ciWords{"a masked CI/CD variable of that name", "in the job's script; cloud registries through a Docker credential helper", "the GitLab CI job runs on a pipeline schedule"}
+		return ciWords{"a masked CI/CD variable of that name", "in the job's script; cloud registries through a Docker credential helper", "the GitLab CI job runs on a pipeline schedule", dashboard}
 	case onAzure:
-		return ciWords{"a secret pipeline variable, mapped into the step's env", "the Docker@2 task's login; cloud registries through a Docker credential helper", "the Azure Pipelines pipeline has its own schedule"}
+		return ciWords{"a secret pipeline variable, mapped into the step's env", "the Docker@2 task's login; cloud registries through a Docker credential helper", "the Azure Pipelines pipeline has its own schedule", log}
 	case OnBitbucket:
-		return ciWords{"a secured repository variable (Repository settings > Pipelines > Repository variables)", "in the step's script; cloud registries through a Docker credential helper", "the Bitbucket Pipelines schedule runs the custom pipeline"}
+		return ciWords{"a secured repository variable (Repository settings > Pipelines > Repository variables)", "in the step's script; cloud registries through a Docker credential helper", "the Bitbucket Pipelines schedule runs the custom pipeline", dashboard}
 	}
-	return ciWords{"the environment of the job that runs imagebot", "cloud registries through a Docker credential helper", "a CI cron job runs `imagebot run`"}
+	return ciWords{"the environment of the job that runs imagebot", "cloud registries through a Docker credential helper", "a CI cron job runs `imagebot run`", log}
 }

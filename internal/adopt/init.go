@@ -85,6 +85,9 @@ type Result struct {
 	// Handover says, in Markdown, what to turn off in the tool converted
 	// from so that the two never propose the same update; "" for none.
 	Handover string
+	// waits says where the updates the limits hold wait: on the
+	// dashboard, or in the run's log on a host without issues.
+	waits string
 }
 
 // Init writes a configuration for the repository in fsys as it is: the
@@ -108,8 +111,18 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	return finish(d, ns, o, "")
 }
 
-// finish renders the draft and the workflow.
+// finish renders the draft and the workflow, and keeps where the updates
+// the limits hold wait, for Lead.
 func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
+	res, err := render(d, ns, o, cron)
+	if res != nil {
+		res.waits = d.ci.waits
+	}
+	return res, err
+}
+
+// render renders the draft and the CI file of o's host.
+func render(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	d.notes = ns.sorted()
 	d.mirrors = o.Mirrors
 	d.onGitHub = !o.GitLab && !o.Azure && o.Runner == OnGitHub

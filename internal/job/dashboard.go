@@ -45,7 +45,7 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	if err != nil {
 		return err
 	}
-	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead()}
+	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead(), NoDashboard: d != nil && d.Off}
 	if proposed, err := config.Check(ob.Path, res.Config); err == nil {
 		ob.Scanned = proposed.Included // the preview shows what follows the merge
 	}
