@@ -13,10 +13,11 @@ import (
 
 // TestFailuresExplainedOnEveryHost: a pull request the host refused (a
 // token without the write permission or scope) is said in the run's
-// failures in one line naming the host's variable and what to grant, by
-// one rule on every host (GitHub's workflow token as much as the
-// others); a failure that is not a refusal stays as it was, and every
-// host --forge accepts has its explain function.
+// failures in one line, after the branch it failed on, naming the host's
+// variable and what to grant, by one rule on every host (GitHub's
+// workflow token as much as the others); a failure that is not a refusal
+// stays as it was, and every host --forge accepts has its explain
+// function.
 func TestFailuresExplainedOnEveryHost(t *testing.T) {
 	want := map[gitops.Kind]string{
 		gitops.GitHub:         "GitHub refused the token on acme/gitops (403 Resource not accessible by integration): a workflow's GITHUB_TOKEN needs permissions contents: write, pull-requests: write",
@@ -38,7 +39,7 @@ func TestFailuresExplainedOnEveryHost(t *testing.T) {
 			other := errors.New("imagebot/docker.io-library-redis: push: connection reset")
 			res := &gitops.Result{Failed: []error{refused, other}}
 			explainFailures(res, c)
-			if got := res.Failed[0].Error(); !strings.Contains(got, w) || strings.Contains(got, "\n") || !errors.Is(res.Failed[0], refused) {
+			if got := res.Failed[0].Error(); !strings.HasPrefix(got, "imagebot/docker.io-library-nginx: ") || !strings.Contains(got, w) || strings.Contains(got, "\n") || !errors.Is(res.Failed[0], refused) {
 				t.Errorf("refused: %q, want %q", got, w)
 			}
 			if res.Failed[1] != other {

@@ -132,9 +132,17 @@ func explainGitLab(err error, c gitops.Options) error {
 func explainFailures(res *gitops.Result, c gitops.Options) {
 	for i, err := range res.Failed {
 		var pe *PartialError
-		if e := explainForge(err, c); !errors.As(e, &pe) {
-			res.Failed[i] = e
+		e := explainForge(err, c)
+		if errors.As(e, &pe) {
+			continue
 		}
+		// The explanation replaces the message; the branch it failed on
+		// (the lifecycle's "BRANCH: ..." prefix, which has no space, as
+		// no branch name has) still heads it.
+		if branch, _, ok := strings.Cut(err.Error(), ": "); ok && branch != "" && !strings.ContainsAny(branch, " \t") {
+			e = fmt.Errorf("%s: %w", branch, e)
+		}
+		res.Failed[i] = e
 	}
 }
 
