@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imagebot/imagebot/internal/adopt"
+	"github.com/imagebot/imagebot/internal/gitops"
 	"github.com/imagebot/imagebot/internal/job"
 )
 
@@ -24,12 +25,17 @@ type initOptions struct {
 	Mirrors        mirrorFlag
 	// Forge is what the environment says of the git host: on Gitea or
 	// Forgejo (their Actions, GITEA_TOKEN, origin's host), their workflow;
-	// in GitLab CI (or origin on GitLab), its job; on Azure DevOps, a pipeline.
-	Forge job.ForgeEnv
+	// in GitLab CI (or origin on GitLab), its job; on Azure DevOps, a
+	// pipeline; on Bitbucket Cloud, Pipelines'. ForgeKind is --forge,
+	// which says it before all that (a Bitbucket Data Center's origin
+	// does not).
+	Forge     job.ForgeEnv
+	ForgeKind *choice
 }
 
 func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
-	o := &initOptions{IO: f.IO, Forge: f.Env.Forge, Repo: ".", From: newChoice("", "flux", "renovate"), Concurrency: count{min: 1}}
+	o := &initOptions{IO: f.IO, Forge: f.Env.Forge, Repo: ".", From: newChoice("", "flux", "renovate"), Concurrency: count{min: 1},
+		ForgeKind: newCommonOptions(f).Forge}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write a commented .imagebot.yaml and a workflow for a repository",
@@ -43,8 +49,13 @@ GITEA_TOKEN set), their Actions workflow .gitea/workflows/imagebot.yml or
 or in GitLab CI) a scheduled job, as .gitlab-ci.yml, or as
 .gitlab/imagebot.gitlab-ci.yml to include when .gitlab-ci.yml exists; on
 Azure DevOps (origin on Azure Repos, or in Azure Pipelines) a scheduled
-pipeline, .azure-pipelines/imagebot.yml, to create a pipeline from. It
-never replaces existing files without --force.
+pipeline, .azure-pipelines/imagebot.yml, to create a pipeline from; on
+Bitbucket Cloud (origin on bitbucket.org, or in Bitbucket Pipelines) a
+custom pipeline to schedule, bitbucket-pipelines.yml, or, when that file
+exists, the pipeline to add to it, printed (init never replaces it, not
+even with --force); on Bitbucket Data Center (--forge bitbucket-server,
+or BITBUCKET_SERVER_TOKEN set), which has no CI, no CI file. It never
+replaces existing files without --force.
 
 --from flux converts the repository's Flux ImagePolicy and ImageRepository
 objects and $imagepolicy markers; --from renovate converts renovate.json's
@@ -75,6 +86,7 @@ docker rules. Each says what it could not convert.`,
 	fs.StringVar(&o.ActionRef, "action-ref", "v1", "`REF` of the imagebot/imagebot Action in the workflow")
 	fs.Var(&o.Concurrency, "concurrency", "at most `N` registry requests in flight per host (default 8, 4 for quay.io)")
 	fs.Var(&o.Mirrors, "mirror", "fetch from mirror `HOST=URL` instead of registry HOST; repeatable")
+	fs.Var(o.ForgeKind, "forge", "the git host `KIND` whose CI file to write: github, gitlab, gitea (Forgejo too), bitbucket (Cloud), bitbucket-server (Data Center) or azure; default: from the CI environment, the token variables and origin's URL")
 	return cmd
 }
 
@@ -89,7 +101,7 @@ func runInit(ctx context.Context, o *initOptions) error {
 		}
 	}
 	res, err := job.Init(ctx, job.InitOptions{Repo: o.Repo, From: o.From.value, Mirrors: o.Mirrors,
-		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef, Forge: job.Forge{Env: o.Forge}, Release: version})
+		Concurrency: o.Concurrency.n, ActionRef: o.ActionRef, Forge: job.Forge{Kind: gitops.Kind(o.ForgeKind.value), Env: o.Forge}, Release: version})
 	if err != nil {
 		return err
 	}
@@ -108,6 +120,9 @@ func runInit(ctx context.Context, o *initOptions) error {
 				fmt.Fprintf(stdout, "# ==> %s <==\n%s", name, data)
 			}
 		}
+		if res.Snippet != nil {
+			fmt.Fprintf(stdout, "# ==> add to %s <==\n%s", adopt.BitbucketPipelinesPath, res.Snippet)
+		}
 		for _, m := range res.Markers {
 			fmt.Fprintln(stderr, m)
 		}
@@ -119,6 +134,11 @@ func runInit(ctx context.Context, o *initOptions) error {
 	}
 	for _, w := range written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
+	}
+	if res.Snippet != nil {
+		// The file exists and holds the repository's own pipelines: the
+		// note said so; this is what to add to it.
+		fmt.Fprintf(stdout, "add to %s (left alone):\n%s", adopt.BitbucketPipelinesPath, res.Snippet)
 	}
 	if o.RewriteMarkers {
 		changed, err := adopt.RewriteMarkers(o.Repo, res.Markers)

@@ -185,12 +185,11 @@ func printRun(w io.Writer, p *plan.Plan, r *gitops.Result, dryRun, verbose bool,
 }
 
 // words are what the host calls a change request, and how it numbers one:
-// "pull request" and #12, or GitLab's "merge request" and !12.
+// "pull request" and #12, GitLab's "merge request" and !12, Azure DevOps'
+// pull request !12, as the bot writes them there (gitops.WordsOf).
 type words struct{ one, many, sigil string }
 
 func hostWords(k gitops.Kind) words {
-	if k == gitops.GitLab {
-		return words{"merge request", "merge requests", "!"}
-	}
-	return words{"pull request", "pull requests", "#"}
+	w := gitops.WordsOf(k)
+	return words{w.One, w.Many, w.Sigil}
 }

@@ -32,6 +32,7 @@ import (
 //	                collection http://HOST/tfs/contoso. Sets AZURE_URL (the collection), AZURE_HOST (its
 //	                scheme and host) and AZURE_CLONE (the clone URL).
 //	azprs           print the number of PRs, then each: !N status source title
+//	azbody BRANCH   print the description of BRANCH's newest PR
 //	azabandon BRANCH
 //	                abandon BRANCH's active PR, as a person does
 //	azwrites        print the API writes since the last azwrites ("N writes")
@@ -50,7 +51,7 @@ var azures sync.Map // *testscript.TestScript -> *scriptAzure
 
 func azureCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	return map[string]func(*testscript.TestScript, bool, []string){
-		"azrepo": cmdAzRepo, "azprs": cmdAzPRs, "azabandon": cmdAzAbandon, "azwrites": cmdAzWrites, "azrequests": cmdAzRequests,
+		"azrepo": cmdAzRepo, "azprs": cmdAzPRs, "azbody": cmdAzBody, "azabandon": cmdAzAbandon, "azwrites": cmdAzWrites, "azrequests": cmdAzRequests,
 	}
 }
 
@@ -115,6 +116,20 @@ func cmdAzPRs(ts *testscript.TestScript, neg bool, args []string) {
 	for _, pr := range prs {
 		fmt.Fprintf(ts.Stdout(), "!%d %s %s %s\n", pr.ID, pr.Status, strings.TrimPrefix(pr.Source, "refs/heads/"), pr.Title)
 	}
+}
+
+func cmdAzBody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: azbody branch")
+	}
+	prs := azureOf(ts).s.PRs()
+	for i := len(prs) - 1; i >= 0; i-- {
+		if strings.TrimPrefix(prs[i].Source, "refs/heads/") == args[0] {
+			fmt.Fprintln(ts.Stdout(), prs[i].Description)
+			return
+		}
+	}
+	ts.Fatalf("no pull request from %s", args[0])
 }
 
 func cmdAzAbandon(ts *testscript.TestScript, neg bool, args []string) {

@@ -104,6 +104,9 @@ func gitRemote(ts *testscript.TestScript, dir string) *gittest.Server {
 	ts.Defer(gs.Close)
 	_, err = gs.CreateRepo("acme", "gitops", readFiles(ts, dir), "main")
 	ts.Check(err)
+	if r, _ := ts.Value(remoteKey{}).(*scriptRemote); r != nil {
+		r.gs = gs // gitshow reads it
+	}
 	return gs
 }
 

@@ -36,7 +36,7 @@ import (
 //	                             GITHUB_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL, GITHUB_REPOSITORY
 //	gitcommit AGO DIR MSG        commit DIR's files onto main, dated AGO ago (30h, 0s);
 //	                             sets COMMIT to its hash
-//	gitshow PATH                 print PATH as it is on main
+//	gitshow PATH [BRANCH]        print PATH as it is on BRANCH (main)
 //	ghprs                        print the number of PRs, then each: #N state head title
 //	ghbody BRANCH                print the body of BRANCH's newest PR
 //	ghmerge BRANCH [AGO]         merge BRANCH's open PR, the merge dated AGO ago
@@ -175,13 +175,17 @@ func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdGitShow(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: gitshow path")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: gitshow path [branch]")
+	}
+	branch := "main"
+	if len(args) == 2 {
+		branch = args[1]
 	}
 	r := remoteOf(ts)
 	repo, err := git.PlainOpen(r.gs.Dir("acme", "gitops"))
 	ts.Check(err)
-	ref, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
+	ref, err := repo.Reference(plumbing.NewBranchReferenceName(branch), true)
 	ts.Check(err)
 	c, err := repo.CommitObject(ref.Hash())
 	ts.Check(err)

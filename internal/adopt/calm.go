@@ -2,6 +2,7 @@ package adopt
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -59,7 +60,7 @@ func (d *draft) pullRequests() []*yaml.Node {
 	}
 	l := d.limits()
 	mo, ph := str("maxOpen"), str("perHour")
-	mo.HeadComment = "After merging: " + l.String() + "; the rest waits on the dashboard.\n" +
+	mo.HeadComment = strings.Join(wrap("After merging: "+l.String()+"; the rest "+d.ci.waits+".", 96), "\n") + "\n" +
 		"Raise them, or set 0 for no limit."
 	pr.Content = append(pr.Content,
 		mo, d.commented("maxOpen", integer(l.MaxOpen)),

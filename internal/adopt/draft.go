@@ -49,6 +49,8 @@ type draft struct {
 	// the workflow's GITHUB_TOKEN; on GitLab CI and Gitea Actions it does
 	// not.
 	onGitHub bool
+	// ci is how the comments speak of the CI imagebot runs in.
+	ci ciWords
 	// why holds a line comment per top-level key written ("maxOpen":
 	// "prConcurrentLimit: 5").
 	why map[string]string
@@ -99,7 +101,7 @@ func (d *draft) render() ([]byte, error) {
 	}
 	if d.schedule != "" {
 		k := str("schedule")
-		k.HeadComment = "When `imagebot serve` runs (the Actions workflow has its own cron)."
+		k.HeadComment = "When `imagebot serve` runs (" + d.ci.cron + ")."
 		v := str(d.schedule)
 		v.LineComment = d.scheduleWhy
 		root.Content = append(root.Content, k, v)
@@ -209,7 +211,7 @@ func (d *draft) header(summarise bool) string {
 // credentials, and which gates are worth turning on.
 func (d *draft) policiesComment() string {
 	var lines []string
-	lines = append(lines, registryComment(d.hosts, d.onGitHub)...)
+	lines = append(lines, registryComment(d.hosts, d.onGitHub, d.ci)...)
 	if len(lines) > 0 {
 		lines = append(lines, "")
 	}

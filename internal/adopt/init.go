@@ -51,6 +51,10 @@ type Options struct {
 	// branch its schedule runs on ("" is main).
 	Azure  bool
 	Branch string
+	// HasBitbucketPipelines says the repository has a
+	// bitbucket-pipelines.yml (Runner OnBitbucket), which init never
+	// replaces: Result.Snippet is the pipeline to add to it.
+	HasBitbucketPipelines bool
 	// Repository is the repository's owner/name on its forge ("" when
 	// unknown): a Renovate preset kept in it is followed.
 	Repository string
@@ -61,9 +65,15 @@ type Result struct {
 	Config   []byte // .imagebot.yaml
 	Workflow []byte // .github/workflows/imagebot.yml, Gitea's or Forgejo's, or GitLab CI's job
 	// WorkflowPath is where Workflow goes: WorkflowPath, Gitea's or
-	// Forgejo's, GitLabCIPath or GitLabIncludePath.
+	// Forgejo's, GitLabCIPath or GitLabIncludePath, AzurePipelinesPath
+	// or BitbucketPipelinesPath. Workflow is nil where init writes no CI
+	// file: on Bitbucket Data Center, which has no CI, and where
+	// bitbucket-pipelines.yml exists.
 	WorkflowPath string
-	Notes        []Note
+	// Snippet is what to add to a CI file init leaves alone, to print:
+	// the pipeline for an existing bitbucket-pipelines.yml.
+	Snippet []byte
+	Notes   []Note
 	// Markers are the lines whose value Flux updates through a marker and
 	// imagebot finds only with a marker of its own; see RewriteMarkers.
 	Markers []Marker
@@ -75,6 +85,9 @@ type Result struct {
 	// Handover says, in Markdown, what to turn off in the tool converted
 	// from so that the two never propose the same update; "" for none.
 	Handover string
+	// waits says where the updates the limits hold wait: on the
+	// dashboard, or in the run's log on a host without issues.
+	waits string
 }
 
 // Init writes a configuration for the repository in fsys as it is: the
@@ -98,11 +111,22 @@ func Init(ctx context.Context, fsys fs.FS, o Options) (*Result, error) {
 	return finish(d, ns, o, "")
 }
 
-// finish renders the draft and the workflow.
+// finish renders the draft and the workflow, and keeps where the updates
+// the limits hold wait, for Lead.
 func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
+	res, err := render(d, ns, o, cron)
+	if res != nil {
+		res.waits = d.ci.waits
+	}
+	return res, err
+}
+
+// render renders the draft and the CI file of o's host.
+func render(d *draft, ns notes, o Options, cron string) (*Result, error) {
 	d.notes = ns.sorted()
 	d.mirrors = o.Mirrors
 	d.onGitHub = !o.GitLab && !o.Azure && o.Runner == OnGitHub
+	d.ci = ciWordsOf(ciOf(o))
 	cfg, err := d.render()
 	if err != nil {
 		return nil, err
@@ -124,6 +148,13 @@ func finish(d *draft, ns notes, o Options, cron string) (*Result, error) {
 			return nil, err
 		}
 		return &Result{Config: cfg, Workflow: wf, WorkflowPath: AzurePipelinesPath, Notes: d.notes, Limits: d.limits()}, nil
+	}
+	switch o.Runner {
+	case OnBitbucket:
+		res := &Result{Config: cfg, Notes: d.notes, Limits: d.limits()}
+		return res, bitbucketPipelineFor(res, o.HasBitbucketPipelines, o.Release, d.hosts)
+	case OnNoCI:
+		return &Result{Config: cfg, Notes: d.notes, Limits: d.limits()}, nil
 	}
 	wf, err := workflowFor(o.ActionRef, cron, d.hosts, o.Runner)
 	if err != nil {

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ func (r *Result) Lead() string {
 	if r.Handover != "" {
 		b.WriteString("### Turn off the same updates in the other tool\n\n" + r.Handover + "\n\n")
 	}
-	fmt.Fprintf(&b, "After merging: %s; the rest waits on the dashboard (`pullRequests.perHour` and `maxOpen` in the config; 0 is no limit).\n\n", r.Limits)
+	fmt.Fprintf(&b, "After merging: %s; the rest %s (`pullRequests.perHour` and `maxOpen` in the config; 0 is no limit).\n\n", r.Limits, cmp.Or(r.waits, "waits on the dashboard"))
 	return b.String()
 }
 

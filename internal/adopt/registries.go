@@ -64,7 +64,7 @@ func (h *host) private() bool {
 
 // registryComment lists the registries and, for those that may need
 // credentials, a commented stub to uncomment.
-func registryComment(hosts []*host, onGitHub bool) []string {
+func registryComment(hosts []*host, onGitHub bool, ci ciWords) []string {
 	if len(hosts) == 0 {
 		return nil
 	}
@@ -96,18 +96,14 @@ func registryComment(hosts []*host, onGitHub bool) []string {
 			"    passwordEnv: "+TokenEnv(h.name)+"   # the NAME of the variable, never the secret")
 	}
 	if h := find(hosts, "docker.io"); h != nil {
-		lines = append(lines, "docker.io needs no login to list tags; a login (docker/login-action, or",
-			"username + passwordEnv) raises Docker Hub's pull limit, which the gates use.")
+		lines = append(lines, wrap("docker.io needs no login to list tags; a login (a `docker login`, or username + passwordEnv) raises Docker Hub's pull limit, which the gates use.", 76)...)
 	}
 	if len(stub) == 0 {
 		return lines
 	}
-	lines = append(lines,
-		"Private registries need credentials: a `docker login` before imagebot runs",
-		"(docker/login-action; cloud registries through a Docker credential helper),",
-		"or a user name and the name of an environment variable holding the token.",
-		"Uncomment what applies and set the secret in the workflow's env:",
-		"registries:")
+	lines = append(lines, wrap("Private registries need credentials: a `docker login` before imagebot runs ("+ci.login+
+		"), or a user name and the name of an environment variable holding the token. Uncomment what applies and set the secret in "+ci.secret+":", 76)...)
+	lines = append(lines, "registries:")
 	return append(lines, stub...)
 }
 

@@ -73,7 +73,7 @@ func TestInitNamesWhatTheRunAccepts(t *testing.T) {
 	for _, onGitHub := range []bool{true, false} {
 		var current string
 		named := 0
-		for _, line := range registryComment(hosts, onGitHub) {
+		for _, line := range registryComment(hosts, onGitHub, ciWordsOf(OnGitHub)) {
 			if h, _, ok := strings.Cut(strings.TrimSpace(line), ":   #"); ok {
 				current = h
 			}

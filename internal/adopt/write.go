@@ -24,7 +24,11 @@ func (r *Result) Files(root string) map[string][]byte {
 			break
 		}
 	}
-	return map[string][]byte{name: r.Config, r.workflowPath(): r.Workflow}
+	files := map[string][]byte{name: r.Config}
+	if r.Workflow != nil {
+		files[r.workflowPath()] = r.Workflow
+	}
+	return files
 }
 
 // workflowPath is where the workflow goes.

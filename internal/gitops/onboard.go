@@ -26,6 +26,10 @@ type Onboarding struct {
 	// Scanned says whether the proposed config scans a file (its paths
 	// and exclude); nil scans all. The preview leaves out the rest.
 	Scanned func(file string) bool
+	// NoDashboard says the repository can have no dashboard issue (the
+	// host has no issue tracker, or issues are off): the updates the
+	// limits hold are named in each run's log instead.
+	NoDashboard bool
 }
 
 // preview is p as far as the proposed config scans: the updates, notices
@@ -179,8 +183,11 @@ func onboardBody(ob *Onboarding, p *plan.Plan, prefix string) string {
 	if len(gs) == 0 {
 		b.WriteString("Every image is up to date: no pull request would open now.\n\n")
 	} else {
-		fmt.Fprintf(&b, "These pull requests would open (subject to `pullRequests.maxOpen`/`perHour`/`perRun` and `approval`; "+
-			"the rest wait on the dashboard issue imagebot then creates):\n\n")
+		waits := "the rest wait on the dashboard issue imagebot then creates"
+		if ob.NoDashboard {
+			waits = "the rest wait, named in each run's log: there is no issue here for the dashboard"
+		}
+		fmt.Fprintf(&b, "These pull requests would open (subject to `pullRequests.maxOpen`/`perHour`/`perRun` and `approval`; %s):\n\n", waits)
 		for i, g := range gs {
 			if i == 200 {
 				fmt.Fprintf(&b, "- … and %d more\n", len(gs)-i)

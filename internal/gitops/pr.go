@@ -199,13 +199,13 @@ func (r *runner) foreign(ctx context.Context, g group, pr *Change, tip *object.C
 // because someone else's PR from it into the default branch is open (the
 // host allows one): that PR is left alone, and the run reports it.
 type blockedError struct {
-	number int
-	author string
+	what, number string // in the host's words: pull request #12, merge request !12
+	author       string
 }
 
 func (e *blockedError) Error() string {
-	return fmt.Sprintf("pull request #%d from this branch was opened by %q, not by imagebot: imagebot leaves it alone, "+
-		"and opens its own once it is closed", e.number, e.author)
+	return fmt.Sprintf("%s %s from this branch was opened by %q, not by imagebot: imagebot leaves it alone, "+
+		"and opens its own once it is closed", e.what, e.number, e.author)
 }
 
 // blocked records pr, someone else's, as what keeps branch's PR from
@@ -213,7 +213,7 @@ func (e *blockedError) Error() string {
 func (r *runner) blocked(branch string, pr *Change) error {
 	r.log.Warn("someone else's pull request from the bot's branch keeps it from opening its own; leaving it alone",
 		"branch", branch, "number", pr.Number, "author", pr.Author)
-	return &blockedError{number: pr.Number, author: pr.Author}
+	return &blockedError{what: r.words("pull request"), number: r.num(pr.Number), author: pr.Author}
 }
 
 // closeObsolete closes imagebot's open PRs that the plan no longer needs:

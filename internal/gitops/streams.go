@@ -151,7 +151,7 @@ func (r *runner) carrier(m marker, branch string) string {
 func (r *runner) supersededComment(by string) string {
 	where := lit(by)
 	if pr, ok := r.res.PullRequests[by]; ok && pr.Number > 0 {
-		where = fmt.Sprintf("#%d", pr.Number)
+		where = r.num(pr.Number) // #12, or !12 where #12 is an issue or work item
 	}
 	return fmt.Sprintf("imagebot now proposes one pull request per image stream and version, carrying every place that moves to it: "+
 		"%s carries this one's places, so imagebot closes this one.", where)

@@ -114,17 +114,18 @@ func dirName(dir string) string {
 // explainGitHub says what to do about GitHub's and git's refusals; any
 // other failure to reach GitHub leaves the run partly done (exit 2).
 func explainGitHub(err error, c gitops.Options) error {
-	if c.Forge == gitops.Gitea {
-		return explainGitea(err, c)
-	}
-	if c.Forge == forge.Azure {
-		return explainAzure(err, c)
-	}
 	var he *forge.HTTPError
 	if errors.As(err, &he) {
 		switch {
 		case he.Status == http.StatusUnauthorized:
 			return explain(err, "GitHub rejected the token (401 %s): check that GITHUB_TOKEN is valid and not expired", cmp.Or(he.Message, "Unauthorized"))
+		case he.Status == http.StatusForbidden:
+			// GITHUB_TOKEN without a write permission, or Actions not
+			// allowed to open pull requests: GitHub says 403, not 401.
+			return explain(err, "GitHub refused the token on %s (403 %s): a workflow's GITHUB_TOKEN needs permissions contents: write, pull-requests: write "+
+				"(and issues: write for the dashboard), "+
+				"and the repository (or organisation) must allow GitHub Actions to create pull requests (Settings > Actions > General); "+
+				"a personal or App token needs the same access to the repository", c.Repository, cmp.Or(he.Message, "Forbidden"))
 		case errors.Is(err, forge.ErrNoRepository):
 			return explain(err, "GitHub has no repository %s that this token can see (404 %s): check GITHUB_REPOSITORY (or origin's URL) and the token's access to the repository",
 				c.Repository, cmp.Or(he.Message, "Not Found"))

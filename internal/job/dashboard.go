@@ -7,6 +7,7 @@ import (
 	"github.com/imagebot/imagebot/internal/adopt"
 	"github.com/imagebot/imagebot/internal/config"
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge"
 	"github.com/imagebot/imagebot/internal/plan"
 )
 
@@ -39,11 +40,12 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 	if cfg.File != "" || !cfg.OnboardingOn() || (d != nil && d.Number != 0) {
 		return nil
 	}
-	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg, Repository: repository, GitLab: host == gitops.GitLab, Runner: runnerOn(host)})
+	res, err := adopt.Onboard(ctx, e.fsys, adopt.Options{Registry: e.reg, Repository: repository,
+		GitLab: host == gitops.GitLab, Azure: host == forge.Azure, Runner: runnerOn(host)})
 	if err != nil {
 		return err
 	}
-	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead()}
+	ob := &gitops.Onboarding{Path: config.FileNames[0], Config: res.Config, Lead: res.Lead(), NoDashboard: d != nil && d.Off}
 	if proposed, err := config.Check(ob.Path, res.Config); err == nil {
 		ob.Scanned = proposed.Included // the preview shows what follows the merge
 	}
@@ -55,10 +57,18 @@ func keepOptions(ctx context.Context, e *engine, d *gitops.Dashboard, ro *gitops
 }
 
 // runnerOn is the CI whose words the onboarding config speaks on host:
-// GitHub Actions (whose GITHUB_TOKEN reads ghcr.io) only on GitHub.
+// GitHub Actions (whose GITHUB_TOKEN reads ghcr.io) only on GitHub; Gitea's
+// Actions, Bitbucket Pipelines' secured variables, and on Bitbucket Data
+// Center, which has no CI, the job's environment. GitLab's and Azure
+// DevOps' are adopt.Options.GitLab and Azure.
 func runnerOn(host gitops.Kind) string {
-	if host == gitops.Gitea {
+	switch host {
+	case gitops.Gitea:
 		return adopt.OnGitea
+	case forge.Bitbucket:
+		return adopt.OnBitbucket
+	case forge.BitbucketServer:
+		return adopt.OnNoCI
 	}
 	return adopt.OnGitHub
 }

@@ -123,30 +123,46 @@ func explainGitLab(err error, c gitops.Options) error {
 	return &PartialError{err}
 }
 
-// explainFailures says what to do about the merge requests a run could
-// not make because GitLab refused the token (a read_api token, a
-// Reporter; on Bitbucket a token without a write scope): each in one line
-// naming the host, as explainGitLab and explainBitbucket word a refusal
-// of the whole run. The others were still made.
+// explainFailures says what to do about the pull requests a run could
+// not make because the host refused the token (GitHub's workflow token
+// without pull-requests: write, a read_api GitLab token, a Bitbucket or
+// Azure DevOps token without a write scope): each in one line naming the
+// host and the variable, as its explain function words a refusal of the
+// whole run, on every host alike. The others were still made.
 func explainFailures(res *gitops.Result, c gitops.Options) {
-	if c.Forge != gitops.GitLab && c.Forge != forge.Bitbucket && c.Forge != forge.BitbucketServer {
-		return
-	}
 	for i, err := range res.Failed {
 		var pe *PartialError
-		if e := explainForge(err, c); !errors.As(e, &pe) {
-			res.Failed[i] = e
+		e := explainForge(err, c)
+		if errors.As(e, &pe) {
+			continue
 		}
+		// The explanation replaces the message; the branch it failed on
+		// (the lifecycle's "BRANCH: ..." prefix, which has no space, as
+		// no branch name has) still heads it.
+		if branch, _, ok := strings.Cut(err.Error(), ": "); ok && branch != "" && !strings.ContainsAny(branch, " \t") {
+			e = fmt.Errorf("%s: %w", branch, e)
+		}
+		res.Failed[i] = e
 	}
 }
 
-// explainForge is explainGitHub or explainGitLab, by c's host.
+// explainers are each host's explain function: what to do about its and
+// its git's refusals, in its words; any other failure is a *PartialError.
+var explainers = map[gitops.Kind]func(error, gitops.Options) error{
+	gitops.GitHub:         explainGitHub,
+	gitops.GitLab:         explainGitLab,
+	gitops.Gitea:          explainGitea,
+	forge.Bitbucket:       explainBitbucket,
+	forge.BitbucketServer: explainBitbucket,
+	forge.Azure:           explainAzure,
+}
+
+// explainForge explains err by c's host ("" is GitHub); a host without an
+// explain function leaves the run partly done.
 func explainForge(err error, c gitops.Options) error {
-	if c.Forge == gitops.GitLab {
-		return explainGitLab(err, c)
+	explain, ok := explainers[cmp.Or(c.Forge, gitops.GitHub)]
+	if !ok {
+		return &PartialError{err}
 	}
-	if c.Forge == forge.Bitbucket || c.Forge == forge.BitbucketServer {
-		return explainBitbucket(err, c)
-	}
-	return explainGitHub(err, c)
+	return explain(err, c)
 }

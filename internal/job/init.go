@@ -47,6 +47,11 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 		opts.Azure, opts.Branch = true, headBranch(o.Repo)
 		opts.Release = releaseOf(o.Release)
 	}
+	if kind == forge.Bitbucket {
+		_, err := safefs.Lstat(o.Repo, adopt.BitbucketPipelinesPath)
+		opts.HasBitbucketPipelines = err == nil
+		opts.Release = releaseOf(o.Release)
+	}
 	if kind == gitops.GitLab {
 		opts.GitLab = true
 		_, err := safefs.Lstat(o.Repo, adopt.GitLabCIPath)
@@ -55,6 +60,16 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 			opts.Release = strings.TrimPrefix(o.Release, "v")
 		}
 	}
+	res, err := draftFor(ctx, o, opts)
+	if err == nil && kind == forge.BitbucketServer {
+		res.Notes = append(res.Notes, adopt.Note{Msg: adopt.BitbucketServerNote})
+	}
+	return res, err
+}
+
+// draftFor drafts the config from the repository as it is, or converted
+// from Flux or Renovate (o.From).
+func draftFor(ctx context.Context, o InitOptions, opts adopt.Options) (*adopt.Result, error) {
 	fsys := safefs.DirFS(o.Repo) // renovate.json and manifests: nothing outside the repository
 	switch o.From {
 	case "":
@@ -76,10 +91,17 @@ func Init(ctx context.Context, o InitOptions) (*adopt.Result, error) {
 // runnerOf is the CI whose workflow init writes: Gitea's or Forgejo's
 // Actions when the repository is on one (by --forge, their Actions, a
 // token, or origin's host: Forgejo for codeberg.org, forgejo.* and
-// FORGEJO_ACTIONS), else GitHub Actions.
+// FORGEJO_ACTIONS), Bitbucket Pipelines on Bitbucket Cloud, none on
+// Bitbucket Data Center, else GitHub Actions.
 func runnerOf(o InitOptions) string {
 	origin, _ := gitops.OriginURL(o.Repo)
-	if forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind != gitops.Gitea {
+	switch forge.Choose(o.Forge.Kind, o.Forge.Env, origin, false).Kind {
+	case gitops.Gitea:
+	case forge.Bitbucket:
+		return adopt.OnBitbucket
+	case forge.BitbucketServer:
+		return adopt.OnNoCI
+	default:
 		return adopt.OnGitHub
 	}
 	_, host, _, _ := forge.RemoteHost(origin)
