@@ -70,6 +70,9 @@ func workflowFor(ref, cron string, hosts []*host, runner string) ([]byte, error)
 	perms := mapping(
 		kv("contents", str("write"), "push the imagebot/* branches"),
 		kv("pull-requests", str("write"), "open, update and close its pull requests"),
+		// Listing permissions sets every other to none: without issues,
+		// the dashboard issue is refused (403).
+		kv("issues", str("write"), "keep the dashboard issue"),
 	)
 	var secrets []string
 	for _, h := range hosts {

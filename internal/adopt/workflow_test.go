@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rhysd/actionlint"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // TestWorkflowLints runs actionlint on the workflows init writes, with and
@@ -112,5 +113,28 @@ func TestGiteaWorkflowLints(t *testing.T) {
 				t.Errorf("workflow lacks %q:\n%s", uses, wf)
 			}
 		})
+	}
+}
+
+// TestWorkflowMayKeepTheDashboard: a workflow's permissions list leaves
+// every permission it does not name at none, so the workflow init writes
+// names each one a run uses: without issues: write, GitHub refuses the
+// dashboard issue (403) under the workflow's GITHUB_TOKEN.
+func TestWorkflowMayKeepTheDashboard(t *testing.T) {
+	wf, err := workflow("v1.2.3", "0 4 * * 1", []*host{{name: "docker.io"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Permissions map[string]string `yaml:"permissions"`
+	}
+	if err := yaml.Unmarshal(wf, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"contents": "write", "pull-requests": "write", "issues": "write"}
+	for k, v := range want {
+		if doc.Permissions[k] != v {
+			t.Errorf("permissions %s: %q, want %q:\n%s", k, doc.Permissions[k], v, wf)
+		}
 	}
 }
