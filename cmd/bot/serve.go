@@ -154,8 +154,11 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone or --gitlab-group")
 	}
-	if len(o.GitLabGroups) > 0 && job.PinForge(o.Forge.value, gitops.GitLab) != nil {
-		return nil, usagef("--gitlab-group lists GitLab projects, and --forge %s names another host: drop one", o.Forge.value)
+	if len(o.GitLabGroups) > 0 {
+		// The flag speaks to GitLab alone: job says whether --forge agrees.
+		if err := job.PinForge(o.Forge.value, gitops.GitLab); err != nil {
+			return nil, usagef("--gitlab-group lists GitLab projects, and --forge %s names another host: drop one", o.Forge.value)
+		}
 	}
 	// The flags first, then the environment: a mistake on the command
 	// line is heard about whatever the credentials.
