@@ -12,10 +12,11 @@ import (
 // what that command needs of the token.
 type Command int
 
+// The commands whose refusal without a token differs.
 const (
-	CmdRun Command = iota
-	CmdRollback
-	CmdServe
+	CmdRun      Command = iota // run (and each of serve's runs)
+	CmdRollback                // rollback, which has no preview
+	CmdServe                   // serve, at start, before it clones
 )
 
 // Access is what run, rollback and serve need to know of the host a
@@ -80,10 +81,6 @@ func (o *Options) AccessFor(remote string) Access {
 	a.Choice = c
 	return a
 }
-
-// ServerFor is the server of the host a repository whose remote is
-// remote is on (AccessFor).
-func (o *Options) ServerFor(remote string) Host { return o.AccessFor(remote).Server }
 
 // noTokenError is a host's missing-token message, which is ErrNoToken.
 type noTokenError string

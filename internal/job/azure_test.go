@@ -24,8 +24,8 @@ func TestAzureSupported(t *testing.T) {
 		}
 	}
 	o := &Options{Forge: Forge{Env: ForgeEnv{AzureRepos: true}}}
-	if h := o.ServerFor("https://dev.azure.com/contoso/Web/_git/deploy"); h.Name != "Azure DevOps" || h.URL != "https://dev.azure.com/contoso" {
-		t.Errorf("ServerFor: %+v", h)
+	if h := o.AccessFor("https://dev.azure.com/contoso/Web/_git/deploy").Server; h.Name != "Azure DevOps" || h.URL != "https://dev.azure.com/contoso" {
+		t.Errorf("AccessFor(…).Server: %+v", h)
 	}
 }
 

@@ -47,8 +47,8 @@ func TestBitbucketCloudConnection(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), bbToken) {
 			t.Errorf("%s: the token is in %v", tc.name, err)
 		}
-		if host := o.ServerFor(tc.origin); host.Name != "Bitbucket" {
-			t.Errorf("%s: ServerFor = %+v", tc.name, host)
+		if host := o.AccessFor(tc.origin).Server; host.Name != "Bitbucket" {
+			t.Errorf("%s: AccessFor(…).Server = %+v", tc.name, host)
 		}
 	}
 }
@@ -86,15 +86,15 @@ func TestBitbucketDataCenterConnection(t *testing.T) {
 			t.Errorf("%s: the token is in %v", tc.name, err)
 		}
 		if tc.wantErr == "" {
-			if host := o.ServerFor(tc.origin); host.Name != "Bitbucket Data Center" || host.URL != tc.wantAPI {
-				t.Errorf("%s: ServerFor = %+v", tc.name, host)
+			if host := o.AccessFor(tc.origin).Server; host.Name != "Bitbucket Data Center" || host.URL != tc.wantAPI {
+				t.Errorf("%s: AccessFor(…).Server = %+v", tc.name, host)
 			}
 		}
 	}
 }
 
-// TestBitbucketNoToken: without the host's token a dry run previews, a run
-// is refused naming the variable (and, for Cloud, the scopes and that app
+// TestBitbucketNoToken: without the host's token there are no credentials,
+// and a run is refused naming the variable (and, for Cloud, the scopes and that app
 // passwords stopped working); a Cloud token without its account's e-mail
 // is refused naming BITBUCKET_USERNAME.
 func TestBitbucketNoToken(t *testing.T) {
