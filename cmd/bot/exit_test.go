@@ -35,7 +35,7 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	printErrorFor(&b, "imagebot run", errNoToken, true)
+	printErrorFor(&b, "imagebot run", (&job.Options{}).AccessFor("").NoToken(job.CmdRun), true)
 	if want := "::error title=imagebot run::GITHUB_TOKEN is not set: "; !bytes.HasPrefix(b.Bytes(), []byte(want)) || bytes.Count(b.Bytes(), []byte("\n")) != 1 {
 		t.Errorf("on Actions: %q, want one line starting %q", b.String(), want)
 	}

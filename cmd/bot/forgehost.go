@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -10,41 +9,18 @@ import (
 	"github.com/imagebot/imagebot/internal/job"
 )
 
-// serveHost is the git host serve's repositories are on, and the token
-// that clones and fetches them: GitLab's when --forge, GitLab CI or
-// GITLAB_TOKEN say so (or the first --clone URL, or DIR's origin, is on a
-// GitLab host and no GitHub credentials are set), the Gitea or Forgejo
-// server's when the flags or the environment name one, else GitHub's.
-type serveHost struct {
-	host                  job.Host
-	token, tokenVar, user string
-	gitlab, gitea         bool
-	bitbucketDC           bool   // user is the token's, asked of the server at remote
-	remote                string // the first --clone URL, or DIR's origin
-	noToken               error  // serve's refusal without token, where the host has its own
-}
-
-func serveHostOf(o *serveOptions, jo *job.Options) serveHost {
+// serveAccess is the access to the git host serve's repositories are on
+// (job.Options.AccessFor), for the first --clone URL, or DIR's origin:
+// the token that clones and fetches them, its git user, the server it may
+// go to, and what to say without it. serve never asks which host it is.
+func serveAccess(o *serveOptions, jo *job.Options) job.Access {
 	remote := ""
 	if len(o.Clones) > 0 {
 		remote = o.Clones[0]
 	} else if origin, err := gitops.OriginURL(o.Repo); err == nil {
 		remote = origin
 	}
-	host := jo.ServerFor(remote)
-	switch jo.HostOf(remote).Kind {
-	case gitops.GitLab:
-		return serveHost{host: host, token: jo.GitLab.Token, tokenVar: "GITLAB_TOKEN", user: "oauth2", gitlab: true}
-	case gitops.Gitea:
-		return serveHost{host: host, token: jo.Gitea.Token, tokenVar: "GITEA_TOKEN", gitea: true}
-	case gitops.Bitbucket, gitops.BitbucketServer:
-		return bitbucketServeHost(jo, remote, host)
-	case job.AzureKind:
-		job.SetUpGit(job.AzureKind) // serve clones before any run opens the host
-		return serveHost{host: host, token: jo.Azure.Token, tokenVar: "AZURE_DEVOPS_TOKEN", user: "imagebot",
-			noToken: errors.New("AZURE_DEVOPS_TOKEN is not set: serve needs an Azure DevOps PAT with the Code (Read & Write) scope; or use --dry-run")}
-	}
-	return serveHost{host: host, token: jo.GitHub.Token, tokenVar: "GITHUB_TOKEN"}
+	return jo.AccessFor(remote)
 }
 
 // checkServeHosts refuses, before anything is cloned or fetched with the

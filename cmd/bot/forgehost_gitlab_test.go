@@ -15,26 +15,26 @@ func TestServeHostGitLab(t *testing.T) {
 	o := &serveOptions{Clones: []string{"https://gitlab.example.com/acme/platform/gitops.git"}}
 	jo := &job.Options{Forge: job.Forge{Kind: gitops.GitLab, URL: "https://gitlab.example.com"},
 		GitLab: job.GitLab{Token: "glpat-x"}, GitHub: job.GitHub{Token: "ghs-y"}}
-	sh := serveHostOf(o, jo)
-	if !sh.gitlab || sh.token != "glpat-x" || sh.user != "oauth2" || sh.tokenVar != "GITLAB_TOKEN" || sh.host.Name != "GitLab" {
-		t.Fatalf("serveHostOf = %+v", sh)
+	acc := serveAccess(o, jo)
+	if acc.Kind != gitops.GitLab || acc.Token != "glpat-x" || acc.User != "oauth2" || acc.TokenVar != "GITLAB_TOKEN" || acc.Server.Name != "GitLab" || acc.App != nil {
+		t.Fatalf("serveAccess = %+v", acc)
 	}
-	if err := checkServeHosts(o, sh.host); err != nil {
+	if err := checkServeHosts(o, acc.Server); err != nil {
 		t.Errorf("clone on the instance: %v", err)
 	}
 	o.Clones = append(o.Clones, "https://github.com/acme/other.git")
-	if err := checkServeHosts(o, sh.host); err == nil || !strings.Contains(err.Error(), "not on the GitLab server gitlab.example.com") {
+	if err := checkServeHosts(o, acc.Server); err == nil || !strings.Contains(err.Error(), "not on the GitLab server gitlab.example.com") {
 		t.Errorf("clone on github.com: %v", err)
 	}
 
 	// Without --forge, GitLab CI's variables say so.
 	jo = &job.Options{Forge: job.Forge{Env: job.ForgeEnv{GitLabServerURL: "https://gitlab.example.com"}}, GitLab: job.GitLab{Token: "glpat-x", ServerURL: "https://gitlab.example.com"}}
-	if sh := serveHostOf(&serveOptions{Clones: o.Clones[:1]}, jo); !sh.gitlab || sh.host.URL != "https://gitlab.example.com" {
-		t.Errorf("in GitLab CI: %+v", sh)
+	if acc := serveAccess(&serveOptions{Clones: o.Clones[:1]}, jo); acc.Kind != gitops.GitLab || acc.Server.URL != "https://gitlab.example.com" {
+		t.Errorf("in GitLab CI: %+v", acc)
 	}
 	// On GitHub nothing changed.
 	jo = &job.Options{GitHub: job.GitHub{Token: "ghs-y"}}
-	if sh := serveHostOf(&serveOptions{Clones: []string{"https://github.com/acme/gitops.git"}}, jo); sh.gitlab || sh.token != "ghs-y" || sh.user != "" {
-		t.Errorf("on GitHub: %+v", sh)
+	if acc := serveAccess(&serveOptions{Clones: []string{"https://github.com/acme/gitops.git"}}, jo); acc.Kind != gitops.GitHub || acc.Token != "ghs-y" || acc.User != "" {
+		t.Errorf("on GitHub: %+v", acc)
 	}
 }

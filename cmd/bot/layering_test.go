@@ -288,3 +288,92 @@ func TestNoDoublesInTheProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestLayeringHostChoice: cmd/bot never decides, or re-decides, the git
+// host: job.Options.AccessFor chooses it once (forge.Choose) and says all
+// cmd/bot needs of it (token, variable, git user, server, the message
+// without a token). No comparison or switch case of cmd/bot's own code
+// may name a host's kind (gitops.GitLab, forge.Azure, job.AzureKind, …)
+// or a host's name ("Gitea", "Azure DevOps", "bitbucket", …); the words
+// of the output come from gitops.WordsOf, and --forge's values are a
+// list, not a comparison.
+func TestLayeringHostChoice(t *testing.T) {
+	// The checker first catches what it must: a name compared, a kind
+	// switched on, a flag's value compared with a kind.
+	bad := `package main
+func f(jo J, k Kind, v string) error {
+	if jo.ForgeHost().Name == "Gitea" { return nil }
+	switch k {
+	case gitops.GitLab, forge.Azure:
+	}
+	if v != string(gitops.Bitbucket) { return nil }
+	return nil
+}`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "bad.go", bad, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hostBranches(fset, f); len(got) != 4 {
+		t.Fatalf("the checker found %d of 4 branches on the host: %q", len(got), got)
+	}
+
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range hostBranches(fset, f) {
+			t.Errorf("%s: cmd/bot branches on the git host; act on job.Options.AccessFor's job.Access instead", b)
+		}
+	}
+}
+
+// hostBranches lists the comparisons and switch cases in f that name a
+// git host's kind or name.
+func hostBranches(fset *token.FileSet, f *ast.File) []string {
+	kinds := []string{"GitHub", "GitLab", "Gitea", "Bitbucket", "BitbucketServer", "Azure", "AzureKind"}
+	names := []string{"GitHub", "GitLab", "Gitea", "Forgejo", "Gitea or Forgejo", "Bitbucket", "Bitbucket Cloud", "Bitbucket Data Center",
+		"Azure", "Azure DevOps", "github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-server", "azure"}
+	namesHost := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && slices.Contains([]string{"gitops", "forge", "job"}, id.Name) && slices.Contains(kinds, n.Sel.Name) {
+					found = true
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && slices.Contains(names, strings.Trim(n.Value, "\"`")) {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if (n.Op == token.EQL || n.Op == token.NEQ) && (namesHost(n.X) || namesHost(n.Y)) {
+				out = append(out, fset.Position(n.Pos()).String())
+			}
+		case *ast.CaseClause:
+			for _, e := range n.List {
+				if namesHost(e) {
+					out = append(out, fset.Position(e.Pos()).String())
+				}
+			}
+		}
+		return true
+	})
+	return out
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -77,16 +76,9 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	if err != nil {
 		return err
 	}
+	// Without the host's token, err is the host's own message for
+	// rollback (job.Access.NoToken), and there is no plan.
 	rep, err := job.Rollback(ctx, job.RollbackOptions{Options: jo, Image: image, To: o.To})
-	if errors.Is(err, job.ErrNoToken) {
-		if jo.ForgeHost().Name == "Gitea" {
-			return errNoGiteaToken
-		}
-		if jo.ForgeHost().Name == "Azure DevOps" {
-			return job.ErrNoAzureToken
-		}
-		return errNoRollbackToken
-	}
 	// What the rollback did ends its output as run's does; a rollback
 	// that failed has no plan to show, as a failed run shows none.
 	switch {
@@ -101,10 +93,6 @@ func runRollback(ctx context.Context, o *rollbackOptions) error {
 	}
 	return err
 }
-
-// errNoRollbackToken is rollback's message when neither GITHUB_TOKEN nor a
-// GitHub App is set.
-var errNoRollbackToken = errors.New("GITHUB_TOKEN is not set: rollback reads the default branch's history and opens a pull request, as run does (a GitHub App's IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY work too)")
 
 // rollbackImage normalizes IMAGE, which names a repository, not a tag,
 // or a chart as policies match it (oci://HOST/PATH/CHART,

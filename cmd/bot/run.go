@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -63,23 +62,6 @@ change, with its diff. Without GITHUB_TOKEN it previews from the working tree.`,
 	return cmd
 }
 
-// errNoToken is run's message when neither GITHUB_TOKEN nor a GitHub App
-// is set: it says where the token comes from in each place run is used.
-var errNoToken = errors.New("GITHUB_TOKEN is not set: run needs a token that may push branches and open pull requests " +
-	"(in GitHub Actions pass `token`/GITHUB_TOKEN; locally export GITHUB_TOKEN), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
-
-// errNoGiteaToken is errNoToken on a Gitea or Forgejo server.
-var errNoGiteaToken = errors.New("GITEA_TOKEN is not set: run needs a Gitea or Forgejo access token with the write:repository and write:issue scopes " +
-	"(in Gitea or Forgejo Actions pass a secret as GITEA_TOKEN; locally export GITEA_TOKEN or FORGEJO_TOKEN); or use --dry-run")
-
-// noTokenFor is the missing token's error for the host jo reaches.
-func noTokenFor(jo *job.Options) error {
-	if jo.ForgeHost().Name == "Gitea" {
-		return errNoGiteaToken
-	}
-	return errNoToken
-}
-
 // runRun plans from the default branch's tip and opens pull requests
 // (job.Run), then says what it did.
 func runRun(ctx context.Context, o *runOptions) error {
@@ -88,11 +70,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	jo.Kube = job.Kube{Kubeconfig: o.Kubeconfig}
+	// Without the host's token, err is the host's own message for run
+	// (job.Access.NoToken).
 	rep, err := job.Run(ctx, jo)
 	o.reportRun(o.IO.Out, rep, o.DryRun)
-	if errors.Is(err, job.ErrNoToken) {
-		return noTokenFor(&jo)
-	}
 	return err
 }
 

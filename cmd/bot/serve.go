@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -155,8 +154,11 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	if o.Shard.set && !clone {
 		return nil, usagef("--shard splits the --clone list; it needs --clone or --gitlab-group")
 	}
-	if len(o.GitLabGroups) > 0 && o.Forge.value != "" && o.Forge.value != string(gitops.GitLab) {
-		return nil, usagef("--gitlab-group lists GitLab projects, and --forge %s names another host: drop one", o.Forge.value)
+	if len(o.GitLabGroups) > 0 {
+		// The flag speaks to GitLab alone: job says whether --forge agrees.
+		if err := job.PinForge(o.Forge.value, gitops.GitLab); err != nil {
+			return nil, usagef("--gitlab-group lists GitLab projects, and --forge %s names another host: drop one", o.Forge.value)
+		}
 	}
 	// The flags first, then the environment: a mistake on the command
 	// line is heard about whatever the credentials.
@@ -183,45 +185,27 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	if len(o.GitLabGroups) > 0 {
 		jo.Forge.Kind = gitops.GitLab // the projects are on GitLab, whatever else is set
 	}
-	app := jo.GitHub.App
-	sh := serveHostOf(o, &jo)
-	switch {
-	case sh.gitlab:
-		app = nil
-		if !o.DryRun && sh.token == "" {
-			return nil, errors.New("GITLAB_TOKEN is not set: serve needs a GitLab project or group access token with the api scope " +
-				"and the Developer role (in Kubernetes from a Secret, as deploy/ shows); or use --dry-run")
-		}
-	case sh.gitea:
-		app = nil
-		if !o.DryRun && sh.token == "" {
-			return nil, errors.New("GITEA_TOKEN is not set: serve needs a Gitea or Forgejo access token that may push branches and open pull requests; or use --dry-run")
-		}
-	case sh.noToken != nil:
-		app = nil
-		if !o.DryRun && sh.token == "" {
-			return nil, sh.noToken
-		}
-	case !o.DryRun && jo.GitHub.Token == "" && app == nil:
-		return nil, errors.New("GITHUB_TOKEN is not set: serve needs a token that may push branches and open pull requests " +
-			"(in Kubernetes from a Secret, as deploy/ shows), or a GitHub App (IMAGEBOT_APP_ID and IMAGEBOT_APP_PRIVATE_KEY); or use --dry-run")
+	acc := serveAccess(o, &jo)
+	job.SetUpGit(acc.Kind) // serve clones before any run opens the host
+	if !o.DryRun && !acc.Credentials() {
+		return nil, acc.NoToken(job.CmdServe)
 	}
 	if err := o.addGitLabGroups(ctx, &jo); err != nil {
 		return nil, err
 	}
-	if sh.token != "" || app != nil {
-		if err := checkServeHosts(o, sh.host); err != nil {
+	if acc.Credentials() {
+		if err := checkServeHosts(o, acc.Server); err != nil {
 			return nil, err
 		}
 	}
-	if err := dataCenterUser(ctx, &jo, &sh); err != nil {
-		return nil, err
+	if err := acc.LearnUser(ctx); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	// With a GitHub App, clones and fetches use the App's installation
 	// token for each repository, as runs do: an App alone serves private
 	// repositories too.
 	var tokenFor func(context.Context, string) (string, error)
-	if app != nil {
+	if app := acc.App; app != nil {
 		tokenFor = func(ctx context.Context, rawURL string) (string, error) {
 			repo, err := gitops.RepositoryFromURL(rawURL)
 			if err != nil {
@@ -237,7 +221,7 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 	jo.Logger, jo.Progress = log, newJobProgress(o.IO.ErrOut, o.Env)
 	jo.Kube = job.Kube{Kubeconfig: o.Kubeconfig, InCluster: true}
 	return serve.New(serve.Options{
-		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: sh.token, TokenVar: sh.tokenVar, User: sh.user, TokenFor: tokenFor,
+		Dir: o.Repo, ResetCheckout: o.ResetCheckout, DryRun: o.DryRun, Clones: o.Clones, Workdir: o.Workdir, Shard: shard, Token: acc.Token, TokenVar: acc.TokenVar, User: acc.User, TokenFor: tokenFor,
 		Schedule: sched, Once: o.Once, RunAtStart: o.RunAtStart, Listen: o.Listen,
 		Drain: 10 * time.Minute, Logger: log,
 		Parallel: cmp.Or(o.Parallel.n, defaultParallel()),
@@ -253,9 +237,6 @@ func newServer(ctx context.Context, o *serveOptions) (*serve.Server, error) {
 // error its run ended with.
 func (o *serveOptions) reportRepository(w io.Writer, rep *job.RunReport, err error) {
 	o.reportRun(w, rep, o.DryRun)
-	if errors.Is(err, job.ErrNoToken) {
-		err = errNoToken
-	}
 	printErrorFor(o.IO.ErrOut, "imagebot run", err, o.Env.Actions)
 }
 

@@ -32,12 +32,6 @@ type Azure struct {
 	Project, Repository string
 }
 
-// ErrNoAzureToken is Run's and Rollback's error on Azure DevOps without a
-// token (a dry run previews instead).
-var ErrNoAzureToken = errors.New("AZURE_DEVOPS_TOKEN is not set: run needs a personal access token with the Code (Read & Write) scope " +
-	"(in Azure Pipelines, map the job's token into the step instead, as the pipeline init writes does: SYSTEM_ACCESSTOKEN set to $(System.AccessToken) " +
-	"under the step's env, and give the build service Contribute, Create branch and Contribute to pull requests on the repository); or use --dry-run")
-
 // AzureHost is an Azure DevOps collection as far as its token is
 // concerned: the token goes to that collection's URL and nowhere else
 // (on dev.azure.com, every organisation shares the host; the path keeps
@@ -78,12 +72,6 @@ func azureConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, b
 	a := o.Azure
 	server := o.azureCollection(or.url)
 	c := gitops.Options{Forge: forge.Azure, APIURL: server, Token: a.Token, Logger: log}
-	if a.Token == "" {
-		if o.DryRun {
-			return c, false, nil
-		}
-		return c, false, ErrNoAzureToken
-	}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return c, false, err
 	}

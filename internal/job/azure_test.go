@@ -24,8 +24,8 @@ func TestAzureSupported(t *testing.T) {
 		}
 	}
 	o := &Options{Forge: Forge{Env: ForgeEnv{AzureRepos: true}}}
-	if h := o.ServerFor("https://dev.azure.com/contoso/Web/_git/deploy"); h.Name != "Azure DevOps" || h.URL != "https://dev.azure.com/contoso" {
-		t.Errorf("ServerFor: %+v", h)
+	if h := o.AccessFor("https://dev.azure.com/contoso/Web/_git/deploy").Server; h.Name != "Azure DevOps" || h.URL != "https://dev.azure.com/contoso" {
+		t.Errorf("AccessFor(…).Server: %+v", h)
 	}
 }
 
@@ -92,10 +92,10 @@ func TestAzureConnection(t *testing.T) {
 		}
 		tc.az.Token = azurePAT
 		o := &Options{Repo: dir, Forge: Forge{Kind: forge.Azure, URL: tc.forgeURL}, Azure: tc.az}
-		conn, ok, err := forgeConnection(o, nil)
+		conn, acc, err := forgeConnection(o, nil)
 		switch {
-		case tc.want == "" && (err != nil || !ok || conn.Forge != forge.Azure || conn.APIURL != tc.wantAPI || conn.URL != tc.wantURL || conn.Repository != tc.wantRepo):
-			t.Errorf("%s: %+v %v %v", tc.name, conn, ok, err)
+		case tc.want == "" && (err != nil || !acc.Credentials() || conn.Forge != forge.Azure || conn.APIURL != tc.wantAPI || conn.URL != tc.wantURL || conn.Repository != tc.wantRepo):
+			t.Errorf("%s: %+v %v", tc.name, conn, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
@@ -110,13 +110,13 @@ func TestAzureConnection(t *testing.T) {
 // run previews instead.
 func TestAzureNoToken(t *testing.T) {
 	o := &Options{Repo: t.TempDir(), Forge: Forge{Kind: forge.Azure, URL: "https://dev.azure.com/contoso"}}
-	_, ok, err := forgeConnection(o, nil)
-	if ok || err == nil || !strings.Contains(err.Error(), "AZURE_DEVOPS_TOKEN is not set") || !strings.Contains(err.Error(), "SYSTEM_ACCESSTOKEN set to $(System.AccessToken)") {
-		t.Errorf("run: %v %v", ok, err)
+	_, acc, err := forgeConnection(o, nil)
+	if err != nil || acc.Credentials() {
+		t.Fatalf("forgeConnection: %+v %v", acc, err)
 	}
-	o.DryRun = true
-	if _, ok, err := forgeConnection(o, nil); ok || err != nil {
-		t.Errorf("dry run: %v %v, want a preview", ok, err)
+	if err := acc.NoToken(CmdRun); !errors.Is(err, ErrNoToken) || !strings.Contains(err.Error(), "AZURE_DEVOPS_TOKEN is not set") ||
+		!strings.Contains(err.Error(), "SYSTEM_ACCESSTOKEN set to $(System.AccessToken)") {
+		t.Errorf("run: %v", err)
 	}
 }
 
@@ -170,8 +170,8 @@ func TestAzureChosenByToken(t *testing.T) {
 		}
 	}
 	o := &Options{Repo: dir, Forge: Forge{Env: ForgeEnv{AzureToken: true}, URL: "https://dev.azure.com/contoso"}, Azure: Azure{Token: azurePAT}}
-	_, ok, err := forgeConnection(o, nil)
-	if ok || err == nil || !strings.Contains(err.Error(), "but AZURE_DEVOPS_TOKEN says the host is Azure DevOps") {
-		t.Errorf("%v %v", ok, err)
+	_, _, err := forgeConnection(o, nil)
+	if err == nil || !strings.Contains(err.Error(), "but AZURE_DEVOPS_TOKEN says the host is Azure DevOps") {
+		t.Errorf("%v", err)
 	}
 }

@@ -55,18 +55,10 @@ func BitbucketServerHost(serverURL string) Host {
 		Hint:    "or set BITBUCKET_SERVER_URL (or --forge-url) to the server origin is on"}
 }
 
-// errNoBitbucketToken and errNoBitbucketServerToken are Run's and
-// Rollback's errors without the host's token (a dry run previews instead).
-var (
-	errNoBitbucketToken = errors.New("BITBUCKET_TOKEN is not set: run needs a Bitbucket Cloud API token with scopes " +
-		"(id.atlassian.com, Security, Create API token with scopes, app Bitbucket): read:repository:bitbucket, write:repository:bitbucket, " +
-		"read:pullrequest:bitbucket, write:pullrequest:bitbucket, read:user:bitbucket, and read:issue:bitbucket and write:issue:bitbucket for the dashboard; " +
-		"app passwords stopped working in June 2026. Set BITBUCKET_USERNAME to the account's e-mail (in Bitbucket Pipelines, both as secured repository variables). Or use --dry-run")
-	errNoBitbucketServerToken = errors.New("BITBUCKET_SERVER_TOKEN is not set: run needs a Bitbucket Data Center HTTP access token " +
-		"with repository write permission (Profile picture, Manage account, HTTP access tokens). Or use --dry-run")
-	errNoBitbucketUsername = errors.New("BITBUCKET_USERNAME is not set: a Bitbucket Cloud API token (BITBUCKET_TOKEN) authenticates " +
-		"with the Atlassian account's e-mail: set BITBUCKET_USERNAME to it")
-)
+// errNoBitbucketUsername refuses a Cloud API token without its account
+// (the missing token's messages are hostAccesses').
+var errNoBitbucketUsername = errors.New("BITBUCKET_USERNAME is not set: a Bitbucket Cloud API token (BITBUCKET_TOKEN) authenticates " +
+	"with the Atlassian account's e-mail: set BITBUCKET_USERNAME to it")
 
 // bitbucketServer is Bitbucket Cloud's git host and API: --forge-url
 // serves as both (the API is its /2.0), else bitbucket.org and
@@ -108,12 +100,7 @@ func bitbucketConnection(o *Options, or origin, log *slog.Logger) (gitops.Option
 	server, api := o.bitbucketServer()
 	c := gitops.Options{Forge: forge.Bitbucket, APIURL: api, Token: o.Bitbucket.Token, User: o.Bitbucket.Username,
 		Repository: o.Bitbucket.Repository, Logger: log}
-	switch {
-	case c.Token == "" && o.DryRun:
-		return c, false, nil
-	case c.Token == "":
-		return c, false, errNoBitbucketToken
-	case c.User == "":
+	if c.User == "" {
 		return c, false, errNoBitbucketUsername
 	}
 	repo, err := bitbucketRepository(o, or, BitbucketHost(server), cloudRepository)
@@ -133,12 +120,6 @@ func bitbucketConnection(o *Options, or origin, log *slog.Logger) (gitops.Option
 func bitbucketServerConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, bool, error) {
 	server := o.bitbucketDCServer(or.url)
 	c := gitops.Options{Forge: forge.BitbucketServer, APIURL: server, Token: o.Bitbucket.ServerToken, Logger: log}
-	switch {
-	case c.Token == "" && o.DryRun:
-		return c, false, nil
-	case c.Token == "":
-		return c, false, errNoBitbucketServerToken
-	}
 	repo, err := bitbucketRepository(o, or, BitbucketServerHost(server), dcRepository)
 	if err != nil {
 		return c, false, err

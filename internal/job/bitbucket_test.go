@@ -47,8 +47,8 @@ func TestBitbucketCloudConnection(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), bbToken) {
 			t.Errorf("%s: the token is in %v", tc.name, err)
 		}
-		if host := o.ServerFor(tc.origin); host.Name != "Bitbucket" {
-			t.Errorf("%s: ServerFor = %+v", tc.name, host)
+		if host := o.AccessFor(tc.origin).Server; host.Name != "Bitbucket" {
+			t.Errorf("%s: AccessFor(…).Server = %+v", tc.name, host)
 		}
 	}
 }
@@ -86,34 +86,29 @@ func TestBitbucketDataCenterConnection(t *testing.T) {
 			t.Errorf("%s: the token is in %v", tc.name, err)
 		}
 		if tc.wantErr == "" {
-			if host := o.ServerFor(tc.origin); host.Name != "Bitbucket Data Center" || host.URL != tc.wantAPI {
-				t.Errorf("%s: ServerFor = %+v", tc.name, host)
+			if host := o.AccessFor(tc.origin).Server; host.Name != "Bitbucket Data Center" || host.URL != tc.wantAPI {
+				t.Errorf("%s: AccessFor(…).Server = %+v", tc.name, host)
 			}
 		}
 	}
 }
 
-// TestBitbucketNoToken: without the host's token a dry run previews, a run
-// is refused naming the variable (and, for Cloud, the scopes and that app
+// TestBitbucketNoToken: without the host's token there are no credentials,
+// and a run is refused naming the variable (and, for Cloud, the scopes and that app
 // passwords stopped working); a Cloud token without its account's e-mail
 // is refused naming BITBUCKET_USERNAME.
 func TestBitbucketNoToken(t *testing.T) {
 	or := origin{url: "https://bitbucket.org/acme/gitops.git"}
-	for _, dry := range []bool{true, false} {
-		o := &Options{Repo: t.TempDir(), DryRun: dry}
-		_, ok, err := bitbucketConnection(o, or, nil)
-		_, okDC, errDC := bitbucketServerConnection(o, origin{url: "https://git.acme.example/scm/ops/gitops.git"}, nil)
-		switch {
-		case ok || okDC:
-			t.Errorf("dry run %v: a connection without a token", dry)
-		case dry && (err != nil || errDC != nil):
-			t.Errorf("dry run: %v, %v; want a preview", err, errDC)
-		case !dry && (err == nil || !strings.Contains(err.Error(), "BITBUCKET_TOKEN is not set") ||
-			!strings.Contains(err.Error(), "write:pullrequest:bitbucket") || !strings.Contains(err.Error(), "June 2026")):
-			t.Errorf("no BITBUCKET_TOKEN: %v", err)
-		case !dry && (errDC == nil || !strings.Contains(errDC.Error(), "BITBUCKET_SERVER_TOKEN is not set")):
-			t.Errorf("no BITBUCKET_SERVER_TOKEN: %v", errDC)
-		}
+	acc := (&Options{Repo: t.TempDir()}).AccessFor(or.url)
+	accDC := (&Options{Repo: t.TempDir(), Forge: Forge{Kind: forge.BitbucketServer}}).AccessFor("https://git.acme.example/scm/ops/gitops.git")
+	switch err, errDC := acc.NoToken(CmdRun), accDC.NoToken(CmdRun); {
+	case acc.Credentials() || accDC.Credentials():
+		t.Errorf("credentials without a token: %+v %+v", acc, accDC)
+	case err == nil || !strings.Contains(err.Error(), "BITBUCKET_TOKEN is not set") ||
+		!strings.Contains(err.Error(), "write:pullrequest:bitbucket") || !strings.Contains(err.Error(), "June 2026"):
+		t.Errorf("no BITBUCKET_TOKEN: %v", err)
+	case errDC == nil || !strings.Contains(errDC.Error(), "BITBUCKET_SERVER_TOKEN is not set"):
+		t.Errorf("no BITBUCKET_SERVER_TOKEN: %v", errDC)
 	}
 	o := &Options{Repo: t.TempDir(), Bitbucket: Bitbucket{Token: bbToken}}
 	if _, _, err := bitbucketConnection(o, or, nil); err == nil || !strings.Contains(err.Error(), "BITBUCKET_USERNAME is not set") {

@@ -19,36 +19,49 @@ import (
 )
 
 // forgeConnection is how run and rollback reach the repository on its
-// host: origin is read once, the host chosen once (Options.HostOf), and
+// host: origin is read once, the host chosen once (Options.AccessFor), and
 // both handed to the host's connection: GitLab's, Gitea's, or GitHub's
 // with GITHUB_TOKEN or a GitHub App, through the checkout's origin or
-// GITHUB_REPOSITORY. ok is false without the host's token.
-func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
+// GITHUB_REPOSITORY. Without the host's token (acc.Credentials) conn is
+// not set: the caller previews, or refuses with acc.NoToken.
+func forgeConnection(o *Options, log *slog.Logger) (conn gitops.Options, acc Access, err error) {
 	origin := readOrigin(o.Repo)
-	host := o.HostOf(origin.url)
-	if err := supported(host); err != nil {
-		return conn, false, err
+	acc = o.AccessFor(origin.url)
+	if err := supported(acc.Choice); err != nil {
+		return conn, acc, err
 	}
-	switch host.Kind {
+	if !acc.Credentials() {
+		return conn, acc, nil
+	}
+	conn, err = hostConnection(o, acc.Kind, origin, log)
+	return conn, acc, err
+}
+
+// hostConnection is the connection to the repository on the host of kind.
+func hostConnection(o *Options, kind gitops.Kind, origin origin, log *slog.Logger) (conn gitops.Options, err error) {
+	var ok bool
+	switch kind {
 	case gitops.GitLab:
-		return gitlabConnection(o, origin, log)
+		conn, ok, err = gitlabConnection(o, origin, log)
 	case gitops.Gitea:
-		return giteaConnection(o, origin, log)
+		conn, ok, err = giteaConnection(o, origin, log)
 	case forge.Bitbucket:
-		return bitbucketConnection(o, origin, log)
+		conn, ok, err = bitbucketConnection(o, origin, log)
 	case forge.BitbucketServer:
-		return bitbucketServerConnection(o, origin, log)
+		conn, ok, err = bitbucketServerConnection(o, origin, log)
 	case forge.Azure:
-		return azureConnection(o, origin, log)
+		conn, ok, err = azureConnection(o, origin, log)
+	default:
+		if conn, err = connection(o.Repo, origin, o.GitHubSettings()); err != nil {
+			return conn, err
+		}
+		conn.Logger, conn.App = log, o.GitHub.App
+		return conn, nil
 	}
-	if o.GitHub.Token == "" && o.GitHub.App == nil {
-		return conn, false, nil
+	if err == nil && !ok {
+		err = errors.New("no connection to the git host") // a connection says why; never expected
 	}
-	if conn, err = connection(o.Repo, origin, o.GitHubSettings()); err != nil {
-		return conn, false, err
-	}
-	conn.Logger, conn.App = log, o.GitHub.App
-	return conn, true, nil
+	return conn, err
 }
 
 // origin is a checkout's origin as a run reads it, once: its URL, or why

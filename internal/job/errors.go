@@ -25,7 +25,8 @@ func partial() error { return &PartialError{} }
 
 // ErrNoToken is Run's and Rollback's error when the git host's token (or,
 // on GitHub, an App) is not set (Run without DryRun; a dry run previews
-// instead). The caller words what to do, by the host (Options.HostOf).
+// instead). The error returned is the host's own message for the command
+// (Access.NoToken), which is ErrNoToken.
 var ErrNoToken = errors.New("no token for the git host")
 
 // explained is an error rewritten to say what happened and what to do. It

@@ -88,3 +88,12 @@ func withForgeURL(gh GitHub, f Forge) GitHub {
 // GitHubSettings are o.GitHub with --forge-url applied: what run, rollback
 // and serve reach GitHub with.
 func (o *Options) GitHubSettings() GitHub { return withForgeURL(o.GitHub, o.Forge) }
+
+// PinForge refuses flag (--forge's value) when it names another host than
+// kind, the one host a flag speaks to (serve's --gitlab-group).
+func PinForge(flag string, kind gitops.Kind) error {
+	if flag != "" && gitops.Kind(flag) != kind {
+		return fmt.Errorf("--forge %s names another host than %s", flag, kind)
+	}
+	return nil
+}

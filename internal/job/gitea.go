@@ -32,32 +32,6 @@ func GiteaHost(serverURL string) Host {
 		Hint: "or set GITEA_SERVER_URL (or --forge-url) to the server origin is on"}
 }
 
-// ForgeHost is the host whose token the run sends, as CheckRemote judges
-// remotes against it, for DIR's origin (ServerFor).
-func (o *Options) ForgeHost() Host {
-	origin, _ := gitops.OriginURL(o.Repo)
-	return o.ServerFor(origin)
-}
-
-// ServerFor is the server of the host a repository whose remote is
-// remote is on (HostOf): GitLab's instance, the Gitea server, or GitHub's.
-func (o *Options) ServerFor(remote string) Host {
-	switch o.HostOf(remote).Kind {
-	case gitops.GitLab:
-		return GitLabHost(o.GitLabSettings().ServerURL)
-	case gitops.Gitea:
-		return GiteaHost(o.giteaServer(remote))
-	case forge.Bitbucket:
-		server, _ := o.bitbucketServer()
-		return BitbucketHost(server)
-	case forge.BitbucketServer:
-		return BitbucketServerHost(o.bitbucketDCServer(remote))
-	case forge.Azure:
-		return AzureHost(o.azureCollection(remote))
-	}
-	return GitHubHost(o.GitHubSettings().ServerURL)
-}
-
 // giteaServer is the Gitea or Forgejo server's URL: --forge-url, else
 // GITEA_SERVER_URL (FORGEJO_SERVER_URL), else the server origin is on
 // (ServerFromRemote), as GitLab's project is read from origin. The token
@@ -75,9 +49,6 @@ func (o *Options) giteaServer(origin string) string {
 // or Forgejo. ok is false without a token. The remote must be on the
 // server's host: the token goes nowhere else.
 func giteaConnection(o *Options, or origin, log *slog.Logger) (conn gitops.Options, ok bool, err error) {
-	if o.Gitea.Token == "" {
-		return conn, false, nil
-	}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return conn, false, err
 	}

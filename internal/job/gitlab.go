@@ -45,12 +45,6 @@ func (o *Options) GitLabSettings() GitLab {
 	return gl
 }
 
-// errNoGitLabToken is Run's and Rollback's error on GitLab without
-// GITLAB_TOKEN (a dry run previews instead).
-var errNoGitLabToken = errors.New("GITLAB_TOKEN is not set: run needs a project or group access token with the api scope " +
-	"and the Developer role (Settings > Access tokens; in GitLab CI, a masked CI/CD variable GITLAB_TOKEN). " +
-	"The CI job token (CI_JOB_TOKEN) cannot open merge requests. Or use --dry-run")
-
 // gitlabConnection is how run and rollback reach the project on GitLab:
 // GITLAB_TOKEN, the instance (--forge-url, CI_SERVER_URL, gitlab.com) and
 // the project (CI_PROJECT_PATH, else origin's path). origin must be on the
@@ -59,12 +53,6 @@ func gitlabConnection(o *Options, or origin, log *slog.Logger) (gitops.Options, 
 	gl := o.GitLabSettings()
 	server := strings.TrimSuffix(cmp.Or(gl.ServerURL, defaultGitLabURL), "/")
 	c := gitops.Options{Forge: gitops.GitLab, APIURL: server, Token: gl.Token, Repository: gl.Project, Logger: log}
-	if gl.Token == "" {
-		if o.DryRun {
-			return c, false, nil
-		}
-		return c, false, errNoGitLabToken
-	}
 	if err := checkRepoDir(o.Repo); err != nil {
 		return c, false, err
 	}

@@ -26,13 +26,13 @@ type RollbackOptions struct {
 // at To already), and its Cost once the registry client was made.
 func Rollback(ctx context.Context, o RollbackOptions) (*RunReport, error) {
 	rep := &RunReport{}
-	conn, ok, err := forgeConnection(&o.Options, o.logger())
+	conn, acc, err := forgeConnection(&o.Options, o.logger())
 	if err != nil {
 		return rep, err
 	}
-	rep.Forge = conn.Forge
-	if !ok {
-		return rep, ErrNoToken
+	rep.Forge = acc.Kind
+	if !acc.Credentials() {
+		return rep, acc.NoToken(CmdRollback)
 	}
 	sess, e, err := tipEngine(ctx, &o.Options, conn)
 	if err != nil {

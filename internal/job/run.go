@@ -29,17 +29,17 @@ const (
 func Run(ctx context.Context, o Options) (*RunReport, error) {
 	rep := &RunReport{}
 	log := o.logger()
-	conn, ok, err := forgeConnection(&o, log)
+	conn, acc, err := forgeConnection(&o, log)
 	if err != nil {
 		return rep, err
 	}
-	rep.Forge = conn.Forge
-	if !ok {
+	rep.Forge = acc.Kind
+	if !acc.Credentials() {
 		if o.DryRun {
 			return preview(ctx, &o)
 		}
 		// Fail before the registry lookups, not after them.
-		return rep, ErrNoToken
+		return rep, acc.NoToken(CmdRun)
 	}
 
 	endPlan := o.progress().Phase(phaseTip)
