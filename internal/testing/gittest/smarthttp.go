@@ -3,6 +3,9 @@ package gittest
 import (
 	"bufio"
 	"compress/gzip"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -202,9 +205,56 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 	if err := acknowledge(pktline.NewEncoder(w), req, multi); err != nil {
 		return err
 	}
-	// No delta search (window 0): the pack crosses no network, and
-	// searching was most of the CPU a fetch cost.
-	_, err = packfile.NewEncoder(w, st, false).Encode(objs, 0)
+	return writePack(w, st, objs)
+}
+
+// writePack writes objs as a pack of whole objects, each stored without
+// compression: the pack crosses no network, so neither delta search nor
+// deflate buys anything, and deflating every object of every fetch was
+// the largest CPU cost of the tests' git remote (go-git's encoder always
+// deflates at the default level). The pack is what upload-pack sends
+// with pack.compression 0 and no deltas; every reader takes it.
+func writePack(w io.Writer, st storer.EncodedObjectStorer, objs []plumbing.Hash) error {
+	sum := sha1.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 64<<10)
+	var head [12]byte
+	copy(head[:], "PACK")
+	binary.BigEndian.PutUint32(head[4:], 2)
+	binary.BigEndian.PutUint32(head[8:], uint32(len(objs)))
+	bw.Write(head[:])
+	zw, _ := zlib.NewWriterLevel(bw, zlib.NoCompression)
+	for _, h := range objs {
+		o, err := st.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+		// The entry's header: type, then the size 4 bits and 7 bits at
+		// a time, lowest first, the high bit saying more follow.
+		size := uint64(o.Size())
+		b := byte(o.Type())<<4 | byte(size&0x0f)
+		for size >>= 4; size > 0; size >>= 7 {
+			bw.WriteByte(b | 0x80)
+			b = byte(size & 0x7f)
+		}
+		bw.WriteByte(b)
+		r, err := o.Reader()
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+		zw.Reset(bw)
+		_, err = io.Copy(zw, r)
+		r.Close()
+		if err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(sum.Sum(nil))
 	return err
 }
 
