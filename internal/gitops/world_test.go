@@ -219,9 +219,11 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	// actions/checkout: an https-style origin without credentials; the
 	// token is only handed to the transport. Runs only read its origin:
 	// it is never pulled, and goes stale as PRs merge, as a checkout that
-	// is not refreshed would.
+	// is not refreshed would. Nothing reads its work tree, so none is
+	// written (NoCheckout): writing it was a large part of a world whose
+	// repository has hundreds of files.
 	w.clone = filepath.Join(gittest.TempDir(t), "checkout")
-	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
+	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth, NoCheckout: true})
 	if err != nil {
 		t.Fatal(err)
 	}
