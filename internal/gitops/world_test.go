@@ -108,10 +108,11 @@ type world struct {
 	files   map[string][]byte  // the repository as first committed
 	clone   string
 	cfg     *config.Config
-	logs    *syncBuffer // every slog line of every run
-	out     *syncBuffer // Options.Out of every run
-	plan    *plan.Plan  // the plan of the last run
-	clock   *fakeClock  // the time of runs and of the fake GitHub
+	logs    *syncBuffer     // every slog line of every run
+	out     *syncBuffer     // Options.Out of every run
+	plan    *plan.Plan      // the plan of the last run
+	clock   *fakeClock      // the time of runs and of the fake GitHub
+	repo    *git.Repository // the remote's, opened once (bare_test.go)
 }
 
 type worldOption func(*worldConfig)
