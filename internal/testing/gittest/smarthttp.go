@@ -55,12 +55,56 @@ type inProcess struct {
 	// refused (RequireMultiACK).
 	multiACK atomic.Bool
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per repository directory: ref updates
+	mu     sync.Mutex
+	locks  map[string]*sync.Mutex  // per repository directory: ref updates
+	caches map[string]cache.Object // per repository directory: commits and trees
 }
 
 func newInProcess(root string) *inProcess {
-	return &inProcess{root: root, locks: map[string]*sync.Mutex{}}
+	return &inProcess{root: root, locks: map[string]*sync.Mutex{}, caches: map[string]cache.Object{}}
+}
+
+// objectCache is dir's cache of commits and trees across requests: every
+// fetch walks the history from its wants, and reading each commit and
+// tree again from its loose file was most of what a fetch cost. Objects
+// never change; blobs are left out, so that the cache stays small beside
+// the tests that measure a session's heap.
+func (h *inProcess) objectCache(dir string) cache.Object {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.caches[dir]
+	if c == nil {
+		c = noBlobs{cache.NewObjectLRU(8 * cache.MiByte)}
+		h.caches[dir] = c
+	}
+	return c
+}
+
+// noBlobs is a cache that keeps every object but blobs.
+type noBlobs struct{ cache.Object }
+
+func (c noBlobs) Put(o plumbing.EncodedObject) {
+	if o.Type() != plumbing.BlobObject {
+		c.Object.Put(o)
+	}
+}
+
+// cachedObjects answers from c before the storage: go-git's filesystem
+// storage opens an object's loose file before it looks in its cache.
+type cachedObjects struct {
+	storer.EncodedObjectStorer
+	c cache.Object
+}
+
+func (s cachedObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.c.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
+	o, err := s.EncodedObjectStorer.EncodedObject(t, h)
+	if err == nil {
+		s.c.Put(o)
+	}
+	return o, err
 }
 
 // lock serialises the ref updates of one repository, so that check and
@@ -84,14 +128,14 @@ func (h *inProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "repository not found", http.StatusNotFound)
 		return
 	}
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
+	st := filesystem.NewStorage(osfs.New(dir), h.objectCache(dir))
 	defer st.Close()
 	var err error
 	switch {
 	case r.Method == http.MethodGet && rest == "info/refs":
 		err = advertise(w, st, r.URL.Query().Get("service"), h.multiACK.Load())
 	case r.Method == http.MethodPost && rest == transport.UploadPackServiceName:
-		err = h.uploadPack(w, r, st)
+		err = h.uploadPack(w, r, st, dir)
 	case r.Method == http.MethodPost && rest == transport.ReceivePackServiceName:
 		err = h.receivePack(w, r, st, dir)
 	default:
@@ -176,7 +220,7 @@ func body(r *http.Request) (io.Reader, error) {
 
 // uploadPack answers a fetch: the wants and capabilities, the haves, then
 // a pack of what the wants reach and the haves do not.
-func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer.Storer) error {
+func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer.Storer, dir string) error {
 	in, err := body(r)
 	if err != nil {
 		return err
@@ -196,7 +240,8 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 		http.Error(w, "upload-pack: this server requires multi_ack or multi_ack_detailed (as Azure Repos does)", http.StatusBadRequest)
 		return nil
 	}
-	objs, err := objectsToUpload(st, req.Wants, req.Haves)
+	objects := cachedObjects{st, h.objectCache(dir)}
+	objs, err := objectsToUpload(objects, req.Wants, req.Haves)
 	if err != nil {
 		return fmt.Errorf("upload-pack: %w", err)
 	}
@@ -205,7 +250,7 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 	if err := acknowledge(pktline.NewEncoder(w), req, multi); err != nil {
 		return err
 	}
-	return writePack(w, st, objs)
+	return writePack(w, objects, objs)
 }
 
 // writePack writes objs as a pack of whole objects, each stored without
