@@ -14,8 +14,9 @@ import (
 // The tests' own questions about the remote (which commit a branch is at,
 // how far ahead of main, which files a commit changes) are answered in
 // process with go-git on the bare repository: a git process per question
-// made them a third of the suite's time. Merges are still asked of git
-// itself (merge-tree), which is what GitHub's answer is modelled on.
+// made them a third of the suite's time. Merges are asked of git itself
+// (merge-tree), which is what GitHub's answer is modelled on, but for the
+// plain case of two sides editing different files (mergesCleanly).
 
 // bare is the remote's repository, opened once per world so that its
 // object cache serves every question: objects never change, and refs are
