@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,23 +106,11 @@ func TestLayering(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {
-			out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "../../"+tc.pkg).Output()
-			if err != nil {
-				t.Fatalf("go list %s: %v", tc.pkg, err)
-			}
 			// importer maps each dependency to one package that imports
 			// it, so that a failure names the path that drags it in.
 			importer := map[string]string{}
 			var self []string
-			dec := json.NewDecoder(strings.NewReader(string(out)))
-			for dec.More() {
-				var p struct {
-					ImportPath string
-					Imports    []string
-				}
-				if err := dec.Decode(&p); err != nil {
-					t.Fatal(err)
-				}
+			for _, p := range moduleGraph(t).deps(mod + tc.pkg) {
 				if p.ImportPath == mod+tc.pkg {
 					self = p.Imports
 				}
@@ -167,34 +153,25 @@ func TestLayering(t *testing.T) {
 // itself.
 func TestJobLayering(t *testing.T) {
 	const mod = "github.com/imagebot/imagebot/"
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "../../internal/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for line := range strings.Lines(string(out)) {
-		pkg, deps, _ := strings.Cut(strings.TrimSpace(line), " ")
-		own := strings.TrimPrefix(pkg, mod)
-		if own == "internal/job" || own == "internal/serve" || strings.HasPrefix(own, "internal/job/") {
+	g := moduleGraph(t)
+	for pkg := range g {
+		own, ok := strings.CutPrefix(pkg, mod)
+		if !ok || !strings.HasPrefix(own, "internal/") || own == "internal/job" || own == "internal/serve" || strings.HasPrefix(own, "internal/job/") {
 			continue
 		}
-		if slices.Contains(strings.Fields(deps), mod+"internal/job") {
+		if slices.ContainsFunc(g.deps(pkg), func(p *listedPackage) bool { return p.ImportPath == mod+"internal/job" }) {
 			t.Errorf("%s depends on internal/job, which is above it (only serve and cmd/bot call the job)", own)
 		}
 	}
 
 	// The stages cmd/bot may not import: job conducts them.
 	stages := []string{"scan", "policy", "rewrite", "rollout", "prepull", "gate", "gate/inspect"}
-	out, err = exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	// Nor a git host's SDK or driver: the drivers are linked through
 	// forge/hosts, and job decides and opens the host.
 	hostClients := []string{"github.com/google/go-github/", "gitlab.com/gitlab-org/api/client-go", "code.gitea.io/sdk/",
 		"github.com/bradleyfalzon/ghinstallation/", mod + "internal/gitops/forge/github", mod + "internal/gitops/forge/gitlab", mod + "internal/gitops/forge/gitea",
-		mod + "internal/gitops/forge/azure"}
-	for imp := range strings.Lines(string(out)) {
-		imp = strings.TrimSpace(imp)
+		mod + "internal/gitops/forge/azure", mod + "internal/gitops/forge/bitbucket"}
+	for _, imp := range g[mod+"cmd/bot"].Imports {
 		if own, ok := strings.CutPrefix(imp, mod+"internal/"); ok && slices.Contains(stages, own) {
 			t.Errorf("cmd/bot imports internal/%s: call internal/job instead", own)
 		}
@@ -255,12 +232,10 @@ func chain(importer map[string]string, dep, root string) string {
 // product package reaches them, nor httptest or net/http/cgi.
 func TestNoDoublesInTheProduct(t *testing.T) {
 	const mod = "github.com/imagebot/imagebot/"
-	out, err := exec.Command("go", "list", "-deps", "../../cmd/bot").Output()
-	if err != nil {
-		t.Fatalf("go list -deps cmd/bot: %v", err)
-	}
+	g := moduleGraph(t)
 	forbidden := []string{mod + "internal/testing/", mod + "fixtures", "net/http/httptest", "net/http/cgi"}
-	for _, p := range strings.Fields(string(out)) {
+	for _, lp := range g.deps(mod + "cmd/bot") {
+		p := lp.ImportPath
 		for _, f := range forbidden {
 			if strings.HasPrefix(p, f) {
 				t.Errorf("cmd/bot depends on %s: the release binary must carry no test double", p)
@@ -269,17 +244,11 @@ func TestNoDoublesInTheProduct(t *testing.T) {
 	}
 	// Every product package (not a double, not the demo) stays off them too,
 	// so that none can drag a double into cmd/bot later.
-	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		pkg := f[0]
-		if strings.HasPrefix(pkg, mod+"internal/testing/") || strings.HasPrefix(pkg, mod+"fixtures") || pkg == mod+"cmd/demo" {
+	for pkg, lp := range g {
+		if !strings.HasPrefix(pkg, mod) || strings.HasPrefix(pkg, mod+"internal/testing/") || strings.HasPrefix(pkg, mod+"fixtures") || pkg == mod+"cmd/demo" {
 			continue
 		}
-		for _, imp := range f[1:] {
+		for _, imp := range lp.Imports {
 			for _, bad := range forbidden {
 				if strings.HasPrefix(imp, bad) {
 					t.Errorf("%s imports %s: doubles are for tests and cmd/demo only", pkg, imp)

@@ -3,7 +3,10 @@ package gitops_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,23 +39,43 @@ func fleet(t *testing.T, n int) (map[string][]byte, map[string]string) {
 }
 
 // TestNoOpRerunCost: a rerun with nothing to do costs the same few API
-// requests with 17 updates as with 51 (before, one closed-PR listing per
-// update: 19 and 53), but for one page per host page size (51 take two
-// pages of Gitea's and Bitbucket's 50), and writes and pushes nothing.
+// requests whatever the number of updates (before, one closed-PR listing
+// per update), but for one page of open PRs per page of the host's, and
+// writes and pushes nothing. Pages of 2 make 3 and 9 updates take 2 and 5
+// pages, so that both the fixed part and the per-page part are counted
+// exactly with a few PRs: one more request per update would be 3 and 9
+// more. noOpRequests states the fixed part at the host's own page size,
+// and the listing is seen to ask for that size (before, 51 updates were
+// opened to see two pages of 50 on Gitea and Bitbucket).
 func TestNoOpRerunCost(t *testing.T) {
 	t.Parallel()
+	const perPage = 2
 	eachHost(t, func(t *testing.T, on worldOption) {
-		for _, n := range []int{17, 51} {
+		for _, n := range []int{3, 9} {
 			t.Run(fmt.Sprintf("%d updates", n), func(t *testing.T) {
 				t.Parallel()
-				w := newWorld(t, on, withRepo(fleet(t, n)))
+				w := newWorld(t, on, withPerPage(perPage), withRepo(fleet(t, n)))
 				res := w.runClean(t)
 				if len(res.Opened) != n {
 					t.Fatalf("first run opened %d PRs, want %d", len(res.Opened), n)
 				}
 				before, requests := w.counters(), w.host.requests()
-				res = w.runClean(t)
-				if got, want := w.host.requests()-requests, w.host.noOpRequests(n); got != want {
+				o := w.options(t)
+				asked := &pageSizes{}
+				o.HTTPClient = &http.Client{Transport: asked}
+				res = w.runAs(t, o)
+				for _, err := range res.Failed {
+					t.Errorf("failed: %v", err)
+				}
+				// Pages of 2 are the fake's largest: the bot asks for its
+				// host's largest (50 or 100), as a real host's are, wherever
+				// it names a page size.
+				if len(asked.sizes) > 0 && slices.Min(asked.sizes) < 50 {
+					t.Errorf("the rerun asked for pages of %v; want the host's largest, at least 50", asked.sizes)
+				}
+				// noOpRequests(1) is the fixed part and one page.
+				want := w.host.noOpRequests(1) - 1 + (n+perPage-1)/perPage
+				if got := w.host.requests() - requests; got != want {
 					t.Errorf("no-op rerun made %d API requests, want %d", got, want)
 				}
 				if after := w.counters(); after != before {
@@ -64,6 +87,25 @@ func TestNoOpRerunCost(t *testing.T) {
 			})
 		}
 	})
+}
+
+// pageSizes records the page size each API request asks for, whatever the
+// host calls it.
+type pageSizes struct {
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (p *pageSizes) RoundTrip(r *http.Request) (*http.Response, error) {
+	for _, k := range []string{"per_page", "limit", "pagelen", "$top"} {
+		if v := r.URL.Query().Get(k); v != "" {
+			n, _ := strconv.Atoi(v)
+			p.mu.Lock()
+			p.sizes = append(p.sizes, n)
+			p.mu.Unlock()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // TestDeclineLookupCost: the closed PRs that say "declined" are asked for

@@ -96,6 +96,7 @@ func maxOpen(n int) func(*gitops.RunOptions) { return func(o *gitops.RunOptions)
 // rerun with nothing new writes nothing; closing a PR declines its version
 // on the dashboard, and ticking "propose again" proposes it again.
 func TestOnboardAndDashboard(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 
@@ -201,6 +202,7 @@ func TestOnboardAndDashboard(t *testing.T) {
 // copied (and a box ticked) never fails a run, duplicates the dashboard,
 // or steers the bot.
 func TestDashboardAdversarial(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		if !w.host.caps().issues {
@@ -273,6 +275,7 @@ func TestDashboardAdversarial(t *testing.T) {
 // ticked, whatever the slots; issues turned off cost the run nothing more
 // than a note.
 func TestDashboardApproval(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		major := func(o *gitops.RunOptions) {
@@ -310,6 +313,7 @@ func TestDashboardApproval(t *testing.T) {
 // TestOnboardClosed: closing the onboarding PR without merging stops
 // imagebot in the repository, and says so in one line.
 func TestOnboardClosed(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		ob := func(o *gitops.RunOptions) {
@@ -335,6 +339,7 @@ func TestOnboardClosed(t *testing.T) {
 // the one that has waited longest opens first, by the time the dashboard
 // recorded it joined the queue, not by its branch's name.
 func TestLongestWaitingFirst(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		res := w.dashRun(t, maxOpen(1))
@@ -425,6 +430,7 @@ var markerLine = regexp.MustCompile(`<!-- imagebot:dashboard \{[^\n]*\} -->`)
 // TestDashboardProblemPlaces: a failed lookup of an image used in several
 // files is one problem on the dashboard that names every place of it.
 func TestDashboardProblemPlaces(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s, p, reg := w.open(t)
 	d, err := s.Dashboard(w.ctx, "imagebot dashboard")
@@ -445,6 +451,7 @@ func TestDashboardProblemPlaces(t *testing.T) {
 // and its dashboard, as GitLab calls them, and numbers them !1; the other
 // hosts keep "pull request" and #1.
 func TestHostWords(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		w.dashRun(t, maxOpen(1))

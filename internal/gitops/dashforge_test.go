@@ -49,6 +49,7 @@ func (w *world) commitWithGit(t *testing.T, path, content string) {
 // inert: the next run opens nothing past maxOpen, and minAge counts from
 // when the bot first saw the digest, not from the forged record.
 func TestDashboardFileNameForgery(t *testing.T) {
+	t.Parallel()
 	eachHost(t, func(t *testing.T, on worldOption) {
 		srv := registrytest.NewServer(t)
 		w := newWorld(t, on, withRepo(map[string][]byte{
@@ -147,6 +148,7 @@ func (w *world) checkForgedName(t *testing.T, d string, seenAt time.Time, since 
 // (the fakes refuse more, as the hosts do); the record keeps every first
 // sighting, and a rerun writes nothing.
 func TestDashboardOutgrowsNoLimit(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	srv := registrytest.NewServer(t)
 	files := map[string][]byte{}

@@ -10,3 +10,6 @@ func Diffs(s *Session) int {
 
 // BlobBytes is how many bytes of blob content s has read from its clone.
 func BlobBytes(s *Session) int64 { return s.rm.store.blobBytes.Load() }
+
+// ObjectCacheSize bounds the inflated objects a session's clone keeps.
+const ObjectCacheSize = objectCacheSize

@@ -226,7 +226,7 @@ func lifecycle(t *testing.T, opts ...worldOption) {
 					t.Errorf("round %d: %s is %d commits ahead", round, b, n)
 				}
 				// Every remaining PR still merges cleanly.
-				if _, err := w.tryGit("merge-tree", "--write-tree", "main", b); err != nil {
+				if err := w.mergesCleanly(t, b); err != nil {
 					t.Errorf("round %d: %s conflicts with main: %v", round, b, err)
 				}
 			}

@@ -66,6 +66,7 @@ const day = 24 * time.Hour
 // three days after imagebot first saw it; the dashboard and the PR body
 // show both times.
 func TestReleaseAgeFirstSeen(t *testing.T) {
+	t.Parallel()
 	srv := registrytest.NewServer(t)
 	w := newWorld(t, withRepo(map[string][]byte{
 		"app.yaml": []byte("image: ghcr.io/acme/web:1.0.0\n"),
@@ -120,6 +121,7 @@ func TestReleaseAgeFirstSeen(t *testing.T) {
 // and version, recorded in the dashboard's marker, and held by minAge 3d
 // until three days after imagebot first saw it.
 func TestReleaseAgeChartWithoutDigest(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	charts := []helmrepotest.Chart{
 		{Name: "web", Version: "1.0.0", Created: start.Add(-30 * day), NoDigest: true},

@@ -97,7 +97,7 @@ func TestBaseMoved(t *testing.T) {
 			w.humanPush(t, main_, "postgres 15.5 for the CVE fix", map[string]func(string) string{
 				"charts/orders-db/values.yaml": replace(`tag: "15.4"`, `tag: "15.5"`),
 			})
-			if _, err := w.tryGit("merge-tree", "--write-tree", "main", postgres); err == nil {
+			if err := w.mergesCleanly(t, postgres); err == nil {
 				t.Fatal("the hand edit does not conflict with the PR; the scenario is wrong")
 			}
 			before := w.counters()
@@ -110,7 +110,7 @@ func TestBaseMoved(t *testing.T) {
 			s := streamOf(t, postgres)
 			s.From = "15.5"
 			w.checkBranch(t, s, "16.2")
-			if _, err := w.tryGit("merge-tree", "--write-tree", "main", postgres); err != nil {
+			if err := w.mergesCleanly(t, postgres); err != nil {
 				t.Errorf("recreated branch still conflicts: %v", err)
 			}
 			pr := w.openPRs()[postgres]

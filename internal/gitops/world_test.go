@@ -108,10 +108,11 @@ type world struct {
 	files   map[string][]byte  // the repository as first committed
 	clone   string
 	cfg     *config.Config
-	logs    *syncBuffer // every slog line of every run
-	out     *syncBuffer // Options.Out of every run
-	plan    *plan.Plan  // the plan of the last run
-	clock   *fakeClock  // the time of runs and of the fake GitHub
+	logs    *syncBuffer     // every slog line of every run
+	out     *syncBuffer     // Options.Out of every run
+	plan    *plan.Plan      // the plan of the last run
+	clock   *fakeClock      // the time of runs and of the fake GitHub
+	repo    *git.Repository // the remote's, opened once (bare_test.go)
 }
 
 type worldOption func(*worldConfig)
@@ -219,9 +220,11 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	// actions/checkout: an https-style origin without credentials; the
 	// token is only handed to the transport. Runs only read its origin:
 	// it is never pulled, and goes stale as PRs merge, as a checkout that
-	// is not refreshed would.
+	// is not refreshed would. Nothing reads its work tree, so none is
+	// written (NoCheckout): writing it was a large part of a world whose
+	// repository has hundreds of files.
 	w.clone = filepath.Join(gittest.TempDir(t), "checkout")
-	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth})
+	_, err = git.PlainCloneContext(ctx, w.clone, false, &git.CloneOptions{URL: gs.URL(owner + "/" + name), Auth: gitAuth, NoCheckout: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,9 @@ package gittest
 import (
 	"bufio"
 	"compress/gzip"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -52,12 +55,59 @@ type inProcess struct {
 	// refused (RequireMultiACK).
 	multiACK atomic.Bool
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per repository directory: ref updates
+	mu     sync.Mutex
+	locks  map[string]*sync.Mutex  // per repository directory: ref updates
+	caches map[string]cache.Object // per repository directory: commits and trees
 }
 
 func newInProcess(root string) *inProcess {
-	return &inProcess{root: root, locks: map[string]*sync.Mutex{}}
+	return &inProcess{root: root, locks: map[string]*sync.Mutex{}, caches: map[string]cache.Object{}}
+}
+
+// objectCache is dir's cache of commits and trees across requests: every
+// fetch walks the history from its wants, and reading each commit and
+// tree again from its loose file was most of what a fetch cost. Objects
+// never change; blobs are left out, so that the cache stays small beside
+// the tests that measure a session's heap.
+func (h *inProcess) objectCache(dir string) cache.Object {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.caches[dir]
+	if c == nil {
+		c = noBlobs{cache.NewObjectLRU(8 * cache.MiByte)}
+		h.caches[dir] = c
+	}
+	return c
+}
+
+// noBlobs is a cache that keeps every object but blobs, and only objects
+// held in memory: an object read from a pack reads it through the pack
+// file of the request that read it, closed when that request ends.
+type noBlobs struct{ cache.Object }
+
+func (c noBlobs) Put(o plumbing.EncodedObject) {
+	if _, inMemory := o.(*plumbing.MemoryObject); inMemory && o.Type() != plumbing.BlobObject {
+		c.Object.Put(o)
+	}
+}
+
+// cachedObjects answers from c before the storage: go-git's filesystem
+// storage opens an object's loose file before it looks in its cache. The
+// storage keeps a cache of its own per request.
+type cachedObjects struct {
+	storer.EncodedObjectStorer
+	c cache.Object
+}
+
+func (s cachedObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.c.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
+	o, err := s.EncodedObjectStorer.EncodedObject(t, h)
+	if err == nil {
+		s.c.Put(o)
+	}
+	return o, err
 }
 
 // lock serialises the ref updates of one repository, so that check and
@@ -88,7 +138,7 @@ func (h *inProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && rest == "info/refs":
 		err = advertise(w, st, r.URL.Query().Get("service"), h.multiACK.Load())
 	case r.Method == http.MethodPost && rest == transport.UploadPackServiceName:
-		err = h.uploadPack(w, r, st)
+		err = h.uploadPack(w, r, st, dir)
 	case r.Method == http.MethodPost && rest == transport.ReceivePackServiceName:
 		err = h.receivePack(w, r, st, dir)
 	default:
@@ -173,7 +223,7 @@ func body(r *http.Request) (io.Reader, error) {
 
 // uploadPack answers a fetch: the wants and capabilities, the haves, then
 // a pack of what the wants reach and the haves do not.
-func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer.Storer) error {
+func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer.Storer, dir string) error {
 	in, err := body(r)
 	if err != nil {
 		return err
@@ -193,7 +243,8 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 		http.Error(w, "upload-pack: this server requires multi_ack or multi_ack_detailed (as Azure Repos does)", http.StatusBadRequest)
 		return nil
 	}
-	objs, err := objectsToUpload(st, req.Wants, req.Haves)
+	objects := cachedObjects{st, h.objectCache(dir)}
+	objs, err := objectsToUpload(objects, req.Wants, req.Haves)
 	if err != nil {
 		return fmt.Errorf("upload-pack: %w", err)
 	}
@@ -202,9 +253,57 @@ func (h *inProcess) uploadPack(w http.ResponseWriter, r *http.Request, st storer
 	if err := acknowledge(pktline.NewEncoder(w), req, multi); err != nil {
 		return err
 	}
-	// No delta search (window 0): the pack crosses no network, and
-	// searching was most of the CPU a fetch cost.
-	_, err = packfile.NewEncoder(w, st, false).Encode(objs, 0)
+	return writePack(w, objects, objs)
+}
+
+// writePack writes objs as a pack of whole objects, each deflated at
+// zlib's fastest level: the pack crosses no network, so neither delta
+// search nor a small pack buys anything, and go-git's encoder, which
+// always deflates at the default level, made deflating every object of
+// every fetch the largest CPU cost of the tests' git remote. (Stored,
+// uncompressed entries cost less still, but their larger answers made a
+// fetch through the fake GitLab's proxy end early under load.)
+func writePack(w io.Writer, st storer.EncodedObjectStorer, objs []plumbing.Hash) error {
+	sum := sha1.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 64<<10)
+	var head [12]byte
+	copy(head[:], "PACK")
+	binary.BigEndian.PutUint32(head[4:], 2)
+	binary.BigEndian.PutUint32(head[8:], uint32(len(objs)))
+	bw.Write(head[:])
+	zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
+	for _, h := range objs {
+		o, err := st.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+		// The entry's header: type, then the size 4 bits and 7 bits at
+		// a time, lowest first, the high bit saying more follow.
+		size := uint64(o.Size())
+		b := byte(o.Type())<<4 | byte(size&0x0f)
+		for size >>= 4; size > 0; size >>= 7 {
+			bw.WriteByte(b | 0x80)
+			b = byte(size & 0x7f)
+		}
+		bw.WriteByte(b)
+		r, err := o.Reader()
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+		zw.Reset(bw)
+		_, err = io.Copy(zw, r)
+		r.Close()
+		if err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", h, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(sum.Sum(nil))
 	return err
 }
 
