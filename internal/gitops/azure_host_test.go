@@ -44,11 +44,12 @@ func (h azureHost) writes() int       { return h.Writes() }
 // DevOps lists descriptions cut at 400 characters; the driver writes the
 // marker first, so the listing holds it and no PR is read on its own.
 func (h azureHost) noOpRequests(open int) int { return 2 + max((open+99)/100, 1) }
+
 // fixedPageSize: Azure DevOps answers as many PRs as $top asks, up to
 // 1,000, and the driver asks 100; a shorter page ends the listing.
 func (h azureHost) fixedPageSize() int { return 100 }
 
-func (h azureHost) whoAmI() int               { return 1 }
+func (h azureHost) whoAmI() int { return 1 }
 
 // caps: Azure DevOps has no issues (the dashboard is off: Boards' work
 // items are another service); tags are labels, teams review, and

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge/azure"
 )
 
 const (
@@ -204,10 +205,14 @@ func TestDryRun(t *testing.T) {
 	eachHost(t, func(t *testing.T, on worldOption) {
 		w := newWorld(t, on)
 		dry := func(o *gitops.RunOptions) { o.DryRun = true }
-		// The host's words: GitLab's merge requests are !12.
+		// The host's words: GitLab's merge requests are !12, and so are
+		// Azure DevOps' pull requests.
 		noun, sigil := "pull request", "#"
-		if w.host.kind() == gitops.GitLab {
+		switch w.host.kind() {
+		case gitops.GitLab:
 			noun, sigil = "merge request", "!"
+		case azure.Kind:
+			sigil = "!"
 		}
 
 		t.Run("before any PR", func(t *testing.T) {
