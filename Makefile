@@ -19,7 +19,7 @@ PLATFORMS         ?= linux/amd64,linux/arm64
 # whose dependencies the proxy serves in full (v2.17's go-msix is refused).
 GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.16.0
 
-.PHONY: build image release-snapshot release demo test test-all race vet fuzz bench lint clean kube test-kube
+.PHONY: build image release-snapshot release demo test test-slow test-all race vet fuzz bench lint clean kube test-kube
 
 ## build: bin/imagebot for this machine.
 build:
@@ -63,12 +63,25 @@ demo: build
 TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 TEST_ENV    := $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
 
+## SLOW_TESTS are the slower parts, which `make test` skips and
+## `make test-slow` (run by .ci/run too) runs alone: the end-to-end
+## scenarios on git's own http-backend (a git process per request), the
+## release image, which compiles imagebot, and the two heap measurements,
+## which cannot run beside other tests. internal/docs checks that each
+## name still matches a test.
+SLOW_TESTS := ^(Test[A-Za-z]*HTTPBackend|TestImage|TestSessionMemoryBounded|TestForeignPullRequestsCostNoMemory)$$
+SLOW_PKGS  := ./cmd/bot ./internal/gitops ./internal/release
+
 ## `go mod tidy -diff` first: a go.mod that marks an imported module
 ## indirect (or keeps one nothing imports) fails here, not in a release.
 test:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
-	$(TEST_ENV) $(GO) test -count=1 -vet=off ./...
+	$(TEST_ENV) $(GO) test -count=1 -vet=off -skip '$(SLOW_TESTS)' ./...
+
+## test-slow: the SLOW_TESTS alone.
+test-slow:
+	$(TEST_ENV) $(GO) test -count=1 -vet=off -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 
 ## test-all: the suite with every git remote served by `git http-backend`
 ## (gittest.BackendEnv), the slow matrix that holds the in-process remote
