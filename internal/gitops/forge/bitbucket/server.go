@@ -169,15 +169,15 @@ func (s *server) Label(context.Context, int, []string) error { return nil }
 // Issues: Data Center has no issue tracker (Jira is elsewhere): the
 // dashboard is off.
 func (s *server) FindIssue(context.Context, string, func([]*forge.Issue) *forge.Issue) (*forge.Issue, error) {
-	return nil, fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
+	return nil, fmt.Errorf("bitbucket data center: %w", forge.ErrNoIssueTracker)
 }
 
 func (s *server) CreateIssue(context.Context, string, string, []string) (*forge.Issue, error) {
-	return nil, fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
+	return nil, fmt.Errorf("bitbucket data center: %w", forge.ErrNoIssueTracker)
 }
 
 func (s *server) EditIssue(context.Context, int, string) error {
-	return fmt.Errorf("Bitbucket Data Center: %w", forge.ErrNoIssueTracker)
+	return fmt.Errorf("bitbucket data center: %w", forge.ErrNoIssueTracker)
 }
 
 // dcList reads a listing by start and limit through forge.Pages, whose page
