@@ -321,7 +321,7 @@ func (c *renovate) schedule(n, tz *jnode) {
 		return
 	}
 	if len(list) > 1 || !cronRE.MatchString(list[0]) {
-		c.note(n, "schedule %q: only a single cron expression converts; set schedule (for serve) and the workflow's cron by hand", strings.Join(list, `", "`))
+		c.note(n, "schedule %q: only a single cron expression converts; set schedule (for serve) and the CI schedule's cron by hand", strings.Join(list, `", "`))
 		return
 	}
 	f := strings.Fields(list[0])
@@ -334,7 +334,7 @@ func (c *renovate) schedule(n, tz *jnode) {
 	if tz != nil && tz.str != "" {
 		if _, err := time.LoadLocation(tz.str); err == nil {
 			c.d.schedule = "CRON_TZ=" + tz.str + " " + c.cron
-			c.d.scheduleWhy += " in " + tz.str + " (the workflow's cron is UTC)"
+			c.d.scheduleWhy += " in " + tz.str + " (a CI schedule's cron is often UTC)"
 		}
 	}
 }
