@@ -15,7 +15,8 @@ manifests, kustomizations, Helm values, compose files) on the newest immutable
 tags its policies allow, and its Helm chart versions (Flux HelmRelease and
 OCIRepository, Argo CD applications, Chart.yaml dependencies, kustomize
 helmCharts) on the newest versions of their HTTP or OCI repositories. It
-proposes each change as its own pull request (GitHub, GitLab, Gitea, Forgejo).
+proposes each change as its own pull request (GitHub, GitLab, Gitea, Forgejo,
+Bitbucket Cloud and Data Center, Azure DevOps).
 
 DIR is the repository to work on (default: the current directory).`,
 		Example: `  imagebot init                 # write .imagebot.yaml and a workflow

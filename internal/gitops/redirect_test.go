@@ -1,6 +1,7 @@
 package gitops_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/imagebot/imagebot/internal/gitops"
+	"github.com/imagebot/imagebot/internal/gitops/forge/azure"
 )
 
 // recorder is a second local host that records the headers of every
@@ -43,6 +45,29 @@ var forgeTokens = map[gitops.Kind]string{
 	gitops.GitHub: "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
 	gitops.GitLab: "glpat-Zq8xT3vW9yB2nK7mR4pL",
 	gitops.Gitea:  "5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e",
+	// Bitbucket's API tokens and HTTP access tokens, and an Azure DevOps
+	// PAT (52 characters of base32).
+	gitops.Bitbucket:       "ATATT3xFfGF0T4kz9Qm2Lw8Vn6Rb1Yc5Hd7Jp3Se0Ug2Ki4Ol6Nq8",
+	gitops.BitbucketServer: "BBDC-MzQ1Njc4OTAxMjM0OnRva2VuLXZhbHVlLWZvci10ZXN0cw",
+	azure.Kind:             "qz7x4m2k9w3v8b5n6c1d0f4g7h2j5k8l3p6r9t2y5u8i1o4e7a0s",
+}
+
+// redirectKinds are the hosts whose API clients the redirect and error
+// page tests drive: every driver.
+var redirectKinds = []gitops.Kind{gitops.GitHub, gitops.GitLab, gitops.Gitea, gitops.Bitbucket, gitops.BitbucketServer, azure.Kind}
+
+// openAt is the options that open a repository of kind's shape at api
+// with tok: Azure DevOps wants a collection (a path) and Project/repo,
+// Bitbucket Cloud the account's e-mail beside its token.
+func openAt(kind gitops.Kind, api, tok string) gitops.Options {
+	o := gitops.Options{Forge: kind, APIURL: api, Repository: "acme/app", Token: tok}
+	switch kind {
+	case azure.Kind:
+		o.APIURL, o.Repository = api+"/acme", "Web/app"
+	case gitops.Bitbucket:
+		o.User = "bot@acme.example"
+	}
+	return o
 }
 
 // TestTokensNeverFollowRedirects: an API answering with a redirect to
@@ -50,7 +75,7 @@ var forgeTokens = map[gitops.Kind]string{
 // token there: the request is refused, without a request to the other
 // host, and the error says why (issue 25, item 1).
 func TestTokensNeverFollowRedirects(t *testing.T) {
-	for _, kind := range []gitops.Kind{gitops.GitHub, gitops.GitLab, gitops.Gitea} {
+	for _, kind := range redirectKinds {
 		for _, target := range []string{"another port", "another host"} {
 			t.Run(string(kind)+"/"+target, func(t *testing.T) {
 				other := newRecorder(t)
@@ -63,7 +88,7 @@ func TestTokensNeverFollowRedirects(t *testing.T) {
 				}))
 				defer api.Close()
 				tok := forgeTokens[kind]
-				_, err := gitops.Open(t.Context(), gitops.Options{Forge: kind, APIURL: api.URL, Repository: "acme/app", Token: tok})
+				_, err := gitops.Open(t.Context(), openAt(kind, api.URL, tok))
 				if err == nil || !strings.Contains(err.Error(), "refusing a redirect") {
 					t.Errorf("Open: %v, want the redirect refused", err)
 				}
@@ -112,7 +137,7 @@ func TestSameOriginRedirectIsFollowed(t *testing.T) {
 // (issue 25, item 2).
 func TestErrorPagesQuotingTheRequestAreScrubbed(t *testing.T) {
 	const stranger = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
-	for _, kind := range []gitops.Kind{gitops.GitHub, gitops.GitLab, gitops.Gitea} {
+	for _, kind := range redirectKinds {
 		for _, format := range []string{"json", "text"} {
 			t.Run(string(kind)+"/"+format, func(t *testing.T) {
 				api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -132,11 +157,13 @@ func TestErrorPagesQuotingTheRequestAreScrubbed(t *testing.T) {
 				}))
 				defer api.Close()
 				tok := forgeTokens[kind]
-				_, err := gitops.Open(t.Context(), gitops.Options{Forge: kind, APIURL: api.URL, Repository: "acme/app", Token: tok})
+				o := openAt(kind, api.URL, tok)
+				_, err := gitops.Open(t.Context(), o)
 				if err == nil {
 					t.Fatal("Open succeeded against a 401")
 				}
-				for _, s := range []string{tok, stranger} {
+				basic := base64.StdEncoding.EncodeToString([]byte(o.User + ":" + tok))
+				for _, s := range []string{tok, stranger, basic} {
 					if strings.Contains(err.Error(), s) {
 						t.Errorf("the error quotes %s: %v", s, err)
 					}
