@@ -87,10 +87,8 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// pull finds the pull request of the path and checks version (the body's
-// or the query's): a stale one is a 409, as Data Center's optimistic
-// locking answers.
-func (d *DataCenter) pull(w http.ResponseWriter, r *http.Request, version *int) (*DCRepo, *DCPR) {
+// find is the pull request of the path, or nil after a 404.
+func (d *DataCenter) find(w http.ResponseWriter, r *http.Request) (*DCRepo, *DCPR) {
 	rp := d.repo(w, r)
 	if rp == nil {
 		return nil, nil
@@ -100,7 +98,17 @@ func (d *DataCenter) pull(w http.ResponseWriter, r *http.Request, version *int) 
 		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
 		return nil, nil
 	}
-	pr := rp.prs[id-1]
+	return rp, rp.prs[id-1]
+}
+
+// pull finds the pull request of the path and checks version (the body's
+// or the query's): a stale one is a 409, as Data Center's optimistic
+// locking answers.
+func (d *DataCenter) pull(w http.ResponseWriter, r *http.Request, version *int) (*DCRepo, *DCPR) {
+	rp, pr := d.find(w, r)
+	if pr == nil {
+		return nil, nil
+	}
 	if version == nil || *version != pr.Version {
 		dcFail(w, http.StatusConflict, "pull.PullRequestOutOfDateException",
 			"You are attempting to modify a pull request based on out-of-date information.", "currentVersion", pr.Version)
@@ -169,17 +177,12 @@ func (d *DataCenter) comment(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	rp := d.repo(w, r)
-	if rp == nil {
+	_, pr := d.find(w, r)
+	if pr == nil {
 		return
 	}
-	id, _ := strconv.Atoi(r.PathValue("id"))
-	if id < 1 || id > len(rp.prs) {
-		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
-		return
-	}
-	rp.prs[id-1].Comments = append(rp.prs[id-1].Comments, b.Text)
-	reply(w, http.StatusCreated, map[string]any{"id": len(rp.prs[id-1].Comments), "text": b.Text, "version": 0})
+	pr.Comments = append(pr.Comments, b.Text)
+	reply(w, http.StatusCreated, map[string]any{"id": len(pr.Comments), "text": b.Text, "version": 0})
 }
 
 // autoMerge schedules the merge of an open pull request for when its
@@ -253,16 +256,11 @@ func (d *DataCenter) listStatuses(w http.ResponseWriter, r *http.Request) {
 func (d *DataCenter) getPull(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	rp := d.repo(w, r)
-	if rp == nil {
+	rp, pr := d.find(w, r)
+	if pr == nil {
 		return
 	}
-	id, _ := strconv.Atoi(r.PathValue("id"))
-	if id < 1 || id > len(rp.prs) {
-		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
-		return
-	}
-	reply(w, http.StatusOK, d.prJSON(rp, rp.prs[id-1]))
+	reply(w, http.StatusOK, d.prJSON(rp, pr))
 }
 
 // activities lists a pull request's comments as COMMENTED activities,
@@ -270,17 +268,12 @@ func (d *DataCenter) getPull(w http.ResponseWriter, r *http.Request) {
 func (d *DataCenter) activities(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	rp := d.repo(w, r)
-	if rp == nil {
-		return
-	}
-	id, _ := strconv.Atoi(r.PathValue("id"))
-	if id < 1 || id > len(rp.prs) {
-		dcFail(w, http.StatusNotFound, "pull.NoSuchPullRequestException", "No pull request exists with ID "+r.PathValue("id"))
+	_, pr := d.find(w, r)
+	if pr == nil {
 		return
 	}
 	var items []any
-	cs := rp.prs[id-1].Comments
+	cs := pr.Comments
 	for i := len(cs) - 1; i >= 0; i-- {
 		items = append(items, map[string]any{"action": "COMMENTED",
 			"comment": map[string]any{"id": i + 1, "text": cs[i], "author": map[string]any{"name": d.login}}})
