@@ -46,9 +46,10 @@ demo: build
 
 ## test: the whole suite (unit, golden, fuzz seeds, CLI scripts, layering)
 ## but the SLOW_TESTS, which test-slow runs. Measured (BENCHMARKS.md,
-## section 5, "How measured"): 54-57 s wall and 105-111 s CPU with a warm
-## build cache on an idle 2-core VM, timed with `/usr/bin/time make test`
-## after one warming run (stop 24: 113-116 s and 212-225 s). The target is
+## section 5, "How measured"): 51-57 s wall and 99-111 s CPU with a warm
+## build cache on an idle 2-core VM, a fresh clone at a new path included
+## (-trimpath, below), timed with `/usr/bin/time make test` (stop 24:
+## 113-116 s and 212-225 s). The target is
 ## 60 s / 120 s.
 ## A loaded machine or a cold cache is slower still.
 ## Each package's line prints as it finishes. `go vet` runs every analyzer
